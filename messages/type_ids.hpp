@@ -1,0 +1,27 @@
+#pragma once
+// The CAF type-ID block: every type and atom that travels between DiCE's
+// actors inside one process. Wire messages cross process boundaries only as
+// protobuf bytes, never through CAF serialization.
+#include <caf/type_id.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/meta/type_name.hpp>
+
+#include "dice.pb.h"
+
+// Protobuf messages are passed by value between local actors only.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::wire::Message)
+
+CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
+  // bridge
+  CAF_ADD_ATOM(dice, dice, broadcast_atom, "broadcast")
+  CAF_ADD_ATOM(dice, dice, send_atom, "send")
+  CAF_ADD_ATOM(dice, dice, peers_atom, "peers")
+  CAF_ADD_ATOM(dice, dice, subscribe_atom, "subscribe")
+  CAF_ADD_ATOM(dice, dice, inbound_atom, "inbound")
+  CAF_ADD_ATOM(dice, dice, datagram_atom, "datagram")
+  CAF_ADD_ATOM(dice, dice, stats_atom, "stats")
+  // membership
+  CAF_ADD_ATOM(dice, dice, nodes_atom, "nodes")
+  CAF_ADD_ATOM(dice, dice, tick_atom, "tick")
+  CAF_ADD_ATOM(dice, dice, peer_event_atom, "peerevent")
+CAF_END_TYPE_ID_BLOCK(dice)
