@@ -6,10 +6,13 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/meta/type_name.hpp>
 
+#include "broadcast_bridge/bridge_counters.hpp"
 #include "dice.pb.h"
 
-// Protobuf messages are passed by value between local actors only.
+// These types travel between actors of one process only (never through CAF's
+// serialization), so they need no inspect().
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::wire::Message)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::bridge_counters)
 
 CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
   // bridge

@@ -1,0 +1,29 @@
+#pragma once
+// What the broadcast bridge has seen: every datagram is either accepted or
+// dropped for exactly one reason.
+#include <cstdint>
+
+namespace dice {
+
+struct bridge_counters {
+  std::uint64_t datagrams_sent = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t send_errors = 0;
+  std::uint64_t datagrams_received = 0;
+  std::uint64_t bytes_received = 0;
+  std::uint64_t accepted = 0;
+  std::uint64_t dropped_malformed = 0;       // undecodable bytes or bad header
+  std::uint64_t dropped_unauthenticated = 0; // missing or wrong HMAC tag
+  std::uint64_t dropped_replayed = 0;        // seen (sender, incarnation, seq)
+  std::uint64_t dropped_oversize = 0;        // larger than max_datagram_bytes
+  std::uint64_t dropped_version = 0;         // unknown protocol version
+  std::uint64_t dropped_cluster = 0;         // another cluster id
+  std::uint64_t dropped_self = 0;            // our own datagram looped back
+
+  std::uint64_t dropped() const {
+    return dropped_malformed + dropped_unauthenticated + dropped_replayed
+           + dropped_oversize + dropped_version + dropped_cluster + dropped_self;
+  }
+};
+
+} // namespace dice

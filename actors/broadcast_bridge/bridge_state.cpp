@@ -1,0 +1,78 @@
+#include "broadcast_bridge/bridge_state.hpp"
+
+#include "broadcast_bridge/hmac.hpp"
+
+namespace dice {
+
+bridge_state::bridge_state(bridge_identity self, std::string cluster_key,
+                           bridge_limits limits)
+  : self_(std::move(self)),
+    key_(std::move(cluster_key)),
+    limits_(limits),
+    replay_(limits.replay_window) {
+}
+
+std::optional<std::string> bridge_state::seal(wire::Message m, millis now) {
+  m.set_cluster_id(self_.cluster_id);
+  m.set_sender_id(self_.node_id);
+  m.set_sender_addr(self_.addr);
+  m.set_incarnation(self_.incarnation);
+  m.set_sequence(next_sequence_++);
+  m.set_timestamp_ms(now);
+  wire::Envelope env;
+  env.set_version(defaults::protocol_version);
+  m.SerializeToString(env.mutable_message());
+  if (!key_.empty())
+    env.set_auth_tag(hmac_sha256(key_, env.message()));
+  auto bytes = env.SerializeAsString();
+  if (bytes.size() > limits_.max_datagram_bytes) {
+    ++counters_.send_errors;
+    return std::nullopt;
+  }
+  return bytes;
+}
+
+void bridge_state::count_sent(std::size_t bytes, bool ok) {
+  if (!ok) {
+    ++counters_.send_errors;
+    return;
+  }
+  ++counters_.datagrams_sent;
+  counters_.bytes_sent += bytes;
+}
+
+std::optional<wire::Message> bridge_state::open(const std::string& datagram) {
+  ++counters_.datagrams_received;
+  counters_.bytes_received += datagram.size();
+  auto drop = [](std::uint64_t& counter) -> std::optional<wire::Message> {
+    ++counter;
+    return std::nullopt;
+  };
+  if (datagram.size() > limits_.max_datagram_bytes)
+    return drop(counters_.dropped_oversize);
+  wire::Envelope env;
+  if (!env.ParseFromString(datagram))
+    return drop(counters_.dropped_malformed);
+  if (env.version() != defaults::protocol_version)
+    return drop(counters_.dropped_version);
+  // Authenticate before parsing the inner message: forged bytes reach no parser.
+  if (!key_.empty()
+      && !tags_equal(env.auth_tag(), hmac_sha256(key_, env.message())))
+    return drop(counters_.dropped_unauthenticated);
+  wire::Message m;
+  if (!m.ParseFromString(env.message()) || m.sender_id().empty()
+      || m.sequence() == 0 || m.body_case() == wire::Message::BODY_NOT_SET)
+    return drop(counters_.dropped_malformed);
+  if (m.cluster_id() != self_.cluster_id)
+    return drop(counters_.dropped_cluster);
+  if (m.sender_id() == self_.node_id)
+    return drop(counters_.dropped_self);
+  auto verdict = replay_.check_and_record(m.sender_id(), m.incarnation(),
+                                          m.sequence());
+  if (verdict != replay_window::verdict::fresh)
+    return drop(counters_.dropped_replayed);
+  ++counters_.accepted;
+  return m;
+}
+
+} // namespace dice

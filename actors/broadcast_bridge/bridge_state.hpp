@@ -1,0 +1,57 @@
+#pragma once
+// The broadcast bridge's logic without I/O: stamps outgoing messages with the
+// envelope header and seals them; opens, authenticates and de-duplicates
+// incoming datagrams. Every rejected datagram is counted, never thrown.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "broadcast_bridge/bridge_counters.hpp"
+#include "broadcast_bridge/replay_window.hpp"
+#include "common/defaults.hpp"
+#include "common/time.hpp"
+#include "dice.pb.h"
+
+namespace dice {
+
+struct bridge_identity {
+  std::string cluster_id;
+  std::string node_id;
+  std::string addr;              // advertised HOST:PORT
+  std::uint64_t incarnation = 0;
+};
+
+struct bridge_limits {
+  std::size_t max_datagram_bytes = defaults::max_datagram_bytes;
+  std::uint64_t replay_window = defaults::replay_window;
+};
+
+class bridge_state {
+public:
+  /// An empty `cluster_key` disables authentication (loopback or --insecure).
+  bridge_state(bridge_identity self, std::string cluster_key,
+               bridge_limits limits = {});
+
+  /// Fills the header of `m` (whose body is set) and returns the datagram,
+  /// or nullopt if it would exceed the size limit (counted as a send error).
+  std::optional<std::string> seal(wire::Message m, millis now);
+
+  /// Opens a received datagram; nullopt means dropped (and counted).
+  std::optional<wire::Message> open(const std::string& datagram);
+
+  /// Counts one datagram handed to the transport (or that failed to go).
+  void count_sent(std::size_t bytes, bool ok);
+
+  const bridge_counters& counters() const { return counters_; }
+  const bridge_identity& identity() const { return self_; }
+
+private:
+  bridge_identity self_;
+  std::string key_;
+  bridge_limits limits_;
+  std::uint64_t next_sequence_ = 1;
+  replay_window replay_;
+  bridge_counters counters_;
+};
+
+} // namespace dice

@@ -1,0 +1,48 @@
+#pragma once
+// The broadcast bridge actor: the only place where datagrams meet the actor
+// system. Subsystems hand it wire messages to broadcast or send, and subscribe
+// to the topics they handle; it seals, authenticates and de-duplicates.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/fwd.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "broadcast_bridge/bridge_state.hpp"
+#include "broadcast_bridge/transport.hpp"
+#include "type_ids.hpp"
+
+namespace dice {
+
+/// Anything that takes inbound wire messages of a topic.
+using wire_listener =
+  caf::typed_actor<caf::reacts_to<inbound_atom, wire::Message>>;
+
+using broadcast_bridge = caf::typed_actor<
+  // to every known peer (or the multicast group)
+  caf::reacts_to<broadcast_atom, wire::Message>,
+  // to one HOST:PORT
+  caf::reacts_to<send_atom, std::string, wire::Message>,
+  // the fan-out targets for broadcast, kept current by membership
+  caf::reacts_to<peers_atom, std::vector<std::string>>,
+  // topic: "membership", "queue", "sync" or "election"
+  caf::reacts_to<subscribe_atom, std::string, wire_listener>,
+  // a datagram from the transport: bytes, sender HOST:PORT
+  caf::reacts_to<datagram_atom, std::string, std::string>,
+  caf::replies_to<stats_atom>::with<bridge_counters>>;
+
+struct bridge_config {
+  bridge_identity self;
+  std::string cluster_key;
+  bridge_limits limits;
+  std::shared_ptr<transport> net;
+  std::function<millis()> clock; // defaults to the wall clock
+};
+
+broadcast_bridge spawn_broadcast_bridge(caf::actor_system& sys,
+                                        bridge_config cfg);
+
+} // namespace dice

@@ -1,0 +1,92 @@
+#include "broadcast_bridge/broadcast_bridge.hpp"
+
+#include <map>
+
+#include <caf/actor_system.hpp>
+#include <caf/send.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "broadcast_bridge/topic.hpp"
+
+namespace dice {
+
+namespace {
+
+struct bridge_actor_state {
+  std::unique_ptr<bridge_state> logic;
+  std::shared_ptr<transport> net;
+  std::function<millis()> clock;
+  std::vector<std::string> peers;
+  std::map<std::string, std::vector<wire_listener>> listeners;
+  static inline const char* name = "broadcast_bridge";
+};
+
+using bridge_ptr = broadcast_bridge::stateful_pointer<bridge_actor_state>;
+
+void emit(bridge_ptr self, const std::optional<std::string>& bytes,
+          const std::function<std::size_t(const std::string&)>& send) {
+  if (!bytes)
+    return; // oversize: counted by seal
+  auto& st = self->state;
+  auto sent = send(*bytes);
+  if (sent == 0)
+    st.logic->count_sent(bytes->size(), false);
+  for (std::size_t i = 0; i < sent; ++i)
+    st.logic->count_sent(bytes->size(), true);
+}
+
+broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
+  auto& st = self->state;
+  st.logic = std::make_unique<bridge_state>(cfg.self, cfg.cluster_key,
+                                            cfg.limits);
+  st.net = cfg.net;
+  st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
+  // The transport's thread only enqueues; all logic runs in this actor.
+  broadcast_bridge handle = self;
+  st.net->start([handle](std::string bytes, std::string from) {
+    caf::anon_send(handle, datagram_atom_v, std::move(bytes), std::move(from));
+  });
+  auto net = st.net;
+  self->attach_functor([net] { net->stop(); });
+  return {
+    [self](broadcast_atom, wire::Message& m) {
+      auto& st = self->state;
+      emit(self, st.logic->seal(std::move(m), st.clock()),
+           [&](const std::string& b) { return st.net->broadcast(st.peers, b); });
+    },
+    [self](send_atom, const std::string& to, wire::Message& m) {
+      auto& st = self->state;
+      emit(self, st.logic->seal(std::move(m), st.clock()),
+           [&](const std::string& b) -> std::size_t {
+             return st.net->send_to(to, b) ? 1 : 0;
+           });
+    },
+    [self](peers_atom, std::vector<std::string>& peers) {
+      self->state.peers = std::move(peers);
+    },
+    [self](subscribe_atom, const std::string& topic, wire_listener& who) {
+      self->state.listeners[topic].push_back(std::move(who));
+    },
+    [self](datagram_atom, const std::string& bytes, const std::string&) {
+      auto& st = self->state;
+      auto m = st.logic->open(bytes);
+      if (!m)
+        return;
+      auto it = st.listeners.find(topic_of(*m));
+      if (it == st.listeners.end())
+        return;
+      for (auto& who : it->second)
+        self->send(who, inbound_atom_v, *m);
+    },
+    [self](stats_atom) { return self->state.logic->counters(); },
+  };
+}
+
+} // namespace
+
+broadcast_bridge spawn_broadcast_bridge(caf::actor_system& sys,
+                                        bridge_config cfg) {
+  return sys.spawn(bridge_fun, std::move(cfg));
+}
+
+} // namespace dice

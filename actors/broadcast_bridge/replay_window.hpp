@@ -1,0 +1,40 @@
+#pragma once
+// Rejects replayed datagrams: a (sender, incarnation, sequence) is accepted
+// once. A sliding bitmap per sender, as IPsec does, tolerates reordering
+// within the window without remembering every number ever seen.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/defaults.hpp"
+
+namespace dice {
+
+class replay_window {
+public:
+  enum class verdict { fresh, replayed, stale_incarnation, too_old };
+
+  explicit replay_window(std::uint64_t window = defaults::replay_window,
+                         std::size_t max_senders = 65536);
+
+  /// Records the triple if fresh. A higher incarnation starts a new window
+  /// (the sender restarted); a lower one is stale.
+  verdict check_and_record(const std::string& sender, std::uint64_t incarnation,
+                           std::uint64_t sequence);
+
+  std::size_t senders() const { return senders_.size(); }
+
+private:
+  struct sender_window {
+    std::uint64_t incarnation = 0;
+    std::uint64_t highest = 0;
+    std::vector<bool> seen; // seen[seq % window] for seq in (highest-window, highest]
+  };
+
+  std::uint64_t window_;
+  std::size_t max_senders_;
+  std::unordered_map<std::string, sender_window> senders_;
+};
+
+} // namespace dice

@@ -1,0 +1,24 @@
+#include "broadcast_bridge/topic.hpp"
+
+namespace dice {
+
+std::string topic_of(const wire::Message& m) {
+  using M = wire::Message;
+  switch (m.body_case()) {
+    case M::kHeartbeat:
+    case M::kConnect:
+    case M::kConnectRep:
+      return "membership";
+    case M::kSyncRequest:
+    case M::kSyncReply:
+      return "sync";
+    case M::kElection:
+      return "election";
+    case M::BODY_NOT_SET:
+      return "";
+    default:
+      return "queue";
+  }
+}
+
+} // namespace dice

@@ -1,0 +1,12 @@
+#pragma once
+// Which subsystem a wire message belongs to; the bridge routes by it.
+#include <string>
+
+#include "dice.pb.h"
+
+namespace dice {
+
+/// "membership", "queue", "sync" or "election".
+std::string topic_of(const wire::Message& m);
+
+} // namespace dice

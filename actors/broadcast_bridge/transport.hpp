@@ -1,0 +1,30 @@
+#pragma once
+// How datagrams leave and enter a node. Three implementations: UDP unicast
+// fan-out to known peers, an IPv4 multicast group, and the simulated network.
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dice {
+
+class transport {
+public:
+  /// Called for every datagram received, with the sender's HOST:PORT.
+  using receive_handler =
+    std::function<void(std::string bytes, std::string from)>;
+
+  virtual ~transport() = default;
+
+  virtual void start(receive_handler on_datagram) = 0;
+  virtual void stop() = 0;
+
+  /// Point-to-point; false if the datagram could not be handed to the network.
+  virtual bool send_to(const std::string& addr, const std::string& bytes) = 0;
+
+  /// To everyone: one datagram per target, or one to the multicast group.
+  /// Returns how many datagrams were handed to the network.
+  virtual std::size_t broadcast(const std::vector<std::string>& targets,
+                                const std::string& bytes) = 0;
+};
+
+} // namespace dice

@@ -1,0 +1,45 @@
+#include "http_api/status_json.hpp"
+
+namespace dice {
+
+nlohmann::json health_json(const std::string& self_id) {
+  return {{"id", self_id}, {"ok", true}};
+}
+
+nlohmann::json nodes_json(const std::string& self_id,
+                          const std::vector<node_view>& nodes) {
+  auto rows = nlohmann::json::array();
+  for (auto& n : nodes)
+    rows.push_back({{"id", n.id},
+                    {"addr", n.addr},
+                    {"state", to_string(n.state)},
+                    {"incarnation", n.incarnation},
+                    {"last_seen_ms", n.last_seen_ms}});
+  return {{"self", self_id}, {"nodes", rows}};
+}
+
+nlohmann::json bridge_json(const bridge_counters& c) {
+  return {
+    {"datagrams_sent", c.datagrams_sent},
+    {"bytes_sent", c.bytes_sent},
+    {"send_errors", c.send_errors},
+    {"datagrams_received", c.datagrams_received},
+    {"bytes_received", c.bytes_received},
+    {"accepted", c.accepted},
+    {"dropped", c.dropped()},
+    {"dropped_by_reason",
+     {{"malformed", c.dropped_malformed},
+      {"unauthenticated", c.dropped_unauthenticated},
+      {"replayed", c.dropped_replayed},
+      {"oversize", c.dropped_oversize},
+      {"version", c.dropped_version},
+      {"cluster", c.dropped_cluster},
+      {"self", c.dropped_self}}},
+  };
+}
+
+nlohmann::json error_json(const std::string& message) {
+  return {{"error", message}};
+}
+
+} // namespace dice

@@ -1,0 +1,42 @@
+#pragma once
+// The membership actor: heartbeats, failure detection and peer gossip.
+// Other subsystems subscribe to peer changes (a member declared dead, a
+// member restarted) instead of watching heartbeats themselves.
+#include <functional>
+#include <vector>
+
+#include <caf/fwd.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "broadcast_bridge/broadcast_bridge.hpp"
+#include "membership/membership_state.hpp"
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::peer_change)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::node_view>)
+
+namespace dice {
+
+using peer_listener =
+  caf::typed_actor<caf::reacts_to<peer_event_atom, peer_change>>;
+
+using membership = caf::typed_actor<
+  caf::reacts_to<inbound_atom, wire::Message>,
+  caf::reacts_to<tick_atom>,
+  caf::reacts_to<subscribe_atom, peer_listener>,
+  caf::replies_to<nodes_atom>::with<std::vector<node_view>>>;
+
+struct membership_actor_config {
+  std::string self_id;
+  std::string self_addr;
+  std::uint64_t incarnation = 0;
+  membership_config timing;
+  std::vector<std::string> seeds;
+  std::function<millis()> clock; // defaults to the wall clock
+};
+
+/// Spawns membership and subscribes it to the bridge's membership topic.
+membership spawn_membership(caf::actor_system& sys, broadcast_bridge bridge,
+                            membership_actor_config cfg);
+
+} // namespace dice

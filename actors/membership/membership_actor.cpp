@@ -1,0 +1,107 @@
+#include "membership/membership.hpp"
+
+#include <chrono>
+
+#include <caf/actor_system.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+namespace dice {
+
+namespace {
+
+struct membership_actor_state {
+  std::unique_ptr<membership_state> logic;
+  broadcast_bridge bridge;
+  std::function<millis()> clock;
+  std::vector<peer_listener> listeners;
+  std::vector<std::string> last_targets;
+  static inline const char* name = "membership";
+};
+
+using membership_ptr = membership::stateful_pointer<membership_actor_state>;
+
+void publish(membership_ptr self, const std::vector<peer_change>& changes) {
+  auto& st = self->state;
+  for (auto& c : changes) {
+    spdlog::info("peer {} ({}) {} -> {}{}{}", c.id, c.addr, to_string(c.from),
+                 to_string(c.to), c.joined ? " joined" : "",
+                 c.restarted ? " restarted" : "");
+    for (auto& who : st.listeners)
+      self->send(who, peer_event_atom_v, c);
+  }
+  // Keep the bridge's fan-out list current (only when it changed).
+  auto targets = st.logic->heartbeat_targets();
+  if (targets != st.last_targets) {
+    st.last_targets = targets;
+    self->send(st.bridge, peers_atom_v, std::move(targets));
+  }
+}
+
+membership::behavior_type membership_fun(membership_ptr self,
+                                         broadcast_bridge bridge,
+                                         membership_actor_config cfg) {
+  auto& st = self->state;
+  st.logic = std::make_unique<membership_state>(cfg.self_id, cfg.self_addr,
+                                                cfg.incarnation, cfg.timing);
+  for (auto& s : cfg.seeds)
+    st.logic->add_seed(s);
+  st.bridge = bridge;
+  st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
+  auto interval = std::chrono::milliseconds(cfg.timing.heartbeat_interval_ms);
+  self->send(self, tick_atom_v);
+  return {
+    [self](inbound_atom, const wire::Message& m) {
+      auto& st = self->state;
+      auto now = st.clock();
+      std::vector<peer_change> changes;
+      switch (m.body_case()) {
+        case wire::Message::kHeartbeat:
+          changes = st.logic->on_heartbeat(m, now);
+          break;
+        case wire::Message::kConnect: {
+          wire::Message reply;
+          changes = st.logic->on_connect(m, now, &reply);
+          if (reply.has_connect_rep())
+            self->send(st.bridge, send_atom_v, m.sender_addr(), std::move(reply));
+          break;
+        }
+        case wire::Message::kConnectRep:
+          changes = st.logic->on_connect_rep(m, now);
+          break;
+        default:
+          return;
+      }
+      publish(self, changes);
+    },
+    [self, interval](tick_atom) {
+      auto& st = self->state;
+      publish(self, st.logic->tick(st.clock()));
+      for (auto& seed : st.logic->seeds_to_connect()) {
+        wire::Message connect;
+        connect.mutable_connect();
+        self->send(st.bridge, send_atom_v, seed, std::move(connect));
+      }
+      self->send(st.bridge, broadcast_atom_v, st.logic->make_heartbeat());
+      self->delayed_send(self, interval, tick_atom_v);
+    },
+    [self](subscribe_atom, peer_listener& who) {
+      self->state.listeners.push_back(std::move(who));
+    },
+    [self](nodes_atom) {
+      return self->state.logic->view(self->state.clock());
+    },
+  };
+}
+
+} // namespace
+
+membership spawn_membership(caf::actor_system& sys, broadcast_bridge bridge,
+                            membership_actor_config cfg) {
+  auto m = sys.spawn(membership_fun, bridge, std::move(cfg));
+  caf::anon_send(bridge, subscribe_atom_v, std::string{"membership"},
+                 wire_listener{m});
+  return m;
+}
+
+} // namespace dice

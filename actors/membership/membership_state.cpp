@@ -1,0 +1,321 @@
+#include "membership/membership_state.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "common/endpoint.hpp"
+
+namespace dice {
+
+namespace {
+
+/// "localhost:7400" and "127.0.0.1:7400" must match when resolving seeds.
+std::string canonical_addr(const std::string& addr) {
+  if (auto ep = parse_endpoint(addr))
+    return ep->to_string();
+  return addr;
+}
+
+wire::PeerState to_wire(peer_state state) {
+  switch (state) {
+    case peer_state::alive:
+      return wire::ALIVE;
+    case peer_state::suspect:
+      return wire::SUSPECT;
+    case peer_state::dead:
+      break;
+  }
+  return wire::DEAD;
+}
+
+/// Escalation order of failure detection.
+int severity(peer_state state) {
+  return static_cast<int>(state);
+}
+
+} // namespace
+
+const char* to_string(peer_state state) {
+  switch (state) {
+    case peer_state::alive:
+      return "alive";
+    case peer_state::suspect:
+      return "suspect";
+    case peer_state::dead:
+      break;
+  }
+  return "dead";
+}
+
+std::string membership_config::problem() const {
+  if (heartbeat_interval_ms <= 0)
+    return "heartbeat interval must be positive";
+  // Otherwise a healthy peer would be suspected between two heartbeats.
+  if (suspect_after_ms <= heartbeat_interval_ms)
+    return "suspect-after must be longer than the heartbeat interval";
+  if (dead_after_ms <= suspect_after_ms)
+    return "dead-after must be longer than suspect-after";
+  if (forget_dead_after_ms < 0)
+    return "forget-dead-after must not be negative";
+  if (gossip_peers_per_heartbeat == 0)
+    return "gossip peers per heartbeat must be at least 1";
+  return {};
+}
+
+membership_state::membership_state(std::string self_id, std::string self_addr,
+                                   std::uint64_t incarnation,
+                                   membership_config cfg)
+  : self_id_(std::move(self_id)),
+    self_addr_(canonical_addr(self_addr)),
+    incarnation_(incarnation),
+    cfg_(cfg) {
+  if (self_id_.empty())
+    throw std::invalid_argument("membership: node id must not be empty");
+  if (auto why = cfg_.problem(); !why.empty())
+    throw std::invalid_argument("membership: " + why);
+}
+
+void membership_state::add_seed(const std::string& addr) {
+  auto canonical = canonical_addr(addr);
+  if (!canonical.empty() && canonical != self_addr_)
+    seeds_.insert(std::move(canonical));
+}
+
+// -- inputs -------------------------------------------------------------------
+
+bool membership_state::hear_directly(const wire::Message& m, millis now,
+                                     std::vector<peer_change>& changes) {
+  if (m.sender_id().empty() || m.sender_addr().empty())
+    return false;
+  auto addr = canonical_addr(m.sender_addr());
+  if (m.sender_id() == self_id_) {
+    // Our own datagram looped back is harmless; anyone else is misconfigured.
+    if (addr != self_addr_ || m.incarnation() != incarnation_)
+      ++conflicting_ids_;
+    return false;
+  }
+  auto [it, added] = peers_.try_emplace(m.sender_id());
+  auto& peer = it->second;
+  if (added) {
+    peer = peer_entry{std::move(addr), peer_state::alive, m.incarnation(), now};
+    changes.push_back({it->first, peer.addr, peer_state::dead,
+                       peer_state::alive, peer.incarnation, true, false, false});
+    return true;
+  }
+  if (m.incarnation() < peer.incarnation) {
+    ++stale_messages_;
+    return false;
+  }
+  auto from = peer.state;
+  bool restarted = m.incarnation() > peer.incarnation;
+  peer.addr = std::move(addr);
+  peer.incarnation = m.incarnation();
+  peer.state = peer_state::alive;
+  peer.last_seen_ms = now;
+  if (restarted || from != peer_state::alive)
+    changes.push_back({it->first, peer.addr, from, peer_state::alive,
+                       peer.incarnation, false, restarted, false});
+  return true;
+}
+
+void membership_state::merge_gossip(
+  const google::protobuf::RepeatedPtrField<wire::Peer>& peers, millis now,
+  std::vector<peer_change>& changes) {
+  for (const auto& gossiped : peers) {
+    if (gossiped.id().empty() || gossiped.addr().empty()
+        || gossiped.id() == self_id_)
+      continue;
+    bool says_alive = gossiped.state() == wire::ALIVE;
+    auto it = peers_.find(gossiped.id());
+    if (it == peers_.end()) {
+      if (!says_alive)
+        continue;
+      // Grace period: it must reach us directly before it counts as silent.
+      auto& peer = peers_[gossiped.id()];
+      peer = peer_entry{canonical_addr(gossiped.addr()), peer_state::alive,
+                        gossiped.incarnation(), now};
+      changes.push_back({gossiped.id(), peer.addr, peer_state::dead,
+                         peer_state::alive, peer.incarnation, true, false,
+                         false});
+      continue;
+    }
+    auto& peer = it->second;
+    // Same or older news never revives: only the node itself can do that.
+    if (gossiped.incarnation() <= peer.incarnation)
+      continue;
+    auto from = peer.state;
+    peer.incarnation = gossiped.incarnation();
+    peer.addr = canonical_addr(gossiped.addr());
+    if (says_alive || gossiped.state() == wire::SUSPECT) {
+      peer.state = peer_state::alive;
+      peer.last_seen_ms = now;
+    }
+    changes.push_back({it->first, peer.addr, from, peer.state,
+                       peer.incarnation, false, true, false});
+  }
+}
+
+std::vector<peer_change> membership_state::on_heartbeat(const wire::Message& m,
+                                                        millis now) {
+  std::vector<peer_change> changes;
+  if (hear_directly(m, now, changes))
+    merge_gossip(m.heartbeat().peers(), now, changes);
+  return changes;
+}
+
+std::vector<peer_change> membership_state::on_connect(const wire::Message& m,
+                                                      millis now,
+                                                      wire::Message* reply) {
+  std::vector<peer_change> changes;
+  if (!hear_directly(m, now, changes) || reply == nullptr)
+    return changes;
+  auto* rep = reply->mutable_connect_rep();
+  rep->clear_peers();
+  auto add = [rep](const std::string& id, const std::string& addr,
+                   std::uint64_t incarnation, peer_state state) {
+    auto* p = rep->add_peers();
+    p->set_id(id);
+    p->set_addr(addr);
+    p->set_incarnation(incarnation);
+    p->set_state(to_wire(state));
+  };
+  add(self_id_, self_addr_, incarnation_, peer_state::alive);
+  // Bounded like a heartbeat so the reply fits one datagram; a joiner learns
+  // the rest from heartbeat gossip.
+  std::size_t listed = 0;
+  for (const auto& [id, peer] : peers_) {
+    if (listed == cfg_.gossip_peers_per_heartbeat)
+      break;
+    if (peer.state == peer_state::dead || id == m.sender_id())
+      continue;
+    add(id, peer.addr, peer.incarnation, peer.state);
+    ++listed;
+  }
+  return changes;
+}
+
+std::vector<peer_change>
+membership_state::on_connect_rep(const wire::Message& m, millis now) {
+  std::vector<peer_change> changes;
+  if (hear_directly(m, now, changes))
+    merge_gossip(m.connect_rep().peers(), now, changes);
+  return changes;
+}
+
+std::vector<peer_change> membership_state::tick(millis now) {
+  std::vector<peer_change> changes;
+  for (auto it = peers_.begin(); it != peers_.end();) {
+    auto& [id, peer] = *it;
+    auto silent = now - peer.last_seen_ms;
+    if (silent > cfg_.dead_after_ms + cfg_.forget_dead_after_ms) {
+      changes.push_back({id, peer.addr, peer.state, peer_state::dead,
+                         peer.incarnation, false, false, true});
+      it = peers_.erase(it);
+      continue;
+    }
+    auto judged = silent >= cfg_.dead_after_ms      ? peer_state::dead
+                  : silent >= cfg_.suspect_after_ms ? peer_state::suspect
+                                                    : peer_state::alive;
+    if (severity(judged) > severity(peer.state)) {
+      changes.push_back({id, peer.addr, peer.state, judged, peer.incarnation,
+                         false, false, false});
+      peer.state = judged;
+    }
+    ++it;
+  }
+  return changes;
+}
+
+// -- outputs ------------------------------------------------------------------
+
+wire::Message membership_state::make_heartbeat() {
+  wire::Message m;
+  auto* hb = m.mutable_heartbeat();
+  auto gossip = [hb](const std::string& id, const peer_entry& peer) {
+    auto* p = hb->add_peers();
+    p->set_id(id);
+    p->set_addr(peer.addr);
+    p->set_incarnation(peer.incarnation);
+    p->set_state(to_wire(peer.state));
+  };
+  auto limit = cfg_.gossip_peers_per_heartbeat;
+  if (peers_.size() <= limit) {
+    for (const auto& [id, peer] : peers_)
+      gossip(id, peer);
+    return m;
+  }
+  // Continue after the last id gossiped, so every peer gets its turn even as
+  // the table changes between heartbeats.
+  auto it = peers_.upper_bound(gossip_cursor_);
+  for (std::size_t i = 0; i < limit; ++i, ++it) {
+    if (it == peers_.end())
+      it = peers_.begin();
+    gossip(it->first, it->second);
+    gossip_cursor_ = it->first;
+  }
+  return m;
+}
+
+bool membership_state::seed_resolved(const std::string& addr) const {
+  return std::any_of(peers_.begin(), peers_.end(), [&](const auto& kv) {
+    return kv.second.addr == addr && kv.second.state == peer_state::alive;
+  });
+}
+
+std::vector<std::string> membership_state::seeds_to_connect() const {
+  std::vector<std::string> result;
+  for (const auto& seed : seeds_)
+    if (!seed_resolved(seed))
+      result.push_back(seed);
+  return result;
+}
+
+std::vector<std::string> membership_state::heartbeat_targets() const {
+  std::set<std::string> targets;
+  for (const auto& [id, peer] : peers_)
+    targets.insert(peer.addr);
+  for (const auto& seed : seeds_to_connect())
+    targets.insert(seed);
+  targets.erase(self_addr_);
+  return {targets.begin(), targets.end()};
+}
+
+std::vector<std::string> membership_state::broadcast_targets() const {
+  std::set<std::string> targets;
+  for (const auto& [id, peer] : peers_)
+    if (peer.state != peer_state::dead)
+      targets.insert(peer.addr);
+  targets.erase(self_addr_);
+  return {targets.begin(), targets.end()};
+}
+
+std::vector<node_view> membership_state::view(millis now) const {
+  std::vector<node_view> rows;
+  rows.reserve(peers_.size() + 1);
+  rows.push_back({self_id_, self_addr_, peer_state::alive, incarnation_, 0});
+  for (const auto& [id, peer] : peers_)
+    rows.push_back({id, peer.addr, peer.state, peer.incarnation,
+                    now - peer.last_seen_ms});
+  return rows;
+}
+
+std::vector<std::string> membership_state::live_ids() const {
+  std::vector<std::string> ids{self_id_};
+  for (const auto& [id, peer] : peers_)
+    if (peer.state == peer_state::alive)
+      ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+std::optional<peer_state>
+membership_state::state_of(const std::string& id) const {
+  if (id == self_id_)
+    return peer_state::alive;
+  if (auto it = peers_.find(id); it != peers_.end())
+    return it->second.state;
+  return std::nullopt;
+}
+
+} // namespace dice

@@ -1,0 +1,55 @@
+#include "node/node.hpp"
+
+#include <stdexcept>
+
+#include <caf/actor_system.hpp>
+#include <caf/send.hpp>
+
+#include "broadcast_bridge/udp_transport.hpp"
+
+namespace dice {
+
+node::node(caf::actor_system& sys, node_config cfg,
+           std::shared_ptr<transport> net)
+  : cfg_(std::move(cfg)),
+    // The start time orders incarnations across restarts without storage.
+    incarnation_(static_cast<std::uint64_t>(wall_clock_ms())) {
+  if (auto problem = cfg_.problem(); !problem.empty())
+    throw std::runtime_error(problem);
+  if (!net) {
+    udp_options opts;
+    opts.listen = cfg_.listen;
+    opts.multicast_group = cfg_.multicast;
+    net = std::make_shared<udp_transport>(opts);
+  }
+  auto addr = cfg_.advertised().to_string();
+  bridge_config bc;
+  bc.self = bridge_identity{cfg_.cluster_id, cfg_.id, addr, incarnation_};
+  bc.cluster_key = cfg_.cluster_key;
+  bc.limits = cfg_.limits;
+  bc.net = std::move(net);
+  bridge_ = spawn_broadcast_bridge(sys, std::move(bc));
+  membership_actor_config mc;
+  mc.self_id = cfg_.id;
+  mc.self_addr = addr;
+  mc.incarnation = incarnation_;
+  mc.timing = cfg_.timing;
+  for (auto& p : cfg_.peers)
+    mc.seeds.push_back(p.to_string());
+  members_ = spawn_membership(sys, bridge_, std::move(mc));
+}
+
+node::~node() {
+  stop();
+}
+
+void node::stop() {
+  if (members_)
+    caf::anon_send_exit(members_, caf::exit_reason::user_shutdown);
+  if (bridge_)
+    caf::anon_send_exit(bridge_, caf::exit_reason::user_shutdown);
+  members_ = nullptr;
+  bridge_ = nullptr;
+}
+
+} // namespace dice

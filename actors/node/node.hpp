@@ -1,0 +1,41 @@
+#pragma once
+// A DiCE node: the actor set of one member of the cluster, spawned into an
+// actor system. dice-node runs one; an embedding program can run its own.
+#include <memory>
+
+#include <caf/fwd.hpp>
+
+#include "broadcast_bridge/broadcast_bridge.hpp"
+#include "membership/membership.hpp"
+#include "node/node_config.hpp"
+
+namespace dice {
+
+class node {
+public:
+  /// Binds the sockets and spawns the actors. Throws std::runtime_error with
+  /// a one-line reason (bad config, port in use). `net` replaces the UDP
+  /// transport (the simulated network in tests).
+  node(caf::actor_system& sys, node_config cfg,
+       std::shared_ptr<transport> net = nullptr);
+  ~node();
+
+  node(const node&) = delete;
+  node& operator=(const node&) = delete;
+
+  const node_config& config() const { return cfg_; }
+  std::uint64_t incarnation() const { return incarnation_; }
+  broadcast_bridge bridge() const { return bridge_; }
+  membership members() const { return members_; }
+
+  /// Stops the actors and the transport; idempotent.
+  void stop();
+
+private:
+  node_config cfg_;
+  std::uint64_t incarnation_;
+  broadcast_bridge bridge_;
+  membership members_;
+};
+
+} // namespace dice

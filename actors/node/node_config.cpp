@@ -1,0 +1,32 @@
+#include "node/node_config.hpp"
+
+namespace dice {
+
+endpoint node_config::advertised() const {
+  if (advertise)
+    return *advertise;
+  // A wildcard listen address cannot be reached; loopback is the safe guess.
+  if (listen.host == "0.0.0.0")
+    return endpoint{"127.0.0.1", listen.port};
+  return listen;
+}
+
+std::string node_config::problem() const {
+  if (id.empty())
+    return "--id must not be empty";
+  if (id.size() > 128)
+    return "--id must be at most 128 characters";
+  if (cluster_key.empty() && !insecure && !is_loopback(listen))
+    return "listening on " + listen.to_string()
+           + " without a cluster key: give --cluster-key-file, listen on "
+             "127.0.0.1, or pass --insecure";
+  if (multicast) {
+    auto first = std::stoi(multicast->host.substr(0, multicast->host.find('.')));
+    if (first < 224 || first > 239)
+      return "--multicast " + multicast->to_string()
+             + ": not an IPv4 multicast group (224.0.0.0 to 239.255.255.255)";
+  }
+  return timing.problem();
+}
+
+} // namespace dice

@@ -1,0 +1,34 @@
+#pragma once
+// Everything a DiCE node is configured with; dice-node fills it from the
+// command line and INI file, an embedding program fills it directly.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "broadcast_bridge/bridge_state.hpp"
+#include "common/endpoint.hpp"
+#include "membership/membership_state.hpp"
+
+namespace dice {
+
+struct node_config {
+  std::string id;                        // unique in the cluster
+  endpoint listen{"0.0.0.0", 7400};
+  std::optional<endpoint> advertise;     // defaults to listen
+  std::vector<endpoint> peers;           // seed peers
+  std::optional<endpoint> multicast;     // broadcast via this IPv4 group
+  std::optional<endpoint> http{endpoint{"127.0.0.1", 8400}}; // none: no API
+  std::string cluster_id = defaults::cluster_id;
+  std::string cluster_key;               // empty: no authentication
+  bool insecure = false;                 // allow no key off loopback
+  membership_config timing;
+  bridge_limits limits;
+
+  /// The address peers use to reach this node.
+  endpoint advertised() const;
+
+  /// Empty when the config can run, otherwise a one-line reason.
+  std::string problem() const;
+};
+
+} // namespace dice

@@ -1,0 +1,105 @@
+#include "ready_queue/ready_queue.hpp"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+namespace dice {
+
+namespace {
+
+constexpr std::uint64_t fnv_prime = 0x100000001b3ULL;
+
+// Length prefix as 8 little-endian bytes, so ("ab","c") != ("a","bc").
+std::uint64_t fnv1a_length(std::uint64_t h, std::uint64_t length) {
+  for (int i = 0; i < 8; ++i) {
+    h ^= (length >> (8 * i)) & 0xffU;
+    h *= fnv_prime;
+  }
+  return h;
+}
+
+// MurmurHash3's fmix64: FNV-1a alone mixes the last bytes poorly.
+std::uint64_t fmix64(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+} // namespace
+
+std::uint64_t fnv1a_64(std::string_view bytes, std::uint64_t seed) {
+  std::uint64_t h = seed;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= fnv_prime;
+  }
+  return h;
+}
+
+std::uint64_t rendezvous_hash(std::string_view task_id,
+                              std::string_view node_id) {
+  std::uint64_t h = fnv1a_64({});
+  h = fnv1a_64(task_id, fnv1a_length(h, task_id.size()));
+  h = fnv1a_64(node_id, fnv1a_length(h, node_id.size()));
+  return fmix64(h);
+}
+
+bool ready_queue::walk_order::operator()(const entry& a,
+                                         const entry& b) const {
+  // Higher priority first; the task id settles the (rare) hash collision.
+  return std::tie(a.priority, a.hash, a.task_id)
+         < std::tie(b.priority, b.hash, b.task_id);
+}
+
+ready_queue::ready_queue(std::string node_id) : node_id_(std::move(node_id)) {
+  // nop
+}
+
+ready_queue::entry ready_queue::make_entry(const std::string& task_id,
+                                           std::int32_t priority) const {
+  return entry{priority, rendezvous_hash(task_id, node_id_), task_id};
+}
+
+void ready_queue::insert(const std::string& task_id, std::int32_t priority) {
+  auto [i, added] = by_id_.emplace(task_id, priority);
+  if (!added) {
+    if (i->second == priority)
+      return;
+    order_.erase(make_entry(task_id, i->second));
+    i->second = priority;
+  }
+  order_.insert(make_entry(task_id, priority));
+}
+
+bool ready_queue::erase(const std::string& task_id) {
+  auto i = by_id_.find(task_id);
+  if (i == by_id_.end())
+    return false;
+  order_.erase(make_entry(task_id, i->second));
+  by_id_.erase(i);
+  return true;
+}
+
+bool ready_queue::contains(const std::string& task_id) const {
+  return by_id_.count(task_id) > 0;
+}
+
+std::optional<std::string> ready_queue::peek() const {
+  if (order_.empty())
+    return std::nullopt;
+  return order_.begin()->task_id;
+}
+
+std::vector<std::string> ready_queue::next(std::size_t n) const {
+  std::vector<std::string> result;
+  result.reserve(std::min(n, order_.size()));
+  for (auto i = order_.begin(); i != order_.end() && result.size() < n; ++i)
+    result.push_back(i->task_id);
+  return result;
+}
+
+} // namespace dice

@@ -1,0 +1,67 @@
+#pragma once
+// The replica's ready tasks (the paper's waitToRunTasksQueue), in the order
+// this node walks them: priority descending, then a rendezvous hash of
+// (task id, node id). Every node sees the same tasks but in its own order,
+// so idle nodes rarely claim the same task and few claims lose the lottery.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace dice {
+
+/// 64-bit FNV-1a over `bytes`, continuing from `seed`.
+std::uint64_t fnv1a_64(std::string_view bytes,
+                       std::uint64_t seed = 0xcbf29ce484222325ULL);
+
+/// The rank of `task_id` for `node_id`; lower walks first. Same value on
+/// every platform: FNV-1a over length-prefixed bytes, then a mixing step so
+/// that ids differing in one character land far apart.
+std::uint64_t rendezvous_hash(std::string_view task_id,
+                              std::string_view node_id);
+
+class ready_queue {
+public:
+  explicit ready_queue(std::string node_id);
+
+  /// Adds a task, or moves it if it is already here with another priority.
+  void insert(const std::string& task_id, std::int32_t priority);
+
+  /// Removes a task; false if it was not here.
+  bool erase(const std::string& task_id);
+
+  bool contains(const std::string& task_id) const;
+  std::size_t size() const { return by_id_.size(); }
+  bool empty() const { return by_id_.empty(); }
+
+  /// This node's next task to claim.
+  std::optional<std::string> peek() const;
+
+  /// This node's first `n` tasks, in order.
+  std::vector<std::string> next(std::size_t n) const;
+
+  const std::string& node_id() const { return node_id_; }
+
+private:
+  struct entry {
+    std::int32_t priority;
+    std::uint64_t hash;
+    std::string task_id;
+  };
+  struct walk_order {
+    bool operator()(const entry& a, const entry& b) const;
+  };
+  entry make_entry(const std::string& task_id, std::int32_t priority) const;
+
+  std::string node_id_;
+  std::set<entry, walk_order> order_;
+  // Priority per task, to rebuild an entry's key for erase (plain values
+  // rather than iterators, so copies of the queue stay valid).
+  std::unordered_map<std::string, std::int32_t> by_id_;
+};
+
+} // namespace dice

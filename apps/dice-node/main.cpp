@@ -1,0 +1,63 @@
+// dice-node: runs one DiCE node until SIGINT or SIGTERM.
+#include <csignal>
+#include <iostream>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "common/caf_setup.hpp"
+#include "http_api/http_api.hpp"
+#include "node/node.hpp"
+#include "options.hpp"
+
+int main(int argc, char** argv) {
+  dice::node_options opts;
+  try {
+    opts = dice::parse_node_options(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "dice-node: error: " << e.what() << "\n";
+    return 2;
+  }
+  if (opts.help) {
+    std::cout << opts.usage;
+    return 0;
+  }
+  auto logger = spdlog::stderr_color_mt("dice");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(opts.log_level));
+  spdlog::set_pattern("%H:%M:%S.%e [" + opts.node.id + "] %^%l%$ %v");
+
+  // Block the stop signals in every thread; main waits for them below.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  caf::actor_system_config cfg;
+  dice::register_message_types(cfg);
+  cfg.set("scheduler.max-threads", 2);
+  caf::actor_system sys{cfg};
+  try {
+    dice::node n{sys, opts.node};
+    std::unique_ptr<dice::http_api> api;
+    if (opts.node.http)
+      api = std::make_unique<dice::http_api>(sys, n, *opts.node.http);
+    spdlog::info("node {} listening on {} (advertised {}), http {}",
+                 opts.node.id, opts.node.listen.to_string(),
+                 opts.node.advertised().to_string(),
+                 opts.node.http ? opts.node.http->to_string() : "off");
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    spdlog::info("stopping on signal {}", sig);
+    if (api)
+      api->stop();
+    n.stop();
+  } catch (const std::exception& e) {
+    std::cerr << "dice-node: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,124 @@
+#include "options.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+
+namespace po = boost::program_options;
+
+namespace dice {
+
+namespace {
+
+endpoint endpoint_option(const std::string& name, const std::string& text) {
+  std::string err;
+  auto ep = parse_endpoint(text, &err);
+  if (!ep)
+    throw std::runtime_error("--" + name + ": " + err);
+  return *ep;
+}
+
+std::string read_key_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw std::runtime_error("--cluster-key-file: cannot read '" + path + "'");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  auto key = buf.str();
+  while (!key.empty() && (key.back() == '\n' || key.back() == '\r'
+                          || key.back() == ' '))
+    key.pop_back();
+  if (key.size() < 16)
+    throw std::runtime_error("--cluster-key-file: key in '" + path
+                             + "' is shorter than 16 bytes");
+  return key;
+}
+
+std::string default_id(const endpoint& listen) {
+  char host[256] = "node";
+  gethostname(host, sizeof(host) - 1);
+  return std::string(host) + "-" + std::to_string(listen.port);
+}
+
+} // namespace
+
+node_options parse_node_options(int argc, const char* const* argv) {
+  node_options out;
+  auto& n = out.node;
+  std::string config_file, listen, advertise, multicast, http, key_file;
+  std::vector<std::string> peers;
+  po::options_description desc("dice-node: one member of a DiCE cluster.\n"
+                               "Usage: dice-node [options]\n"
+                               "Every option may also be set in the INI file "
+                               "given by --config (NAME = VALUE);\n"
+                               "the command line wins. Options");
+  // clang-format off
+  desc.add_options()
+    ("help,h", "print this help and exit")
+    ("config", po::value(&config_file), "INI file with any of these options")
+    ("id", po::value(&n.id), "node id, unique in the cluster (default: HOSTNAME-PORT)")
+    ("listen", po::value(&listen)->default_value(defaults::listen), "UDP HOST:PORT to listen on")
+    ("advertise", po::value(&advertise), "HOST:PORT peers use to reach this node (default: the listen address; 127.0.0.1 if that is 0.0.0.0)")
+    ("peer", po::value(&peers)->composing(), "seed peer HOST:PORT (repeatable); one is enough to learn everyone")
+    ("multicast", po::value(&multicast), "broadcast via this IPv4 multicast GROUP:PORT instead of to each peer")
+    ("http", po::value(&http)->default_value(defaults::http), "HTTP API HOST:PORT, or 'off'")
+    ("cluster-id", po::value(&n.cluster_id)->default_value(defaults::cluster_id), "datagrams of other clusters are dropped")
+    ("cluster-key-file", po::value(&key_file), "file holding the shared key (>= 16 bytes); every datagram is HMAC-SHA256 signed with it")
+    ("insecure", po::bool_switch(&n.insecure), "allow listening off loopback without a cluster key")
+    ("heartbeat-ms", po::value(&n.timing.heartbeat_interval_ms)->default_value(defaults::heartbeat_interval_ms), "heartbeat interval")
+    ("suspect-after-ms", po::value(&n.timing.suspect_after_ms)->default_value(defaults::suspect_after_ms), "silence after which a peer is suspect")
+    ("dead-after-ms", po::value(&n.timing.dead_after_ms)->default_value(defaults::dead_after_ms), "silence after which a peer is dead")
+    ("max-datagram-bytes", po::value(&n.limits.max_datagram_bytes)->default_value(defaults::max_datagram_bytes), "larger datagrams are dropped")
+    ("log-level", po::value(&out.log_level)->default_value("info"), "trace, debug, info, warn, error or off");
+  // clang-format on
+  std::ostringstream usage;
+  usage << desc;
+  out.usage = usage.str();
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    if (vm.count("config")) {
+      auto path = vm["config"].as<std::string>();
+      std::ifstream in(path);
+      if (!in)
+        throw std::runtime_error("--config: cannot read '" + path + "'");
+      po::store(po::parse_config_file(in, desc), vm);
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw std::runtime_error(e.what());
+  }
+  if (vm.count("help")) {
+    out.help = true;
+    return out;
+  }
+  n.listen = endpoint_option("listen", listen);
+  if (!advertise.empty())
+    n.advertise = endpoint_option("advertise", advertise);
+  for (auto& p : peers)
+    n.peers.push_back(endpoint_option("peer", p));
+  if (!multicast.empty())
+    n.multicast = endpoint_option("multicast", multicast);
+  if (http == "off")
+    n.http.reset();
+  else
+    n.http = endpoint_option("http", http);
+  if (!key_file.empty())
+    n.cluster_key = read_key_file(key_file);
+  if (n.id.empty())
+    n.id = default_id(n.listen);
+  static const char* levels[] = {"trace", "debug", "info", "warn", "error", "off"};
+  if (std::find(std::begin(levels), std::end(levels), out.log_level)
+      == std::end(levels))
+    throw std::runtime_error("--log-level: '" + out.log_level
+                             + "' is not one of trace, debug, info, warn, "
+                               "error, off");
+  if (auto problem = n.problem(); !problem.empty())
+    throw std::runtime_error(problem);
+  return out;
+}
+
+} // namespace dice

@@ -1,0 +1,20 @@
+#pragma once
+// dice-node's options: command line first, then the INI file given by
+// --config (the command line wins), validated into a node_config.
+#include <string>
+
+#include "node/node_config.hpp"
+
+namespace dice {
+
+struct node_options {
+  node_config node;
+  std::string log_level = "info";
+  bool help = false;   // --help was given: print `usage` and exit 0
+  std::string usage;
+};
+
+/// Throws std::runtime_error with a one-line reason on any bad input.
+node_options parse_node_options(int argc, const char* const* argv);
+
+} // namespace dice

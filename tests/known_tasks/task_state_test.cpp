@@ -1,0 +1,290 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include <google/protobuf/util/message_differencer.h>
+
+#include "known_tasks/task_state.hpp"
+#include "ranking/ranking.hpp"
+
+using namespace dice;
+
+namespace {
+
+bool same(const wire::TaskState& a, const wire::TaskState& b) {
+  return google::protobuf::util::MessageDifferencer::Equals(a, b);
+}
+
+int sign(int x) {
+  return (x > 0) - (x < 0);
+}
+
+wire::Claim claim_of(const std::string& node, std::uint32_t data_objects = 0,
+                     std::uint32_t battery = 50) {
+  wire::Claim c;
+  c.set_node_id(node);
+  c.set_data_objects(data_objects);
+  c.set_battery(battery);
+  c.set_dequeue_time_ms(1000);
+  return c;
+}
+
+wire::TaskState state(wire::TaskPhase phase, std::uint32_t attempt) {
+  wire::TaskState s;
+  s.set_phase(phase);
+  s.set_attempt(attempt);
+  return s;
+}
+
+wire::TaskState running(std::uint32_t attempt, const wire::Claim& claim) {
+  auto s = state(wire::RUNNING, attempt);
+  *s.mutable_claim() = claim;
+  return s;
+}
+
+wire::TaskState done(std::uint32_t attempt, const wire::Claim& claim,
+                     const std::string& result) {
+  auto s = running(attempt, claim);
+  s.set_phase(wire::DONE);
+  s.set_result(result);
+  s.set_finished_time_ms(2000);
+  return s;
+}
+
+// Few values per field, so that random states often tie on several fields.
+wire::TaskState random_state(std::mt19937_64& rng) {
+  auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  wire::TaskState s;
+  s.set_attempt(pick(3));
+  // Phase 7 stands for a phase from a newer peer.
+  int phase = pick(7);
+  s.set_phase(static_cast<wire::TaskPhase>(phase == 6 ? 7 : phase));
+  if (pick(4) != 0) {
+    auto* c = s.mutable_claim();
+    c->set_node_id("n" + std::to_string(pick(3)));
+    c->set_data_objects(pick(2));
+    c->set_battery(pick(2) * 50);
+    c->set_dequeue_time_ms(1000 + pick(2));
+    c->set_device_class(pick(2));
+    c->set_is_enqueuer(pick(2) == 1);
+  }
+  if (pick(2) != 0)
+    s.set_result(pick(2) ? "ok" : "ko");
+  if (pick(3) == 0)
+    s.set_reason("timeout");
+  if (pick(2) != 0)
+    s.set_finished_time_ms(2000 + pick(2));
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("merge is commutative, associative and idempotent",
+          "[task_state]") {
+  std::uint64_t seed = 20240601;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 5000; ++i) {
+    auto a = random_state(rng);
+    auto b = random_state(rng);
+    auto c = random_state(rng);
+    CAPTURE(i, a.ShortDebugString(), b.ShortDebugString(),
+            c.ShortDebugString());
+    REQUIRE(same(merge(a, b), merge(b, a)));
+    REQUIRE(same(merge(merge(a, b), c), merge(a, merge(b, c))));
+    REQUIRE(same(merge(a, a), a));
+    // The merge is an upper bound of both inputs.
+    REQUIRE(dominates(merge(a, b), a));
+    REQUIRE(dominates(merge(a, b), b));
+  }
+}
+
+TEST_CASE("the state order is total, antisymmetric and transitive",
+          "[task_state]") {
+  std::uint64_t seed = 7;
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  std::vector<wire::TaskState> states;
+  for (int i = 0; i < 120; ++i)
+    states.push_back(random_state(rng));
+  states.push_back(wire::TaskState{});
+  wire::TaskState empty_claim; // present but empty: differs from no claim
+  empty_claim.mutable_claim();
+  states.push_back(empty_claim);
+  std::size_t equal_pairs = 0;
+  for (const auto& a : states) {
+    for (const auto& b : states) {
+      CAPTURE(a.ShortDebugString(), b.ShortDebugString());
+      auto ab = compare_states(a, b);
+      REQUIRE(sign(ab) == -sign(compare_states(b, a)));
+      REQUIRE((ab == 0) == same(a, b));
+      equal_pairs += ab == 0;
+    }
+  }
+  // Pairs (a, a) at least; the property above is checked on them too.
+  CHECK(equal_pairs >= states.size());
+  std::vector<wire::TaskState> sorted = states;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& x, const auto& y) {
+              return compare_states(x, y) < 0;
+            });
+  for (std::size_t i = 0; i + 1 < sorted.size(); ++i)
+    for (std::size_t j = i + 1; j < sorted.size(); ++j)
+      REQUIRE(compare_states(sorted[i], sorted[j]) <= 0);
+}
+
+TEST_CASE("replicas that receive the same updates in any order and "
+          "multiplicity converge",
+          "[task_state]") {
+  auto seed = GENERATE(range<std::uint64_t>(1, 201));
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  std::vector<wire::TaskState> updates;
+  auto n_updates = std::uniform_int_distribution<int>(1, 12)(rng);
+  for (int i = 0; i < n_updates; ++i)
+    updates.push_back(random_state(rng));
+  std::vector<wire::TaskState> replicas;
+  for (int r = 0; r < 5; ++r) {
+    std::vector<wire::TaskState> inbox;
+    for (const auto& u : updates) {
+      auto copies = std::uniform_int_distribution<int>(1, 3)(rng);
+      inbox.insert(inbox.end(), copies, u);
+    }
+    std::shuffle(inbox.begin(), inbox.end(), rng);
+    wire::TaskState replica = state(wire::READY, 0);
+    for (const auto& m : inbox)
+      merge_into(replica, m);
+    replicas.push_back(replica);
+  }
+  for (const auto& r : replicas) {
+    CAPTURE(r.ShortDebugString(), replicas.front().ShortDebugString());
+    REQUIRE(same(r, replicas.front()));
+  }
+  // And the result is the greatest update (or the initial state).
+  auto greatest = *std::max_element(
+    updates.begin(), updates.end(),
+    [](const auto& x, const auto& y) { return compare_states(x, y) < 0; });
+  CHECK(same(replicas.front(), merge(greatest, state(wire::READY, 0))));
+}
+
+TEST_CASE("terminal states rank by class above every non-terminal state",
+          "[task_state]") {
+  auto winner = claim_of("a");
+  SECTION("REMOVED tops DONE of a higher attempt") {
+    auto removed = state(wire::REMOVED, 1);
+    auto later_done = done(5, winner, "ok");
+    CHECK(same(merge(removed, later_done), removed));
+    CHECK(same(merge(later_done, removed), removed));
+  }
+  SECTION("DONE beats RUNNING of a higher attempt") {
+    auto finished = done(1, winner, "ok");
+    auto rerun = running(2, claim_of("b", 9, 100));
+    CHECK(same(merge(finished, rerun), finished));
+    CHECK(same(merge(rerun, finished), finished));
+    CHECK(lost_claim(merge(rerun, finished), "b", 2));
+    CHECK_FALSE(lost_claim(merge(rerun, finished), "a", 1));
+  }
+  SECTION("DONE > CANCELED > FAILED > any non-terminal state") {
+    auto d = done(1, winner, "ok");
+    auto c = state(wire::CANCELED, 1);
+    auto f = state(wire::FAILED, 3);
+    auto r = running(9, winner);
+    CHECK(compare_states(d, c) > 0);
+    CHECK(compare_states(c, f) > 0);
+    CHECK(compare_states(f, r) > 0);
+    CHECK(compare_states(f, state(wire::READY, 9)) > 0);
+  }
+  SECTION("two DONE reports of one attempt keep one of them everywhere") {
+    auto x = done(1, claim_of("a"), "x");
+    auto y = done(1, claim_of("b"), "y");
+    auto m = merge(x, y);
+    CHECK(same(m, merge(y, x)));
+    CHECK(m.claim().node_id() == "a"); // the better claim's result
+  }
+}
+
+TEST_CASE("a higher-attempt READY beats a lower-attempt RUNNING",
+          "[task_state]") {
+  auto stale = running(1, claim_of("a"));
+  auto retry = state(wire::READY, 2);
+  CHECK(same(merge(stale, retry), retry));
+  CHECK(same(merge(retry, stale), retry));
+  // The executor of the abandoned attempt learns it must stop.
+  CHECK(lost_claim(merge(stale, retry), "a", 1));
+  // Within one attempt, RUNNING beats READY.
+  CHECK(same(merge(state(wire::READY, 1), stale), stale));
+}
+
+TEST_CASE("two RUNNING claims in one attempt: the better claim wins "
+          "regardless of arrival order",
+          "[task_state]") {
+  auto strong = claim_of("b", 3); // more data objects
+  auto weak = claim_of("a", 1);
+  REQUIRE(better_claim(strong, weak));
+  auto s = running(1, strong);
+  auto w = running(1, weak);
+
+  wire::TaskState at_weak = state(wire::READY, 1);
+  CHECK(merge_into(at_weak, w));  // its own claim first
+  CHECK_FALSE(lost_claim(at_weak, "a", 1));
+  CHECK(merge_into(at_weak, s));  // then the better one
+  CHECK_FALSE(merge_into(at_weak, w)); // a duplicate changes nothing
+
+  wire::TaskState at_strong = state(wire::READY, 1);
+  CHECK(merge_into(at_strong, s));
+  CHECK_FALSE(merge_into(at_strong, w)); // the weaker claim arrives late
+
+  CHECK(same(at_weak, at_strong));
+  CHECK(at_weak.claim().node_id() == "b");
+  CHECK(lost_claim(at_weak, "a", 1));
+  CHECK_FALSE(lost_claim(at_strong, "b", 1));
+}
+
+TEST_CASE("a lottery among many claimants crowns the ranking's winner on "
+          "every replica",
+          "[task_state]") {
+  auto seed = GENERATE(range<std::uint64_t>(1, 51));
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  std::vector<wire::Claim> claims;
+  for (int n = 0; n < 8; ++n) {
+    auto c = claim_of("n" + std::to_string(n),
+                      std::uniform_int_distribution<int>(0, 2)(rng),
+                      std::uniform_int_distribution<int>(0, 2)(rng) * 50);
+    c.set_dequeue_time_ms(std::uniform_int_distribution<int>(1000, 1003)(rng));
+    claims.push_back(c);
+  }
+  auto ranked = claims;
+  sort_claims(ranked);
+  const auto& winner = ranked.front();
+  for (int replica = 0; replica < 4; ++replica) {
+    std::shuffle(claims.begin(), claims.end(), rng);
+    auto s = state(wire::READY, 1);
+    for (const auto& c : claims)
+      merge_into(s, running(1, c));
+    CAPTURE(replica, s.ShortDebugString());
+    REQUIRE(s.claim().node_id() == winner.node_id());
+    for (const auto& c : claims)
+      CHECK(lost_claim(s, c.node_id(), 1) == (c.node_id() != winner.node_id()));
+  }
+}
+
+TEST_CASE("a node keeps its claim once its own attempt is DONE",
+          "[task_state]") {
+  auto s = done(2, claim_of("a"), "ok");
+  CHECK_FALSE(lost_claim(s, "a", 2));
+  CHECK(lost_claim(s, "a", 1));
+  CHECK(lost_claim(state(wire::CANCELED, 2), "a", 2));
+}
+
+TEST_CASE("a phase from a newer peer never overrides a known one",
+          "[task_state]") {
+  auto unknown = state(static_cast<wire::TaskPhase>(7), 9);
+  auto ready = state(wire::READY, 0);
+  CHECK(compare_states(unknown, ready) < 0);
+  CHECK(same(merge(unknown, ready), ready));
+}

@@ -1,0 +1,426 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include "membership/membership_state.hpp"
+
+using namespace dice;
+
+namespace {
+
+using ids = std::vector<std::string>;
+
+const membership_config cfg;
+
+/// Stamps a body with the header the bridge would fill in for `sender`.
+wire::Message sent_by(const membership_state& sender, wire::Message body) {
+  body.set_sender_id(sender.id());
+  body.set_sender_addr(sender.addr());
+  body.set_incarnation(sender.incarnation());
+  return body;
+}
+
+wire::Peer gossip_entry(const std::string& id, const std::string& addr,
+                        std::uint64_t incarnation,
+                        wire::PeerState state = wire::ALIVE) {
+  wire::Peer p;
+  p.set_id(id);
+  p.set_addr(addr);
+  p.set_incarnation(incarnation);
+  p.set_state(state);
+  return p;
+}
+
+/// A heartbeat from a node that exists only as a header.
+wire::Message heartbeat(const std::string& id, const std::string& addr,
+                        std::uint64_t incarnation,
+                        std::vector<wire::Peer> gossip = {}) {
+  wire::Message m;
+  m.set_sender_id(id);
+  m.set_sender_addr(addr);
+  m.set_incarnation(incarnation);
+  auto* hb = m.mutable_heartbeat();
+  for (auto& p : gossip)
+    *hb->add_peers() = p;
+  return m;
+}
+
+/// A lossless network: every node heartbeats its targets, then all tick.
+struct cluster {
+  std::vector<membership_state*> up;
+
+  membership_state* at(const std::string& addr) {
+    for (auto* n : up)
+      if (n->addr() == addr)
+        return n;
+    return nullptr;
+  }
+
+  void round(millis now) {
+    for (auto* n : up) {
+      auto hb = sent_by(*n, n->make_heartbeat());
+      for (const auto& target : n->heartbeat_targets())
+        if (auto* receiver = at(target))
+          receiver->on_heartbeat(hb, now);
+    }
+    for (auto* n : up)
+      n->tick(now);
+  }
+};
+
+std::set<std::string> gossiped_ids(const wire::Message& hb) {
+  std::set<std::string> result;
+  for (const auto& p : hb.heartbeat().peers())
+    result.insert(p.id());
+  return result;
+}
+
+} // namespace
+
+TEST_CASE("three nodes converge to three alive from a single seed",
+          "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  membership_state b{"b", "127.0.0.1:7402", 1};
+  membership_state c{"c", "127.0.0.1:7403", 1};
+  b.add_seed(a.addr());
+  c.add_seed(a.addr());
+  cluster net{{&a, &b, &c}};
+
+  net.round(0);
+  CHECK(a.live_ids() == ids{"a", "b", "c"});
+  // b and c only ever address the seed: they learn of each other by gossip.
+  CHECK(b.live_ids() == ids{"b"});
+  CHECK(b.heartbeat_targets() == ids{a.addr()});
+  net.round(cfg.heartbeat_interval_ms);
+  CHECK(b.live_ids() == ids{"a", "b", "c"});
+  CHECK(c.live_ids() == ids{"a", "b", "c"});
+  CHECK(b.seeds_to_connect().empty());
+
+  // Past dead_after_ms the gossip grace period is over: everyone stays alive
+  // only because they now hear each other directly.
+  for (millis now = 2 * cfg.heartbeat_interval_ms; now <= 3 * cfg.dead_after_ms;
+       now += cfg.heartbeat_interval_ms)
+    net.round(now);
+  for (auto* n : net.up) {
+    INFO(n->id());
+    CHECK(n->live_ids() == ids{"a", "b", "c"});
+    CHECK(n->heartbeat_targets().size() == 2);
+  }
+}
+
+TEST_CASE("a silent peer becomes suspect, then dead, at the configured ages",
+          "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  const millis heard = 1000;
+  auto joined = a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), heard);
+  REQUIRE(joined.size() == 1);
+  CHECK(joined[0].joined);
+  CHECK(joined[0].to == peer_state::alive);
+
+  CHECK(a.tick(heard + cfg.suspect_after_ms - 1).empty());
+  CHECK(a.state_of("b") == peer_state::alive);
+
+  auto suspected = a.tick(heard + cfg.suspect_after_ms);
+  REQUIRE(suspected.size() == 1);
+  CHECK(suspected[0].id == "b");
+  CHECK(suspected[0].from == peer_state::alive);
+  CHECK(suspected[0].to == peer_state::suspect);
+  CHECK(a.live_ids() == ids{"a"});
+  CHECK(a.broadcast_targets() == ids{"127.0.0.1:7402"});
+
+  CHECK(a.tick(heard + cfg.dead_after_ms - 1).empty());
+  CHECK(a.state_of("b") == peer_state::suspect);
+
+  auto died = a.tick(heard + cfg.dead_after_ms);
+  REQUIRE(died.size() == 1);
+  CHECK(died[0].from == peer_state::suspect);
+  CHECK(died[0].to == peer_state::dead);
+  CHECK(a.broadcast_targets().empty());
+  // Still heartbeated, so that a partition can heal.
+  CHECK(a.heartbeat_targets() == ids{"127.0.0.1:7402"});
+}
+
+TEST_CASE("a dead peer that speaks again with the same incarnation is alive",
+          "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 0);
+  a.tick(cfg.dead_after_ms);
+  REQUIRE(a.state_of("b") == peer_state::dead);
+
+  auto back = a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 5000);
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].from == peer_state::dead);
+  CHECK(back[0].to == peer_state::alive);
+  CHECK_FALSE(back[0].restarted);
+  CHECK_FALSE(back[0].joined);
+  CHECK(a.tick(5000 + cfg.suspect_after_ms - 1).empty());
+}
+
+TEST_CASE("a restarted peer comes back alive with restarted set",
+          "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 0);
+
+  SECTION("while still alive") {
+    auto changes = a.on_heartbeat(heartbeat("b", "127.0.0.1:7502", 2), 100);
+    REQUIRE(changes.size() == 1);
+    CHECK(changes[0].restarted);
+    CHECK(changes[0].from == peer_state::alive);
+    CHECK(changes[0].to == peer_state::alive);
+    CHECK(changes[0].incarnation == 2);
+  }
+  SECTION("after being declared dead") {
+    a.tick(cfg.dead_after_ms);
+    REQUIRE(a.state_of("b") == peer_state::dead);
+    auto changes = a.on_heartbeat(heartbeat("b", "127.0.0.1:7502", 2),
+                                  cfg.dead_after_ms + 1);
+    REQUIRE(changes.size() == 1);
+    CHECK(changes[0].restarted);
+    CHECK_FALSE(changes[0].joined);
+    CHECK(changes[0].from == peer_state::dead);
+    CHECK(changes[0].to == peer_state::alive);
+    CHECK(changes[0].addr == "127.0.0.1:7502");
+  }
+  auto rows = a.view(cfg.dead_after_ms + 1);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1].incarnation == 2);
+  CHECK(rows[1].addr == "127.0.0.1:7502");
+  CHECK(rows[1].state == peer_state::alive);
+}
+
+TEST_CASE("a message from an older incarnation is ignored", "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 2), 0);
+
+  auto late = heartbeat("b", "127.0.0.1:7402", 1,
+                        {gossip_entry("x", "127.0.0.1:7409", 1)});
+  CHECK(a.on_heartbeat(late, cfg.suspect_after_ms - 1).empty());
+  CHECK(a.stale_messages() == 1);
+  CHECK_FALSE(a.state_of("x")); // its gossip is dropped with it
+  CHECK(a.view(0)[1].incarnation == 2);
+  // It did not count as contact either.
+  auto changes = a.tick(cfg.suspect_after_ms);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].to == peer_state::suspect);
+}
+
+TEST_CASE("gossip revives a dead peer only with a higher incarnation",
+          "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 0);
+  a.on_heartbeat(heartbeat("c", "127.0.0.1:7403", 1), 0);
+  // c keeps talking and still lists b as alive; b is silent.
+  auto from_c = [](std::uint64_t b_incarnation) {
+    return heartbeat("c", "127.0.0.1:7403", 1,
+                     {gossip_entry("b", "127.0.0.1:7402", b_incarnation)});
+  };
+  millis now = 0;
+  for (; now <= cfg.dead_after_ms; now += cfg.heartbeat_interval_ms) {
+    a.on_heartbeat(from_c(1), now);
+    a.tick(now);
+  }
+  REQUIRE(a.state_of("b") == peer_state::dead);
+  CHECK(a.on_heartbeat(from_c(1), now).empty());
+  CHECK(a.state_of("b") == peer_state::dead);
+
+  auto changes = a.on_heartbeat(from_c(2), now);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].id == "b");
+  CHECK(changes[0].restarted);
+  CHECK(changes[0].to == peer_state::alive);
+  CHECK(a.state_of("b") == peer_state::alive);
+  // Only a grace period: without direct contact it is suspected again.
+  a.tick(now + cfg.suspect_after_ms - 1);
+  CHECK(a.state_of("b") == peer_state::alive);
+  a.tick(now + cfg.suspect_after_ms);
+  CHECK(a.state_of("b") == peer_state::suspect);
+}
+
+TEST_CASE("a crashed node is declared dead by all while others gossip it",
+          "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  membership_state b{"b", "127.0.0.1:7402", 1};
+  membership_state c{"c", "127.0.0.1:7403", 1};
+  b.add_seed(a.addr());
+  c.add_seed(a.addr());
+  cluster net{{&a, &b, &c}};
+  millis now = 0;
+  for (; now <= 1000; now += cfg.heartbeat_interval_ms)
+    net.round(now);
+  REQUIRE(a.live_ids() == ids{"a", "b", "c"});
+  REQUIRE(b.live_ids() == ids{"a", "b", "c"});
+
+  const millis last_heard = now - cfg.heartbeat_interval_ms;
+  net.up = {&a, &b}; // c is killed
+  for (; now < last_heard + cfg.dead_after_ms; now += cfg.heartbeat_interval_ms)
+    net.round(now);
+  CHECK(a.state_of("c") == peer_state::suspect);
+  CHECK(b.state_of("c") == peer_state::suspect);
+  for (; now <= last_heard + 3 * cfg.dead_after_ms;
+       now += cfg.heartbeat_interval_ms)
+    net.round(now);
+  CHECK(a.state_of("c") == peer_state::dead);
+  CHECK(b.state_of("c") == peer_state::dead);
+  CHECK(a.live_ids() == ids{"a", "b"});
+}
+
+TEST_CASE("a dead peer is forgotten after forget_dead_after_ms",
+          "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 0);
+  a.tick(cfg.dead_after_ms);
+  REQUIRE(a.state_of("b") == peer_state::dead);
+
+  const millis forget_at = cfg.dead_after_ms + cfg.forget_dead_after_ms;
+  CHECK(a.tick(forget_at - 1).empty());
+  CHECK(a.state_of("b") == peer_state::dead);
+
+  auto changes = a.tick(forget_at);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].forgotten);
+  CHECK(changes[0].id == "b");
+  CHECK_FALSE(a.state_of("b"));
+  CHECK(a.heartbeat_targets().empty());
+  CHECK(a.view(forget_at).size() == 1);
+
+  auto rejoined = a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1),
+                                 forget_at + 1);
+  REQUIRE(rejoined.size() == 1);
+  CHECK(rejoined[0].joined);
+}
+
+TEST_CASE("connect and connect_rep give a joiner the whole view",
+          "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 0);
+  a.on_heartbeat(heartbeat("e", "127.0.0.1:7405", 1), 0);
+  const millis now = cfg.dead_after_ms;
+  a.on_heartbeat(heartbeat("c", "127.0.0.1:7403", 1), now);
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), now);
+  a.tick(now);
+  REQUIRE(a.state_of("e") == peer_state::dead);
+
+  membership_state d{"d", "127.0.0.1:7404", 1};
+  d.add_seed("localhost:7401");
+  REQUIRE(d.seeds_to_connect() == ids{"127.0.0.1:7401"});
+
+  wire::Message connect;
+  connect.mutable_connect();
+  wire::Message reply;
+  auto at_seed = a.on_connect(sent_by(d, connect), now, &reply);
+  REQUIRE(at_seed.size() == 1);
+  CHECK(at_seed[0].id == "d");
+  CHECK(at_seed[0].joined);
+  REQUIRE(reply.has_connect_rep());
+
+  auto at_joiner = d.on_connect_rep(sent_by(a, reply), now + 1);
+  CHECK(at_joiner.size() == 3);
+  CHECK(d.live_ids() == ids{"a", "b", "c", "d"});
+  CHECK_FALSE(d.state_of("e")); // the dead are not handed on
+  CHECK(d.seeds_to_connect().empty());
+}
+
+TEST_CASE("heartbeat gossip rotates through a table larger than one heartbeat",
+          "[membership]") {
+  auto small = cfg;
+  small.gossip_peers_per_heartbeat = 3;
+  membership_state a{"a", "127.0.0.1:7401", 1, small};
+  std::set<std::string> everyone;
+  auto join = [&](int i) {
+    auto id = "p" + std::to_string(i);
+    a.on_heartbeat(heartbeat(id, "127.0.0.1:" + std::to_string(7500 + i), 1),
+                   0);
+    everyone.insert(id);
+  };
+  for (int i = 0; i < 3; ++i)
+    join(i);
+  CHECK(gossiped_ids(a.make_heartbeat()) == everyone);
+  CHECK(gossiped_ids(a.make_heartbeat()) == everyone);
+
+  for (int i = 3; i < 7; ++i)
+    join(i);
+  std::set<std::string> covered;
+  for (int beat = 0; beat < 3; ++beat) { // ceil(7 / 3) heartbeats
+    auto hb = a.make_heartbeat();
+    CHECK(hb.heartbeat().peers_size() == 3);
+    auto ids = gossiped_ids(hb);
+    covered.insert(ids.begin(), ids.end());
+  }
+  CHECK(covered == everyone);
+}
+
+TEST_CASE("view lists self first, then peers sorted by id", "[membership]") {
+  membership_state m{"m", "127.0.0.1:7401", 7};
+  m.on_heartbeat(heartbeat("z", "127.0.0.1:7402", 1), 100);
+  m.on_heartbeat(heartbeat("b", "127.0.0.1:7403", 3), 150);
+
+  auto rows = m.view(400);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].id == "m");
+  CHECK(rows[0].addr == "127.0.0.1:7401");
+  CHECK(rows[0].incarnation == 7);
+  CHECK(rows[0].state == peer_state::alive);
+  CHECK(rows[0].last_seen_ms == 0);
+  CHECK(rows[1].id == "b");
+  CHECK(rows[1].incarnation == 3);
+  CHECK(rows[1].last_seen_ms == 250);
+  CHECK(rows[2].id == "z");
+  CHECK(rows[2].last_seen_ms == 300);
+  CHECK(m.live_ids() == ids{"b", "m", "z"});
+  CHECK(m.state_of("m") == peer_state::alive);
+  CHECK_FALSE(m.state_of("q"));
+}
+
+TEST_CASE("a node claiming our id is ignored and counted", "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  CHECK(a.on_heartbeat(heartbeat("a", "127.0.0.1:7409", 5), 0).empty());
+  CHECK(a.conflicting_ids() == 1);
+  // Our own datagram looped back is not a conflict.
+  CHECK(a.on_heartbeat(heartbeat("a", "127.0.0.1:7401", 1), 0).empty());
+  CHECK(a.conflicting_ids() == 1);
+  // Gossip about us never changes how we see ourselves.
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1,
+                           {gossip_entry("a", "127.0.0.1:7409", 9,
+                                         wire::DEAD)}),
+                 0);
+  auto self = a.view(0)[0];
+  CHECK(self.addr == "127.0.0.1:7401");
+  CHECK(self.incarnation == 1);
+  CHECK(a.view(0).size() == 2);
+  CHECK(a.heartbeat_targets() == ids{"127.0.0.1:7402"});
+}
+
+TEST_CASE("seeds are contacted until they resolve to an alive peer",
+          "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  a.add_seed("127.0.0.1:7401"); // our own address among the --peer list
+  a.add_seed("localhost:7402");
+  a.add_seed("127.0.0.1:7403");
+  CHECK(a.seeds_to_connect() == ids{"127.0.0.1:7402", "127.0.0.1:7403"});
+
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 0);
+  CHECK(a.seeds_to_connect() == ids{"127.0.0.1:7403"});
+  CHECK(a.heartbeat_targets() == ids{"127.0.0.1:7402", "127.0.0.1:7403"});
+
+  a.tick(cfg.suspect_after_ms);
+  CHECK(a.seeds_to_connect() == ids{"127.0.0.1:7402", "127.0.0.1:7403"});
+  CHECK(a.heartbeat_targets() == ids{"127.0.0.1:7402", "127.0.0.1:7403"});
+}
+
+TEST_CASE("a membership config that cannot work is rejected", "[membership]") {
+  CHECK(cfg.problem().empty());
+  auto bad = cfg;
+  bad.dead_after_ms = bad.suspect_after_ms;
+  CHECK(bad.problem() == "dead-after must be longer than suspect-after");
+  CHECK_THROWS_WITH((membership_state{"a", "127.0.0.1:7401", 1, bad}),
+                    Catch::Contains("dead-after"));
+  bad = cfg;
+  bad.suspect_after_ms = bad.heartbeat_interval_ms;
+  CHECK_FALSE(bad.problem().empty());
+  CHECK_THROWS_AS((membership_state{"", "127.0.0.1:7401", 1}),
+                  std::invalid_argument);
+  CHECK(std::string(to_string(peer_state::suspect)) == "suspect");
+  CHECK(std::string(to_string(peer_state::dead)) == "dead");
+  CHECK(std::string(to_string(peer_state::alive)) == "alive");
+}
