@@ -51,8 +51,8 @@ std::uint64_t rendezvous_hash(std::string_view task_id,
 bool ready_queue::walk_order::operator()(const entry& a,
                                          const entry& b) const {
   // Higher priority first; the task id settles the (rare) hash collision.
-  return std::tie(a.priority, a.hash, a.task_id)
-         < std::tie(b.priority, b.hash, b.task_id);
+  return std::tie(b.priority, a.hash, a.task_id)
+         < std::tie(a.priority, b.hash, b.task_id);
 }
 
 ready_queue::ready_queue(std::string node_id) : node_id_(std::move(node_id)) {
