@@ -100,7 +100,8 @@ bool membership_state::hear_directly(const wire::Message& m, millis now,
   if (added) {
     peer = peer_entry{std::move(addr), peer_state::alive, m.incarnation(), now};
     changes.push_back({it->first, peer.addr, peer_state::dead,
-                       peer_state::alive, peer.incarnation, true, false, false});
+                       peer_state::alive, peer.incarnation, true, false,
+                       false});
     return true;
   }
   if (m.incarnation() < peer.incarnation) {
@@ -208,7 +209,7 @@ std::vector<peer_change> membership_state::tick(millis now) {
   for (auto it = peers_.begin(); it != peers_.end();) {
     auto& [id, peer] = *it;
     auto silent = now - peer.last_seen_ms;
-    if (silent > cfg_.dead_after_ms + cfg_.forget_dead_after_ms) {
+    if (silent >= cfg_.dead_after_ms + cfg_.forget_dead_after_ms) {
       changes.push_back({id, peer.addr, peer.state, peer_state::dead,
                          peer.incarnation, false, false, true});
       it = peers_.erase(it);

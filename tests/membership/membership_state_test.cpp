@@ -99,8 +99,8 @@ TEST_CASE("three nodes converge to three alive from a single seed",
 
   // Past dead_after_ms the gossip grace period is over: everyone stays alive
   // only because they now hear each other directly.
-  for (millis now = 2 * cfg.heartbeat_interval_ms; now <= 3 * cfg.dead_after_ms;
-       now += cfg.heartbeat_interval_ms)
+  const millis step = cfg.heartbeat_interval_ms;
+  for (millis now = 2 * step; now <= 3 * cfg.dead_after_ms; now += step)
     net.round(now);
   for (auto* n : net.up) {
     INFO(n->id());
@@ -222,6 +222,14 @@ TEST_CASE("gossip revives a dead peer only with a higher incarnation",
   }
   REQUIRE(a.state_of("b") == peer_state::dead);
   CHECK(a.on_heartbeat(from_c(1), now).empty());
+  // Nor does it introduce a stranger it does not report alive.
+  a.on_heartbeat(heartbeat("c", "127.0.0.1:7403", 1,
+                           {gossip_entry("x", "127.0.0.1:7408", 1, wire::DEAD),
+                            gossip_entry("y", "127.0.0.1:7409", 1,
+                                         wire::SUSPECT)}),
+                 now);
+  CHECK_FALSE(a.state_of("x"));
+  CHECK_FALSE(a.state_of("y"));
   CHECK(a.state_of("b") == peer_state::dead);
 
   auto changes = a.on_heartbeat(from_c(2), now);
@@ -313,11 +321,16 @@ TEST_CASE("connect and connect_rep give a joiner the whole view",
   CHECK(at_seed[0].id == "d");
   CHECK(at_seed[0].joined);
   REQUIRE(reply.has_connect_rep());
+  std::set<std::string> listed;
+  for (const auto& p : reply.connect_rep().peers())
+    listed.insert(p.id());
+  // Self included; the dead are not handed on, nor the joiner to itself.
+  CHECK(listed == std::set<std::string>{"a", "b", "c"});
 
   auto at_joiner = d.on_connect_rep(sent_by(a, reply), now + 1);
   CHECK(at_joiner.size() == 3);
   CHECK(d.live_ids() == ids{"a", "b", "c", "d"});
-  CHECK_FALSE(d.state_of("e")); // the dead are not handed on
+  CHECK_FALSE(d.state_of("e"));
   CHECK(d.seeds_to_connect().empty());
 }
 
@@ -388,7 +401,12 @@ TEST_CASE("a node claiming our id is ignored and counted", "[membership]") {
   CHECK(self.addr == "127.0.0.1:7401");
   CHECK(self.incarnation == 1);
   CHECK(a.view(0).size() == 2);
+  // A former id of this node at our address: never a target of our own.
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1,
+                           {gossip_entry("old-a", "127.0.0.1:7401", 1)}),
+                 0);
   CHECK(a.heartbeat_targets() == ids{"127.0.0.1:7402"});
+  CHECK(a.broadcast_targets() == ids{"127.0.0.1:7402"});
 }
 
 TEST_CASE("seeds are contacted until they resolve to an alive peer",
