@@ -1,0 +1,43 @@
+#pragma once
+// The registry of task kinds a node can run: a name mapped to a function.
+// Built-in kinds are `sleep`, `cpu` and `echo`; embedding programs add theirs.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "executor/execution.hpp"
+
+namespace dice {
+
+/// Runs one task. Called off the actor scheduler, on an executor slot thread;
+/// long work should poll `cancel.canceled()` and return early.
+using task_function =
+  std::function<task_outcome(const std::string& payload, const cancel_token& cancel)>;
+
+class task_kinds {
+public:
+  /// With the built-in kinds registered.
+  static task_kinds with_builtins();
+
+  /// Adds or replaces a kind.
+  void add(const std::string& kind, task_function fn);
+  const task_function* find(const std::string& kind) const;
+  bool contains(const std::string& kind) const { return find(kind) != nullptr; }
+  std::vector<std::string> names() const;
+
+private:
+  std::map<std::string, task_function> kinds_;
+};
+
+// -- built-in kinds (payloads are text) --------------------------------------
+
+/// `sleep`: payload milliseconds (0..3,600,000); cancellable; result "slept N".
+task_outcome run_sleep(const std::string& payload, const cancel_token& cancel);
+/// `cpu`: payload iterations (1..10^10) of a hash chain; the result is its
+/// hex digest, the same on every machine, so duplicate runs agree.
+task_outcome run_cpu(const std::string& payload, const cancel_token& cancel);
+/// `echo`: the payload is the result.
+task_outcome run_echo(const std::string& payload, const cancel_token& cancel);
+
+} // namespace dice
