@@ -245,6 +245,26 @@ TEST_CASE("gossip revives a dead peer only with a higher incarnation",
   CHECK(a.state_of("b") == peer_state::suspect);
 }
 
+TEST_CASE("gossip of a new incarnation already dead does not revive",
+          "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 0);
+  const millis now = cfg.dead_after_ms;
+  a.on_heartbeat(heartbeat("c", "127.0.0.1:7403", 1), now);
+  a.tick(now);
+  REQUIRE(a.state_of("b") == peer_state::dead);
+
+  auto changes = a.on_heartbeat(
+    heartbeat("c", "127.0.0.1:7403", 1,
+              {gossip_entry("b", "127.0.0.1:7402", 2, wire::DEAD)}),
+    now);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].restarted);
+  CHECK(changes[0].to == peer_state::dead);
+  CHECK(a.view(now)[1].incarnation == 2);
+  CHECK(a.state_of("b") == peer_state::dead);
+}
+
 TEST_CASE("a crashed node is declared dead by all while others gossip it",
           "[membership]") {
   membership_state a{"a", "127.0.0.1:7401", 1};
