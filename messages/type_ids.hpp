@@ -27,4 +27,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
   CAF_ADD_ATOM(dice, dice, nodes_atom, "nodes")
   CAF_ADD_ATOM(dice, dice, tick_atom, "tick")
   CAF_ADD_ATOM(dice, dice, peer_event_atom, "peerevent")
+  // executor
+  CAF_ADD_ATOM(dice, dice, run_atom, "run")
+  CAF_ADD_ATOM(dice, dice, cancel_atom, "cancel")
+  CAF_ADD_ATOM(dice, dice, executed_atom, "executed")
 CAF_END_TYPE_ID_BLOCK(dice)
