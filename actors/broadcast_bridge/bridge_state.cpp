@@ -1,5 +1,9 @@
 #include "broadcast_bridge/bridge_state.hpp"
 
+#include <mutex>
+
+#include <google/protobuf/stubs/logging.h>
+
 #include "broadcast_bridge/hmac.hpp"
 
 namespace dice {
@@ -10,6 +14,10 @@ bridge_state::bridge_state(bridge_identity self, std::string cluster_key,
     key_(std::move(cluster_key)),
     limits_(limits),
     replay_(limits.replay_window) {
+  // Protobuf logs every undecodable string field to stderr: anyone able to
+  // send us datagrams could flood the log. Drops are counted instead.
+  static std::once_flag quiet;
+  std::call_once(quiet, [] { google::protobuf::SetLogHandler(nullptr); });
 }
 
 std::optional<std::string> bridge_state::seal(wire::Message m, millis now) {

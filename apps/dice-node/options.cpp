@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -23,7 +24,8 @@ endpoint endpoint_option(const std::string& name, const std::string& text) {
 
 std::string read_key_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in)
+  std::error_code ec;
+  if (!in || !std::filesystem::is_regular_file(path, ec))
     throw std::runtime_error("--cluster-key-file: cannot read '" + path + "'");
   std::ostringstream buf;
   buf << in.rdbuf();
@@ -85,7 +87,11 @@ node_options parse_node_options(int argc, const char* const* argv) {
       std::ifstream in(path);
       if (!in)
         throw std::runtime_error("--config: cannot read '" + path + "'");
-      po::store(po::parse_config_file(in, desc), vm);
+      try {
+        po::store(po::parse_config_file(in, desc), vm);
+      } catch (const po::error& e) {
+        throw std::runtime_error("--config '" + path + "': " + e.what());
+      }
     }
     po::notify(vm);
   } catch (const po::error& e) {

@@ -1,0 +1,256 @@
+// dice-node's configuration as a user meets it: a bad option or address, a
+// busy port or an unreadable key ends the program at once with one line that
+// says what is wrong; an INI file sets options and the command line wins.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sstream>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "cluster.hpp"
+
+using namespace dice::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::vector<std::string> non_empty_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.find_first_not_of(" \t\r") != std::string::npos)
+      out.push_back(line);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& args) {
+  std::string out;
+  for (auto& a : args)
+    out += " " + a;
+  return out;
+}
+
+/// Loopback UDP and HTTP addresses nobody uses, so that a node which wrongly
+/// starts disturbs nothing.
+std::vector<std::string> quiet_addrs() {
+  return {"--listen", loopback(free_port(true)), "--http",
+          loopback(free_port(false))};
+}
+
+/// dice-node `args` exits by itself within 2 s, with a non-zero code (not a
+/// crash), printing exactly one line that is an error naming `mention`.
+void expect_fails_fast(const std::vector<std::string>& args,
+                       const std::string& mention) {
+  temp_dir dir;
+  auto r = run_node_to_exit(args, dir, "node.log", millis(2000));
+  INFO("dice-node" << joined(args) << "\noutput:\n" << r.output);
+  REQUIRE(r.exit_code.has_value()); // exited within 2 s, not killed by us
+  CHECK(*r.exit_code != 0);
+  CHECK(*r.exit_code < 128); // an orderly exit, not a signal
+  auto lines = non_empty_lines(r.output);
+  REQUIRE(lines.size() == 1);
+  CHECK_THAT(lines[0], Contains("error") && Contains(mention));
+}
+
+/// Holds a socket bound to 127.0.0.1:port until destroyed.
+class held_port {
+public:
+  explicit held_port(bool udp) {
+    fd_ = ::socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+    REQUIRE(fd_ >= 0);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(sa);
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0);
+    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&sa), &len) == 0);
+    if (!udp)
+      REQUIRE(::listen(fd_, 4) == 0);
+    port_ = ntohs(sa.sin_port);
+  }
+  ~held_port() { ::close(fd_); }
+  std::uint16_t port() const { return port_; }
+
+private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+};
+
+} // namespace
+
+TEST_CASE("an unknown option fails fast with one line", "[process][config]") {
+  auto args = quiet_addrs();
+  args.push_back("--no-such-option");
+  expect_fails_fast(args, "no-such-option");
+}
+
+TEST_CASE("a malformed --listen fails fast with one line",
+          "[process][config]") {
+  SECTION("no port") {
+    expect_fails_fast({"--listen", "127.0.0.1", "--http",
+                       loopback(free_port(false))},
+                      "--listen");
+  }
+  SECTION("not an IPv4 address") {
+    expect_fails_fast({"--listen", "no.such.host:7400", "--http",
+                       loopback(free_port(false))},
+                      "--listen");
+  }
+  SECTION("port out of range") {
+    expect_fails_fast({"--listen", "127.0.0.1:65536", "--http",
+                       loopback(free_port(false))},
+                      "--listen");
+  }
+}
+
+TEST_CASE("a --peer with a bad port fails fast with one line",
+          "[process][config]") {
+  auto args = quiet_addrs();
+  SECTION("too large") {
+    args.insert(args.end(), {"--peer", "127.0.0.1:70000"});
+    expect_fails_fast(args, "--peer");
+  }
+  SECTION("not a number") {
+    args.insert(args.end(), {"--peer", "127.0.0.1:http"});
+    expect_fails_fast(args, "--peer");
+  }
+  SECTION("missing") {
+    args.insert(args.end(), {"--peer", "127.0.0.1:"});
+    expect_fails_fast(args, "--peer");
+  }
+}
+
+TEST_CASE("a UDP port already in use fails fast with one line",
+          "[process][config]") {
+  held_port busy(true);
+  expect_fails_fast({"--listen", loopback(busy.port()), "--http",
+                     loopback(free_port(false))},
+                    loopback(busy.port()));
+}
+
+TEST_CASE("an HTTP port already in use fails fast with one line",
+          "[process][config]") {
+  held_port busy(false);
+  expect_fails_fast({"--listen", loopback(free_port(true)), "--http",
+                     loopback(busy.port())},
+                    loopback(busy.port()));
+}
+
+TEST_CASE("an unreadable --cluster-key-file fails fast with one line",
+          "[process][config]") {
+  temp_dir dir;
+  auto args = quiet_addrs();
+  SECTION("missing file") {
+    args.insert(args.end(), {"--cluster-key-file", dir.file("no-such-key")});
+    expect_fails_fast(args, "--cluster-key-file");
+  }
+  SECTION("a directory") {
+    args.insert(args.end(), {"--cluster-key-file", dir.path()});
+    expect_fails_fast(args, "--cluster-key-file");
+  }
+  SECTION("a key too short to be safe") {
+    args.insert(args.end(),
+                {"--cluster-key-file", dir.write("short-key", "abc\n")});
+    expect_fails_fast(args, "--cluster-key-file");
+  }
+}
+
+TEST_CASE("listening off loopback without a cluster key fails fast",
+          "[process][config]") {
+  // Refused before any socket is opened, so nothing listens on 0.0.0.0.
+  expect_fails_fast({"--listen", "0.0.0.0:" + std::to_string(free_port(true)),
+                     "--http", loopback(free_port(false))},
+                    "cluster key");
+}
+
+TEST_CASE("an unknown option in the --config file fails fast with one line",
+          "[process][config]") {
+  temp_dir dir;
+  auto ini = dir.write("node.ini", "id = from-ini\n"
+                                   "no-such-setting = 3\n");
+  auto args = quiet_addrs();
+  args.insert(args.end(), {"--config", ini});
+  expect_fails_fast(args, "no-such-setting");
+}
+
+TEST_CASE("a missing --config file fails fast with one line",
+          "[process][config]") {
+  temp_dir dir;
+  auto args = quiet_addrs();
+  args.insert(args.end(), {"--config", dir.file("missing.ini")});
+  expect_fails_fast(args, "--config");
+}
+
+TEST_CASE("the --config file sets options and the command line overrides "
+          "them",
+          "[process][config]") {
+  temp_dir dir;
+  auto ini_udp = free_port(true);
+  auto ini_http = free_port(false);
+  std::string text = "# a node configured by file\n"
+                     "id = from-ini\n"
+                     "heartbeat-ms = 100\n";
+  text += "listen = " + loopback(ini_udp) + "\n";
+  text += "http = " + loopback(ini_http) + "\n";
+  auto ini = dir.write("node.ini", text);
+
+  // The self row of /nodes carries the node's id and advertised address.
+  auto self_row = [](std::uint16_t http_port) -> nlohmann::json {
+    auto v = get_json(http_port, "/nodes");
+    if (!v)
+      return {};
+    for (auto& row : (*v)["nodes"])
+      if (row["id"] == (*v)["self"])
+        return row;
+    return {};
+  };
+  auto health_id = [](std::uint16_t http_port) -> std::string {
+    auto h = get_json(http_port, "/health");
+    return h ? h->value("id", "") : "";
+  };
+
+  SECTION("the file alone") {
+    process p(DICE_NODE_BIN, {"--config", ini}, dir.file("a.log"));
+    REQUIRE(wait_until([&] { return health_id(ini_http) != ""; }, millis(5000)));
+    CHECK(health_id(ini_http) == "from-ini");
+    CHECK(self_row(ini_http)["addr"] == loopback(ini_udp));
+    CHECK(p.stop() == 0);
+  }
+  SECTION("--id on the command line wins over the file") {
+    process p(DICE_NODE_BIN, {"--config", ini, "--id", "from-cli"},
+              dir.file("b.log"));
+    REQUIRE(wait_until([&] { return health_id(ini_http) != ""; }, millis(5000)));
+    CHECK(health_id(ini_http) == "from-cli");
+    // What the command line does not set still comes from the file.
+    CHECK(self_row(ini_http)["addr"] == loopback(ini_udp));
+    CHECK(self_row(ini_http)["id"] == "from-cli");
+    CHECK(p.stop() == 0);
+  }
+  SECTION("--listen and --http on the command line win over the file") {
+    auto cli_udp = free_port(true);
+    auto cli_http = free_port(false);
+    process p(DICE_NODE_BIN,
+              {"--listen", loopback(cli_udp), "--config", ini, "--http",
+               loopback(cli_http)},
+              dir.file("c.log"));
+    REQUIRE(wait_until([&] { return health_id(cli_http) != ""; }, millis(5000)));
+    CHECK(health_id(cli_http) == "from-ini");
+    CHECK(self_row(cli_http)["addr"] == loopback(cli_udp));
+    // Nothing answers on the file's HTTP port.
+    CHECK(http_get(ini_http, "/health", millis(300)).status == 0);
+    CHECK(p.stop() == 0);
+  }
+}
+
+TEST_CASE("an unknown HTTP path answers 404 with a JSON error",
+          "[process][config]") {
+  cluster c;
+  auto& n = c.start(c.make_spec("node-1"));
+  auto r = http_get(n.spec().http_port, "/no-such-path");
+  CHECK(r.status == 404);
+  auto body = r.json();
+  REQUIRE(body);
+  CHECK(body->contains("error"));
+}
