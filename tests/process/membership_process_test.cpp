@@ -158,3 +158,20 @@ TEST_CASE("a node with another cluster key never becomes alive in the "
   CHECK(n1.state_of("node-2") == "alive");
   CHECK(n2.state_of("node-1") == "alive");
 }
+
+TEST_CASE("nodes on one multicast group find each other without seed peers",
+          "[process]") {
+  cluster c;
+  // A group port of our own, so parallel runs do not hear each other.
+  auto group = "239.192.0.7:" + std::to_string(free_port(true));
+  for (auto id : {"mcast-1", "mcast-2", "mcast-3"}) {
+    auto spec = c.make_spec(id);
+    spec.extra_args = {"--multicast", group};
+    c.start(spec);
+  }
+  std::vector<std::string> ids = {"mcast-1", "mcast-2", "mcast-3"};
+  auto converged = wait_until([&] { return all_see_all_alive(c, ids); },
+                              millis(5000));
+  INFO(c.logs());
+  REQUIRE(converged);
+}
