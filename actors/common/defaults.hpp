@@ -31,4 +31,55 @@ constexpr std::size_t gossip_peers_per_heartbeat = 64;
 /// Dead peers are forgotten after this long (they rejoin by heartbeat).
 constexpr millis forget_dead_after_ms = 60'000;
 
+// -- election (seeds 001, 002) ------------------------------------------------------
+constexpr const char* election_algorithm = "bully";
+/// T of the seed: a live peer answers within this (2 Tm + Tp).
+constexpr millis election_answer_timeout_ms = 100;
+/// Period of AYUp / AYNormal / AYThere / AYCoordinator checks.
+constexpr millis election_check_interval_ms = 1000;
+/// Bound on one ring hop; ring, hs and echo give up after a multiple of it
+/// scaled by the number of live nodes.
+constexpr millis election_hop_timeout_ms = 50;
+/// Invitation: a coordinator that found others waits up to this long, less
+/// for higher priority, so the highest merges first.
+constexpr millis election_merge_delay_ms = 500;
+/// Echo: neighbours on each side in the id ring (0 = every live node).
+constexpr std::size_t election_echo_radius = 0;
+
+} // namespace dice::defaults
+
+// -- replicated queue (seed 000) ----------------------------------------------
+namespace dice::defaults {
+
+/// How long a DEQUEUE claim waits for competing claims before executing.
+constexpr millis claim_window_ms = 100;
+/// RUNNING heartbeats of an execution, one per task per interval.
+constexpr millis running_interval_ms = 200;
+/// No RUNNING heartbeat for this long: the task goes back to READY with the
+/// next attempt (several intervals, so a lossy link alone rarely triggers it).
+constexpr millis running_timeout_ms = 1600;
+/// Random extra wait before announcing a re-queue, so usually one node does.
+constexpr millis requeue_jitter_ms = 300;
+/// Back-off range of an unknown-task answer (algorithm 2); the first node to
+/// answer silences the others.
+constexpr millis answer_backoff_min_ms = 5;
+constexpr millis answer_backoff_max_ms = 250;
+/// A message may overtake the ENQUEUE it follows: wait this long before
+/// asking about an unknown task.
+constexpr millis ask_delay_ms = 60;
+/// How long an asker waits for an answer before asking again.
+constexpr millis resolve_window_ms = 600;
+/// DO_YOU_KNOW_THIS_TASK questions per unknown task; anti-entropy does the rest.
+constexpr std::uint32_t resolve_tries = 3;
+/// Tasks one node executes at once.
+constexpr std::size_t slots = 1;
+/// Executions of a task that may fail before it ends FAILED.
+constexpr std::uint32_t max_attempts = 3;
+/// Queue operations kept for retransmission; beyond it, state transfer.
+constexpr std::size_t op_log_limit = 4096;
+/// Operations in one SyncReply (keeps it well inside a datagram).
+constexpr std::size_t sync_batch_ops = 32;
+/// Least time between two SyncRequests of a node that is behind.
+constexpr millis sync_interval_ms = 300;
+
 } // namespace dice::defaults

@@ -1,0 +1,69 @@
+#pragma once
+// The paper's communication manager: builds the queue's wire messages
+// (enqueue, dequeue, removeByID, info, and the unknown-task and anti-entropy
+// messages) and reads back what a received one means: which task it names,
+// which operation it is, and which task state it asserts. The header fields
+// (sender, incarnation, sequence) are the transport's to fill.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/time.hpp"
+#include "dice.pb.h"
+
+namespace dice {
+
+/// Queue messages, by what a receiver does with them.
+enum class queue_message {
+  none,            // not a queue message (membership, elections)
+  operation,       // ENQUEUE, DEQUEUE, REMOVE, INFO with an OpId: logged
+  running,         // INFO RUNNING heartbeat, not an operation
+  question,        // DO_YOU_KNOW_THIS_TASK
+  answer,          // TAKE_MY_TASK, ALREADY_FINISHED_TASK
+  sync_request,
+  sync_reply,
+};
+
+queue_message classify(const wire::Message& m);
+
+// -- builders -------------------------------------------------------------------
+
+wire::OpId make_op_id(const std::string& origin, std::uint64_t seq);
+
+wire::Message make_enqueue(const wire::TaskSpec& spec, const wire::OpId& op);
+wire::Message make_dequeue(const std::string& task_id, std::uint32_t attempt,
+                           const wire::Claim& claim, const wire::OpId& op);
+wire::Message make_remove(const std::string& task_id, const wire::OpId& op);
+
+/// INFO: RUNNING heartbeat (no op), DONE/FAILED/CANCELED or READY (with op).
+wire::Message make_info(const std::string& task_id,
+                        const wire::TaskState& state, millis time_ms,
+                        const wire::OpId* op);
+
+wire::Message make_do_you_know(const std::string& task_id);
+wire::Message make_take_my_task(const wire::TaskSpec& spec,
+                                const wire::TaskState& state);
+wire::Message make_already_finished(const wire::TaskSpec& spec,
+                                    const wire::TaskState& state);
+
+// -- readers --------------------------------------------------------------------
+
+/// The task a queue message names (empty if none).
+std::string task_id_of(const wire::Message& m);
+
+/// The operation id of an operation message.
+std::optional<wire::OpId> op_of(const wire::Message& m);
+
+/// The task state a message asserts, built the same way on every replica so
+/// that the same message yields the same state everywhere (nullopt for
+/// ENQUEUE, whose state is initial_state(), and for non-state messages).
+std::optional<wire::TaskState> state_of(const wire::Message& m);
+
+/// The canonical REMOVED state: no attempt, no claim, so every replica's
+/// removeByID yields the identical top state.
+wire::TaskState removed_state();
+
+/// READY for `attempt`: identical whoever announces the re-queue.
+wire::TaskState ready_state(std::uint32_t attempt);
+
+} // namespace dice

@@ -1,0 +1,104 @@
+#include "http_api/task_json.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace dice {
+
+std::optional<submit_request>
+parse_submit(const std::string& body, const std::vector<std::string>& known_kinds,
+             const submit_limits& limits, std::string& error) {
+  auto fail = [&](std::string why) -> std::optional<submit_request> {
+    error = std::move(why);
+    return std::nullopt;
+  };
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded())
+    return fail("body is not valid JSON");
+  if (!j.is_object())
+    return fail("body must be a JSON object");
+  for (auto& [key, value] : j.items())
+    if (key != "kind" && key != "payload" && key != "priority" && key != "count")
+      return fail("unknown field '" + key + "'");
+  submit_request r;
+  if (!j.contains("kind") || !j["kind"].is_string())
+    return fail("'kind' must be a string");
+  r.kind = j["kind"].get<std::string>();
+  if (std::find(known_kinds.begin(), known_kinds.end(), r.kind) == known_kinds.end()) {
+    std::string names;
+    for (auto& k : known_kinds)
+      names += (names.empty() ? "" : ", ") + k;
+    return fail("unknown kind '" + r.kind + "' (known: " + names + ")");
+  }
+  if (j.contains("payload")) {
+    auto& p = j["payload"];
+    if (p.is_string())
+      r.payload = p.get<std::string>();
+    else if (p.is_number_integer())
+      r.payload = std::to_string(p.get<long long>());
+    else
+      return fail("'payload' must be a string or an integer");
+  }
+  if (r.payload.size() > limits.max_payload_bytes)
+    return fail("payload of " + std::to_string(r.payload.size())
+                + " bytes exceeds the limit of "
+                + std::to_string(limits.max_payload_bytes));
+  if (j.contains("priority")) {
+    auto& p = j["priority"];
+    if (!p.is_number_integer() || p.get<long long>() < -1'000'000
+        || p.get<long long>() > 1'000'000)
+      return fail("'priority' must be an integer from -1000000 to 1000000");
+    r.priority = static_cast<std::int32_t>(p.get<long long>());
+  }
+  if (j.contains("count")) {
+    auto& c = j["count"];
+    if (!c.is_number_integer() || c.get<long long>() < 1
+        || c.get<long long>() > limits.max_count)
+      return fail("'count' must be an integer from 1 to "
+                  + std::to_string(limits.max_count));
+    r.count = static_cast<std::uint32_t>(c.get<long long>());
+  }
+  return r;
+}
+
+std::string phase_name(wire::TaskPhase phase) {
+  switch (phase) {
+    case wire::READY: return "ready";
+    case wire::RUNNING: return "running";
+    case wire::FAILED: return "failed";
+    case wire::CANCELED: return "canceled";
+    case wire::DONE: return "done";
+    case wire::REMOVED: return "removed";
+    default: return "unknown";
+  }
+}
+
+std::optional<wire::TaskPhase> parse_phase(const std::string& name) {
+  for (auto p : {wire::READY, wire::RUNNING, wire::FAILED, wire::CANCELED,
+                 wire::DONE, wire::REMOVED})
+    if (phase_name(p) == name)
+      return p;
+  return std::nullopt;
+}
+
+nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& state,
+                         bool details) {
+  nlohmann::json j{{"id", spec.id()},
+                   {"kind", spec.kind()},
+                   {"state", phase_name(state.phase())},
+                   {"node", state.has_claim() ? nlohmann::json(state.claim().node_id())
+                                              : nlohmann::json(nullptr)},
+                   {"attempts", state.attempt()}};
+  if (details) {
+    j["priority"] = spec.priority();
+    j["enqueuer"] = spec.enqueuer();
+    j["payload"] = spec.payload();
+    if (state.phase() == wire::DONE)
+      j["result"] = state.result();
+    if (!state.reason().empty())
+      j["reason"] = state.reason();
+  }
+  return j;
+}
+
+} // namespace dice

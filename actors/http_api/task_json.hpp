@@ -1,0 +1,44 @@
+#pragma once
+// The task part of the HTTP API: parsing submissions, rendering tasks.
+// Plain functions over plain values, so bad input is tested without a server.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "dice.pb.h"
+
+namespace dice {
+
+struct submit_request {
+  std::string kind;
+  std::string payload;
+  std::int32_t priority = 0;
+  std::uint32_t count = 1;
+};
+
+struct submit_limits {
+  std::size_t max_payload_bytes = 32 * 1024; // a task must fit one datagram
+  std::uint32_t max_count = 10'000;
+};
+
+/// Parses a POST /tasks body: {"kind", "payload", "priority"?, "count"?}.
+/// `known_kinds` are the kinds this cluster runs. On bad input returns
+/// nullopt and sets `error` to a message for the client.
+std::optional<submit_request>
+parse_submit(const std::string& body, const std::vector<std::string>& known_kinds,
+             const submit_limits& limits, std::string& error);
+
+/// "ready", "running", "failed", "canceled", "done" or "removed".
+std::string phase_name(wire::TaskPhase phase);
+/// The inverse of phase_name; nullopt for anything else.
+std::optional<wire::TaskPhase> parse_phase(const std::string& name);
+
+/// {"id", "kind", "state", "node", "attempts"} (+ "result", "reason",
+/// "priority", "enqueuer" with details).
+nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& state,
+                         bool details);
+
+} // namespace dice

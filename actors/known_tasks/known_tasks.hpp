@@ -1,0 +1,56 @@
+#pragma once
+// The paper's locally known tasks map, as a replica: per task its immutable
+// spec (once known) and its merged TaskState. Every update is a merge, so two
+// replicas that saw the same updates in any order hold the same map.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "dice.pb.h"
+#include "known_tasks/task_state.hpp"
+
+namespace dice {
+
+struct known_task {
+  /// False while only the state is known (a message named an unknown task).
+  bool has_spec = false;
+  wire::TaskSpec spec;
+  wire::TaskState state;
+};
+
+class known_tasks {
+public:
+  /// Learns the spec of a task; true if it was not known before. A spec is
+  /// immutable: a second, different spec for the same id is ignored.
+  bool learn_spec(const wire::TaskSpec& spec);
+
+  /// Merges `update` into the task's state (creating a spec-less entry if
+  /// needed); true if the merged state changed.
+  bool merge_state(const std::string& task_id, const wire::TaskState& update);
+
+  const known_task* find(const std::string& task_id) const;
+  bool has_spec(const std::string& task_id) const;
+
+  const std::map<std::string, known_task>& tasks() const { return tasks_; }
+  std::size_t size() const { return tasks_.size(); }
+
+  /// True if both replicas hold the same specs and states.
+  bool same_as(const known_tasks& other) const;
+
+  /// Order-independent digest of every (id, spec, state), kept up to date
+  /// incrementally: replicas with equal digests almost surely hold the same.
+  std::uint64_t digest() const { return digest_; }
+
+private:
+  void rehash(const std::string& task_id, const known_task& task);
+
+  std::map<std::string, known_task> tasks_;
+  std::map<std::string, std::uint64_t> hashes_;
+  std::uint64_t digest_ = 0;
+};
+
+/// The state an ENQUEUE creates: READY, first attempt.
+wire::TaskState initial_state();
+
+} // namespace dice

@@ -1,0 +1,60 @@
+#pragma once
+// Which queue operations a replica has seen: per origin (a node incarnation)
+// the highest contiguous sequence number, plus any seen beyond a gap. This is
+// the vector clock of seed 001 applied to queue operations; replicas exchange
+// it in heartbeats to find out who is behind.
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+
+#include "dice.pb.h"
+
+namespace dice {
+
+class version_vector {
+public:
+  /// Records op (origin, seq); false if it was already seen.
+  bool observe(const std::string& origin, std::uint64_t seq);
+
+  /// True if op (origin, seq) was seen (contiguously or beyond a gap).
+  bool seen(const std::string& origin, std::uint64_t seq) const;
+
+  /// Highest contiguous seq seen from `origin` (0: none).
+  std::uint64_t get(const std::string& origin) const;
+
+  /// Adds everything `other` has seen (state transfer brought it all).
+  void raise_to(const version_vector& other);
+
+  /// True if `other` has seen some op this vector has not.
+  bool behind(const version_vector& other) const;
+
+  /// Pointwise max with `other` (a newer report of the same peer).
+  void join(const version_vector& other);
+
+  const std::map<std::string, std::uint64_t>& entries() const {
+    return contiguous_;
+  }
+  /// Ops seen past a gap, per origin.
+  const std::map<std::string, std::set<std::uint64_t>>& beyond_gaps() const {
+    return beyond_gap_;
+  }
+
+  void to_wire(google::protobuf::RepeatedPtrField<wire::VersionEntry>* out)
+    const;
+  static version_vector
+  from_wire(const google::protobuf::RepeatedPtrField<wire::VersionEntry>& in);
+
+  bool operator==(const version_vector& other) const {
+    return contiguous_ == other.contiguous_
+           && beyond_gap_ == other.beyond_gap_;
+  }
+
+private:
+  void absorb_gaps(const std::string& origin);
+
+  std::map<std::string, std::uint64_t> contiguous_;
+  std::map<std::string, std::set<std::uint64_t>> beyond_gap_;
+};
+
+} // namespace dice

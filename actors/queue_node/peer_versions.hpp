@@ -1,0 +1,39 @@
+#pragma once
+// The version vectors live peers last reported in their heartbeats: who is
+// behind (send ops), what every live member has seen (compact the op log),
+// and whether some other replica holds an op (acknowledge a submit).
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "known_tasks/version_vector.hpp"
+
+namespace dice {
+
+class peer_versions {
+public:
+  /// A peer's report. A newer incarnation replaces the old vector (a
+  /// restarted node starts empty); the same one joins (reports may reorder).
+  void update(const std::string& peer, std::uint64_t incarnation,
+              const version_vector& seen);
+  void forget(const std::string& peer) { peers_.erase(peer); }
+
+  const version_vector* find(const std::string& peer) const;
+  bool empty() const { return peers_.empty(); }
+
+  /// Highest seq of `origin` seen by every peer and by `self`.
+  std::uint64_t floor(const std::string& origin,
+                      const version_vector& self) const;
+
+  /// True if some peer has seen op (origin, seq).
+  bool covered(const std::string& origin, std::uint64_t seq) const;
+
+private:
+  struct entry {
+    std::uint64_t incarnation = 0;
+    version_vector seen;
+  };
+  std::map<std::string, entry> peers_;
+};
+
+} // namespace dice

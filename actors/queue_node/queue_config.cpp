@@ -1,0 +1,36 @@
+#include "queue_node/queue_config.hpp"
+
+namespace dice {
+
+std::string queue_config::problem() const {
+  if (claim_window_ms < 0)
+    return "claim window must not be negative";
+  if (running_interval_ms <= 0)
+    return "RUNNING heartbeat interval must be positive";
+  // Otherwise healthy executions would be re-queued between two heartbeats.
+  if (running_timeout_ms <= running_interval_ms)
+    return "RUNNING timeout must be longer than the heartbeat interval";
+  if (requeue_jitter_ms < 0)
+    return "re-queue jitter must not be negative";
+  if (slots == 0)
+    return "slots must be at least 1";
+  if (max_attempts == 0)
+    return "max attempts must be at least 1";
+  if (op_log_limit == 0)
+    return "op log limit must be at least 1";
+  if (sync_batch_ops == 0)
+    return "sync batch must hold at least 1 op";
+  if (sync_interval_ms <= 0)
+    return "sync interval must be positive";
+  if (resolver.backoff_min_ms < 0
+      || resolver.backoff_max_ms < resolver.backoff_min_ms)
+    return "answer back-off range must be 0 <= min <= max";
+  // Otherwise the asker asks again before the slowest answer could come.
+  if (resolver.resolve_window_ms <= resolver.backoff_max_ms)
+    return "resolve window must be longer than the answer back-off";
+  if (battery > 100)
+    return "battery must be a level in 0..100";
+  return {};
+}
+
+} // namespace dice

@@ -1,0 +1,32 @@
+#pragma once
+// Tunables of one node's replicated queue; defaults in common/defaults.hpp.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/defaults.hpp"
+#include "common/time.hpp"
+#include "unknown_resolver/unknown_resolver.hpp"
+
+namespace dice {
+
+struct queue_config {
+  millis claim_window_ms = defaults::claim_window_ms;
+  millis running_interval_ms = defaults::running_interval_ms;
+  millis running_timeout_ms = defaults::running_timeout_ms;
+  millis requeue_jitter_ms = defaults::requeue_jitter_ms;
+  std::size_t slots = defaults::slots;
+  std::uint32_t max_attempts = defaults::max_attempts;
+  std::size_t op_log_limit = defaults::op_log_limit;
+  std::size_t sync_batch_ops = defaults::sync_batch_ops;
+  millis sync_interval_ms = defaults::sync_interval_ms;
+  resolver_config resolver;
+  /// What the ranking knows about this node.
+  std::uint32_t battery = 100;
+  std::uint32_t device_class = 0;
+
+  /// Empty when usable, otherwise a one-line reason naming the bad option.
+  std::string problem() const;
+};
+
+} // namespace dice

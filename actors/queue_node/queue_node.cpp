@@ -1,0 +1,611 @@
+#include "queue_node/queue_node.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+#include "communication/communication.hpp"
+#include "known_tasks/task_state.hpp"
+#include "ranking/ranking.hpp"
+
+namespace dice {
+
+namespace {
+
+// Ops are kept and resent without the transport's header.
+wire::Message body_only(const wire::Message& m) {
+  wire::Message copy = m;
+  copy.clear_cluster_id();
+  copy.clear_sender_id();
+  copy.clear_sender_addr();
+  copy.clear_incarnation();
+  copy.clear_sequence();
+  copy.clear_timestamp_ms();
+  return copy;
+}
+
+} // namespace
+
+queue_node::queue_node(std::string id, std::uint64_t incarnation,
+                       std::uint64_t seed, queue_config cfg)
+  : id_(std::move(id)),
+    cfg_(std::move(cfg)),
+    rng_(seed),
+    ready_(id_),
+    resolver_(cfg_.resolver),
+    log_(cfg_.op_log_limit) {
+  if (id_.empty())
+    throw std::invalid_argument("queue: node id must not be empty");
+  if (auto why = cfg_.problem(); !why.empty())
+    throw std::invalid_argument("queue: " + why);
+  origin_ = id_ + "#" + std::to_string(incarnation);
+  info_.set_battery(cfg_.battery);
+  info_.set_device_class(cfg_.device_class);
+  info_.set_slots(static_cast<std::uint32_t>(cfg_.slots));
+}
+
+// -- helpers ------------------------------------------------------------------
+
+millis queue_node::jitter(millis range) {
+  if (range <= 0)
+    return 0;
+  return static_cast<millis>(rng_() % static_cast<std::uint64_t>(range + 1));
+}
+
+bool queue_node::names(const wire::TaskState& s, std::uint32_t attempt,
+                       const wire::Claim& claim) const {
+  return s.phase() == wire::RUNNING && s.attempt() == attempt
+         && compare_claims(s.claim(), claim) == 0;
+}
+
+void queue_node::originate(wire::Message op, millis now) {
+  auto seq = next_seq_++;
+  auto id = make_op_id(origin_, seq);
+  switch (op.body_case()) {
+    case wire::Message::kEnqueue:
+      *op.mutable_enqueue()->mutable_op() = id;
+      break;
+    case wire::Message::kDequeue:
+      *op.mutable_dequeue()->mutable_op() = id;
+      break;
+    case wire::Message::kRemove:
+      *op.mutable_remove()->mutable_op() = id;
+      break;
+    case wire::Message::kInfo:
+      *op.mutable_info()->mutable_op() = id;
+      break;
+    default:
+      return;
+  }
+  seen_.observe(origin_, seq);
+  log_.add(origin_, seq, op);
+  ++counters_.ops_sent;
+  out_.broadcasts.push_back(op);
+  apply(op, now, false);
+}
+
+void queue_node::receive_op(const wire::Message& m, millis now) {
+  auto op = op_of(m);
+  if (!op || task_id_of(m).empty()) {
+    ++counters_.rejected;
+    return;
+  }
+  if (!seen_.observe(op->origin(), op->seq())) {
+    ++counters_.duplicate_ops;
+    return;
+  }
+  ++counters_.ops_received;
+  log_.add(op->origin(), op->seq(), body_only(m));
+  apply(m, now, true);
+  if (m.has_dequeue())
+    defend(m.dequeue(), now);
+}
+
+void queue_node::defend(const wire::Dequeue& d, millis now) {
+  // A claim that lost to ours: its claimer may not have heard ours (lost
+  // broadcast) and would execute at the end of its window. Tell it now.
+  if (d.claim().node_id() == id_)
+    return;
+  const auto* task = tasks_.find(d.task_id());
+  if (task == nullptr)
+    return;
+  const auto& s = task->state;
+  auto p = pending_.find(d.task_id());
+  const auto* e = running_.mine(d.task_id());
+  bool ours = (p != pending_.end() && names(s, p->second.attempt, p->second.claim))
+              || (e != nullptr && names(s, e->attempt, e->claim));
+  if (!ours || s.attempt() != d.attempt()
+      || compare_claims(s.claim(), d.claim()) >= 0)
+    return;
+  out_.broadcasts.push_back(make_info(d.task_id(), s, now, nullptr));
+  ++counters_.defenses;
+}
+
+void queue_node::learned_spec(const std::string& task_id) {
+  resolver_.resolved(task_id);
+  maybe_unknown_.erase(task_id);
+}
+
+void queue_node::apply(const wire::Message& m, millis now, bool from_peer) {
+  auto task_id = task_id_of(m);
+  if (task_id.empty())
+    return;
+  bool changed = false;
+  if (m.has_enqueue()) {
+    if (tasks_.learn_spec(m.enqueue().spec())) {
+      learned_spec(task_id);
+      changed = true;
+    }
+    changed |= tasks_.merge_state(task_id, initial_state());
+  } else if (auto state = state_of(m)) {
+    changed = tasks_.merge_state(task_id, *state);
+    const auto* task = tasks_.find(task_id);
+    // The sender still thinks the task is ready or running, but it ended:
+    // tell it (ALREADY_FINISHED_TASK) before it executes the task again.
+    if (from_peer && !is_terminal(state->phase()) && task->has_spec
+        && is_terminal(task->state.phase()))
+      resolver_.stale(task_id, now, rng_, cfg_.claim_window_ms / 2);
+    if (m.has_info() && m.info().phase() == wire::RUNNING)
+      running_.heard(task_id, m.info().attempt(), m.info().claim().node_id(),
+                     now + cfg_.running_timeout_ms
+                       + jitter(cfg_.requeue_jitter_ms));
+  }
+  if (!tasks_.has_spec(task_id))
+    maybe_unknown_.insert(task_id);
+  if (changed)
+    settle(task_id, now);
+}
+
+void queue_node::settle(const std::string& task_id, millis now) {
+  const auto* task = tasks_.find(task_id);
+  if (task == nullptr)
+    return;
+  const wire::TaskState s = task->state; // copy: the calls below may merge
+  bool running = s.phase() == wire::RUNNING;
+
+  if (task->has_spec && s.phase() == wire::READY)
+    ready_.insert(task_id, task->spec.priority());
+  else
+    ready_.erase(task_id);
+
+  if (is_terminal(s.phase()) && finished_.record(task_id, s))
+    out_.finished.push_back(task_id);
+
+  if (auto p = pending_.find(task_id);
+      p != pending_.end() && !names(s, p->second.attempt, p->second.claim)) {
+    // Lost the lottery before the window ended: the slot is free again.
+    pending_.erase(p);
+    ++counters_.claims_lost;
+  }
+
+  if (auto* e = running_.mine(task_id)) {
+    if (is_terminal(s.phase())) {
+      cancel_execution(task_id);
+    } else if (s.attempt() > e->attempt) {
+      // Re-queued while we still run it (our heartbeats went missing):
+      // claim the new attempt for this same execution.
+      reclaim(task_id, s.attempt(), now);
+      return; // reclaim merged, and settled again
+    } else if (!names(s, e->attempt, e->claim)) {
+      // A better claim for our attempt arrived late: the loser cancels.
+      cancel_execution(task_id);
+    }
+  }
+
+  bool mine = running && s.claim().node_id() == id_;
+  if (running && !mine)
+    running_.watch(task_id, s.attempt(), s.claim().node_id(),
+                   now + cfg_.running_timeout_ms
+                     + jitter(cfg_.requeue_jitter_ms));
+  else
+    running_.unwatch(task_id);
+
+  if (mine) {
+    auto p = pending_.find(task_id);
+    auto* e = running_.mine(task_id);
+    bool pending_named = p != pending_.end();
+    bool executing_named = e != nullptr && names(s, e->attempt, e->claim);
+    // Our claim, yet neither waiting nor executing: a previous incarnation of
+    // this node made it and took the execution down with it.
+    if (!pending_named && !executing_named)
+      requeue(task_id, s.attempt() + 1, now);
+  }
+}
+
+// -- claims and executions ------------------------------------------------------
+
+void queue_node::claim(const std::string& task_id, millis now) {
+  const auto* task = tasks_.find(task_id);
+  auto attempt = task->state.attempt();
+  auto c = make_claim(id_, info_, task->spec, now);
+  pending_[task_id] = pending_claim{attempt, c, now + cfg_.claim_window_ms};
+  ++counters_.claims;
+  wire::OpId none;
+  originate(make_dequeue(task_id, attempt, c, none), now);
+}
+
+void queue_node::fill_slots(millis now) {
+  while (pending_.size() + running_.executing() < cfg_.slots) {
+    auto next = ready_.peek();
+    if (!next)
+      return;
+    claim(*next, now); // leaves the ready queue: the state is RUNNING now
+  }
+}
+
+void queue_node::end_claim_windows(millis now) {
+  for (auto p = pending_.begin(); p != pending_.end();) {
+    if (p->second.window_end > now) {
+      ++p;
+      continue;
+    }
+    auto task_id = p->first;
+    auto pc = p->second;
+    p = pending_.erase(p);
+    const auto* task = tasks_.find(task_id);
+    if (task == nullptr || !names(task->state, pc.attempt, pc.claim)) {
+      ++counters_.claims_lost;
+      continue;
+    }
+    running_.start(task_id, pc.attempt, pc.claim,
+                   now + cfg_.running_interval_ms);
+    ++counters_.executions_started;
+    out_.start.push_back({task_id, pc.attempt, task->spec});
+  }
+}
+
+void queue_node::reclaim(const std::string& task_id, std::uint32_t attempt,
+                         millis now) {
+  auto* e = running_.mine(task_id);
+  e->attempt = attempt;
+  ++counters_.reclaims;
+  wire::OpId none;
+  // The same claim (and so the same, older dequeue time) as before.
+  originate(make_dequeue(task_id, attempt, e->claim, none), now);
+}
+
+void queue_node::cancel_execution(const std::string& task_id) {
+  auto* e = running_.mine(task_id);
+  if (e == nullptr)
+    return;
+  out_.cancel.push_back({task_id, e->started_attempt, {}});
+  ++counters_.executions_canceled;
+  running_.stop(task_id);
+}
+
+void queue_node::requeue(const std::string& task_id,
+                         std::uint32_t next_attempt, millis now) {
+  ++counters_.requeues;
+  wire::OpId none;
+  originate(make_info(task_id, ready_state(next_attempt), now, &none), now);
+}
+
+void queue_node::execution_finished(const std::string& task_id,
+                                    std::uint32_t attempt, bool ok,
+                                    const std::string& result, millis now) {
+  auto* e = running_.mine(task_id);
+  if (e == nullptr || e->started_attempt != attempt)
+    return; // canceled meanwhile
+  auto exec = *e;
+  running_.stop(task_id);
+  const auto* task = tasks_.find(task_id);
+  if (task == nullptr || is_terminal(task->state.phase()))
+    return;
+  wire::OpId none;
+  wire::TaskState s;
+  s.set_attempt(exec.attempt);
+  *s.mutable_claim() = exec.claim;
+  s.set_finished_time_ms(now);
+  if (ok) {
+    // Reported even if our claim lost meanwhile: the work is done.
+    s.set_phase(wire::DONE);
+    s.set_result(result);
+    originate(make_info(task_id, s, now, &none), now);
+    return;
+  }
+  if (!names(task->state, exec.attempt, exec.claim))
+    return; // superseded: the winner reports
+  if (exec.attempt >= cfg_.max_attempts) {
+    s.set_phase(wire::FAILED);
+    s.set_reason(result);
+    originate(make_info(task_id, s, now, &none), now);
+  } else {
+    requeue(task_id, exec.attempt + 1, now);
+  }
+}
+
+// -- user operations ----------------------------------------------------------
+
+std::optional<wire::OpId> queue_node::submit(wire::TaskSpec spec, millis now) {
+  if (spec.id().empty() || tasks_.has_spec(spec.id()))
+    return std::nullopt;
+  if (spec.enqueuer().empty())
+    spec.set_enqueuer(id_);
+  if (spec.enqueue_time_ms() == 0)
+    spec.set_enqueue_time_ms(now);
+  auto op = make_op_id(origin_, next_seq_);
+  awaiting_ack_[spec.id()] = op;
+  wire::OpId none;
+  originate(make_enqueue(spec, none), now);
+  check_acks();
+  return op;
+}
+
+std::optional<wire::OpId> queue_node::remove(const std::string& task_id,
+                                             millis now) {
+  if (task_id.empty())
+    return std::nullopt;
+  const auto* task = tasks_.find(task_id);
+  if (task != nullptr && task->state.phase() == wire::REMOVED)
+    return std::nullopt;
+  auto op = make_op_id(origin_, next_seq_);
+  wire::OpId none;
+  originate(make_remove(task_id, none), now);
+  return op;
+}
+
+bool queue_node::cancel(const std::string& task_id, millis now) {
+  const auto* task = tasks_.find(task_id);
+  if (task == nullptr || is_terminal(task->state.phase()))
+    return false;
+  wire::TaskState s;
+  s.set_phase(wire::CANCELED);
+  s.set_attempt(task->state.attempt());
+  s.set_reason("canceled by " + id_);
+  s.set_finished_time_ms(now);
+  wire::OpId none;
+  originate(make_info(task_id, s, now, &none), now);
+  return true;
+}
+
+// -- messages -------------------------------------------------------------------
+
+void queue_node::on_message(const wire::Message& m, millis now) {
+  if (m.sender_id() == id_)
+    return; // our own broadcast looped back
+  switch (classify(m)) {
+    case queue_message::none:
+      return;
+    case queue_message::operation:
+      receive_op(m, now);
+      break;
+    case queue_message::running:
+      if (m.info().task_id().empty() || m.info().claim().node_id().empty()) {
+        ++counters_.rejected;
+        return;
+      }
+      apply(m, now, true);
+      break;
+    case queue_message::question: {
+      const auto& task_id = m.do_you_know_this_task().task_id();
+      if (tasks_.has_spec(task_id))
+        resolver_.asked(task_id, now, rng_);
+      break;
+    }
+    case queue_message::answer: {
+      const auto& spec = m.has_take_my_task()
+                           ? m.take_my_task().spec()
+                           : m.already_finished_task().spec();
+      auto task_id = task_id_of(m);
+      if (task_id.empty() || spec.id() != task_id) {
+        ++counters_.rejected;
+        return;
+      }
+      resolver_.answer_seen(task_id);
+      bool changed = false;
+      if (tasks_.learn_spec(spec)) {
+        learned_spec(task_id);
+        changed = true;
+      }
+      changed |= tasks_.merge_state(task_id, *state_of(m));
+      if (changed)
+        settle(task_id, now);
+      break;
+    }
+    case queue_message::sync_request:
+      on_sync_request(m);
+      break;
+    case queue_message::sync_reply:
+      on_sync_reply(m, now);
+      break;
+  }
+  ask_unknown(now);
+}
+
+void queue_node::ask_unknown(millis now) {
+  for (const auto& task_id : maybe_unknown_)
+    if (!tasks_.has_spec(task_id) && resolver_.unknown(task_id, now))
+      out_.broadcasts.push_back(make_do_you_know(task_id));
+  maybe_unknown_.clear();
+}
+
+void queue_node::answer(const std::string& task_id) {
+  const auto* task = tasks_.find(task_id);
+  if (task == nullptr || !task->has_spec)
+    return;
+  if (is_terminal(task->state.phase()))
+    out_.broadcasts.push_back(make_already_finished(task->spec, task->state));
+  else
+    out_.broadcasts.push_back(make_take_my_task(task->spec, task->state));
+}
+
+// -- anti-entropy -------------------------------------------------------------
+
+void queue_node::fill_heartbeat(wire::Heartbeat* hb) const {
+  hb->clear_versions();
+  seen_.to_wire(hb->mutable_versions());
+  hb->set_replica_digest(tasks_.digest());
+}
+
+void queue_node::on_peer_heartbeat(const std::string& peer,
+                                   std::uint64_t incarnation,
+                                   const wire::Heartbeat& hb, millis now) {
+  if (peer.empty() || peer == id_)
+    return;
+  auto reported = version_vector::from_wire(hb.versions());
+  peers_.update(peer, incarnation, reported);
+  check_acks();
+  auto& previous = previous_report_[peer];
+  bool lost_ops = seen_.behind(previous.seen);
+  // Same ops seen yet different replicas, two reports running: the
+  // difference was learnt outside the op log (an unknown-task answer whose
+  // ENQUEUE is lost for good), so only a snapshot can carry it.
+  bool differs = reported == seen_ && hb.replica_digest() != tasks_.digest();
+  bool diverged = differs && previous.differed;
+  if (now >= next_sync_ && (lost_ops || diverged))
+    request_sync(peer, now, !lost_ops);
+  previous = report{std::move(reported), differs};
+}
+
+void queue_node::request_sync(const std::string& peer, millis now,
+                              bool snapshot) {
+  wire::Message m;
+  auto* req = m.mutable_sync_request();
+  seen_.to_wire(req->mutable_have());
+  req->set_want_snapshot(snapshot);
+  out_.sends.push_back({peer, std::move(m)});
+  next_sync_ = now + cfg_.sync_interval_ms;
+  ++counters_.sync_requests;
+}
+
+void queue_node::fill_snapshot(wire::SyncReply* r) const {
+  for (const auto& [task_id, task] : tasks_.tasks()) {
+    auto* t = r->add_snapshot();
+    if (task.has_spec) {
+      *t->mutable_spec() = task.spec;
+    } else {
+      t->mutable_spec()->set_id(task_id);
+      t->set_spec_unknown(true);
+    }
+    *t->mutable_state() = task.state;
+  }
+  seen_.to_wire(r->mutable_snapshot_versions());
+}
+
+void queue_node::on_sync_request(const wire::Message& m) {
+  if (m.sender_id().empty()) {
+    ++counters_.rejected;
+    return;
+  }
+  const auto& req = m.sync_request();
+  auto have = version_vector::from_wire(req.have());
+  wire::Message reply;
+  auto* r = reply.mutable_sync_reply();
+  std::optional<std::vector<wire::Message>> ops;
+  if (!req.want_snapshot())
+    ops = log_.missing(have, seen_, cfg_.sync_batch_ops);
+  if (ops) {
+    if (ops->empty())
+      return; // nothing the asker lacks
+    for (auto& op : *ops)
+      *r->add_ops() = std::move(op);
+  } else {
+    // The ops it lacks left our log, or ops cannot tell what differs:
+    // transfer the whole replica.
+    fill_snapshot(r);
+    ++counters_.snapshots_sent;
+  }
+  ++counters_.sync_replies;
+  out_.sends.push_back({m.sender_id(), std::move(reply)});
+}
+
+void queue_node::on_sync_reply(const wire::Message& m, millis now) {
+  const auto& r = m.sync_reply();
+  for (const auto& op : r.ops())
+    if (classify(op) == queue_message::operation)
+      receive_op(op, now);
+  if (r.snapshot_size() > 0 || r.snapshot_versions_size() > 0) {
+    for (const auto& t : r.snapshot()) {
+      const auto& task_id = t.spec().id();
+      if (task_id.empty())
+        continue;
+      bool changed = false;
+      if (!t.spec_unknown() && tasks_.learn_spec(t.spec())) {
+        learned_spec(task_id);
+        changed = true;
+      }
+      changed |= tasks_.merge_state(task_id, t.state());
+      if (changed)
+        settle(task_id, now);
+    }
+    // Everything the sender had seen is now in our replica.
+    seen_.raise_to(version_vector::from_wire(r.snapshot_versions()));
+    ++counters_.snapshots_applied;
+  }
+  // A partial batch: ask straight away for the rest.
+  if (const auto* theirs = peers_.find(m.sender_id());
+      theirs != nullptr && seen_.behind(*theirs))
+    request_sync(m.sender_id(), now, false);
+}
+
+void queue_node::on_peer_dead(const std::string& peer) {
+  if (peer.empty() || peer == id_)
+    return;
+  peers_.forget(peer);
+  previous_report_.erase(peer);
+  for (const auto& task_id : running_.run_by(peer)) {
+    const auto* w = running_.find_watched(task_id);
+    if (w != nullptr)
+      requeue(task_id, w->attempt + 1, 0);
+  }
+  check_acks();
+}
+
+void queue_node::check_acks() {
+  for (auto i = awaiting_ack_.begin(); i != awaiting_ack_.end();) {
+    if (peers_.empty() || replicated(i->second)) {
+      acked_.insert(i->first);
+      out_.acknowledged.push_back(i->first);
+      i = awaiting_ack_.erase(i);
+    } else {
+      ++i;
+    }
+  }
+}
+
+bool queue_node::acknowledged(const std::string& task_id) const {
+  return acked_.count(task_id) > 0;
+}
+
+bool queue_node::replicated(const wire::OpId& op) const {
+  return peers_.covered(op.origin(), op.seq());
+}
+
+// -- time -----------------------------------------------------------------------
+
+void queue_node::tick(millis now) {
+  for (const auto& task_id : resolver_.answers_due(now))
+    answer(task_id);
+  for (const auto& task_id : resolver_.asks_due(now))
+    if (!tasks_.has_spec(task_id))
+      out_.broadcasts.push_back(make_do_you_know(task_id));
+  end_claim_windows(now);
+  for (const auto& task_id :
+       running_.heartbeats_due(now, cfg_.running_interval_ms)) {
+    const auto* e = running_.mine(task_id);
+    wire::TaskState s;
+    s.set_phase(wire::RUNNING);
+    s.set_attempt(e->attempt);
+    *s.mutable_claim() = e->claim;
+    out_.broadcasts.push_back(make_info(task_id, s, now, nullptr));
+    ++counters_.running_heartbeats;
+  }
+  for (const auto& task_id : running_.overdue(now)) {
+    const auto* task = tasks_.find(task_id);
+    if (task != nullptr && task->state.phase() == wire::RUNNING)
+      requeue(task_id, task->state.attempt() + 1, now);
+  }
+  fill_slots(now);
+  log_.compact([this](const std::string& origin) {
+    return peers_.floor(origin, seen_);
+  });
+  check_acks();
+  ask_unknown(now);
+}
+
+queue_outbox queue_node::take_outbox() {
+  queue_outbox result;
+  std::swap(result, out_);
+  return result;
+}
+
+} // namespace dice

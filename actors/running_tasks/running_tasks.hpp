@@ -1,0 +1,77 @@
+#pragma once
+// The paper's map of tasks in execution, both facets: executions by other
+// nodes, watched through their RUNNING heartbeats (silence past a deadline
+// means the executor is gone), and this node's own executions, which owe
+// the others a RUNNING heartbeat every interval.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/time.hpp"
+#include "dice.pb.h"
+
+namespace dice {
+
+class running_tasks {
+public:
+  // -- executions by others ---------------------------------------------------
+
+  struct watched {
+    std::uint32_t attempt = 0;
+    std::string node;
+    millis deadline = 0;
+  };
+
+  /// The merged state says `node` runs `attempt`: watch it. A new (attempt,
+  /// node) starts a fresh deadline; the same one keeps its deadline.
+  void watch(const std::string& task_id, std::uint32_t attempt,
+             const std::string& node, millis deadline);
+
+  /// A RUNNING heartbeat for the watched (attempt, node): push the deadline.
+  void heard(const std::string& task_id, std::uint32_t attempt,
+             const std::string& node, millis deadline);
+
+  void unwatch(const std::string& task_id);
+
+  /// Watched tasks whose deadline has passed, each reported once (the caller
+  /// re-queues them, which changes their state).
+  std::vector<std::string> overdue(millis now);
+
+  /// Watched tasks run by `node`.
+  std::vector<std::string> run_by(const std::string& node) const;
+
+  const watched* find_watched(const std::string& task_id) const;
+  std::size_t watched_count() const { return others_.size(); }
+
+  // -- own executions ---------------------------------------------------------
+
+  struct execution {
+    /// The attempt the executor was started for (it reports that one).
+    std::uint32_t started_attempt = 0;
+    /// The attempt this execution now stands for: a re-queue while it runs
+    /// makes it claim the new attempt instead of starting over.
+    std::uint32_t attempt = 0;
+    wire::Claim claim;
+    millis next_heartbeat = 0;
+  };
+
+  void start(const std::string& task_id, std::uint32_t attempt,
+             const wire::Claim& claim, millis next_heartbeat);
+  execution* mine(const std::string& task_id);
+  const execution* mine(const std::string& task_id) const;
+  bool stop(const std::string& task_id);
+
+  /// Own executions whose heartbeat is due; reschedules them `interval` on.
+  std::vector<std::string> heartbeats_due(millis now, millis interval);
+
+  std::size_t executing() const { return mine_.size(); }
+  const std::map<std::string, execution>& executions() const { return mine_; }
+
+private:
+  std::map<std::string, watched> others_;
+  std::map<std::string, execution> mine_;
+};
+
+} // namespace dice

@@ -1,0 +1,524 @@
+#include "sim_cluster/sim_cluster.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+#include "communication/communication.hpp"
+
+namespace dice {
+
+namespace {
+
+// Raw draws (not <random> distributions): a seed replays on every platform.
+std::uint64_t draw(std::mt19937_64& rng, std::uint64_t n) {
+  return n == 0 ? 0 : rng() % n;
+}
+
+} // namespace
+
+sim_options::sim_options() {
+  faults.min_delay = 1;
+  faults.max_delay = 10;
+  // Lossy links: declare death only after many missed heartbeats, so that
+  // loss alone rarely kills a live node.
+  membership.suspect_after_ms = 1000;
+  membership.dead_after_ms = 2400;
+}
+
+std::string sim_report::summary() const {
+  std::ostringstream out;
+  out << "seed=" << seed << " tasks=" << tasks << " accepted=" << accepted
+      << " removed=" << removed << " done=" << done
+      << " executions=" << executions << " duplicates=" << duplicates
+      << " dup_completions=" << duplicate_completions
+      << " converged=" << (converged ? "yes" : "no")
+      << " makespan_ms=" << makespan_ms
+      << " msgs/task=" << messages_per_task
+      << " running_hb/task=" << heartbeats_per_task
+      << " bytes/task=" << bytes_per_task << " crashes=" << crashes
+      << " snapshots=" << snapshots << " canceled=" << canceled
+      << " requeues=" << requeues << " reclaims=" << reclaims
+      << " claims_lost=" << claims_lost << "\n  sent:";
+  for (const auto& [kind, n] : by_kind)
+    out << " " << kind << "=" << n;
+  for (const auto& v : violations)
+    out << "\n  VIOLATION: " << v;
+  return out.str();
+}
+
+sim_cluster::sim_cluster(sim_options opts)
+  : opts_(std::move(opts)),
+    net_(opts_.seed),
+    rng_(opts_.seed * 0x9e3779b97f4a7c15ULL + 1) {
+  if (opts_.nodes == 0)
+    throw std::invalid_argument("sim: at least one node");
+  net_.set_default_faults(opts_.faults);
+  nodes_.resize(opts_.nodes);
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    nodes_[i].id = "n" + std::to_string(i + 1);
+    net_.attach(nodes_[i].id);
+  }
+  for (auto& n : nodes_)
+    boot(n);
+}
+
+void sim_cluster::boot(sim_node& n) {
+  n.membership = std::make_unique<membership_state>(
+    n.id, n.id, n.incarnation, opts_.membership);
+  for (const auto& other : nodes_)
+    if (other.id != n.id)
+      n.membership->add_seed(other.id);
+  n.queue = std::make_unique<queue_node>(n.id, n.incarnation, rng_(),
+                                         opts_.queue);
+  n.running.clear();
+  n.next_heartbeat =
+    now_ + static_cast<millis>(
+      draw(rng_, static_cast<std::uint64_t>(
+                   opts_.membership.heartbeat_interval_ms)));
+}
+
+bool sim_cluster::chance(double p) {
+  return static_cast<double>(rng_() >> 11) * 0x1.0p-53 < p;
+}
+
+std::size_t sim_cluster::index_of(const std::string& id) const {
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].id == id)
+      return i;
+  throw std::out_of_range("sim: unknown node " + id);
+}
+
+std::string sim_cluster::encode(sim_node& n, wire::Message m) {
+  m.set_cluster_id("sim");
+  m.set_sender_id(n.id);
+  m.set_sender_addr(n.id);
+  m.set_incarnation(n.incarnation);
+  m.set_sequence(++n.sequence);
+  m.set_timestamp_ms(now_);
+  return m.SerializeAsString();
+}
+
+void sim_cluster::flush(sim_node& n) {
+  if (!n.up)
+    return;
+  auto out = n.queue->take_outbox();
+  for (const auto& o : out.start) {
+    // Transient failures spare the last allowed attempt.
+    bool ok = !(o.attempt < opts_.queue.max_attempts
+                && chance(opts_.fail_probability));
+    n.running[o.task_id] = execution{o.attempt, now_ + opts_.task_ms, ok};
+    ++executions_[o.task_id];
+  }
+  for (const auto& o : out.cancel) {
+    auto r = n.running.find(o.task_id);
+    if (r != n.running.end() && r->second.attempt == o.attempt)
+      n.running.erase(r);
+  }
+  for (const auto& id : out.acknowledged)
+    accepted_.insert(id);
+  auto peers = static_cast<std::uint64_t>(nodes_.size() - 1);
+  auto count = [&](const wire::Message& m, std::uint64_t copies,
+                   std::size_t bytes) {
+    auto kind = classify(m);
+    if (kind == queue_message::running)
+      ++traffic_.running_heartbeats;
+    else
+      ++traffic_.queue_messages;
+    if (kind == queue_message::sync_request
+        || kind == queue_message::sync_reply)
+      ++traffic_.sync_messages;
+    if (m.has_info() && m.info().phase() == wire::DONE)
+      ++completions_[m.info().task_id()];
+    auto name = m.GetDescriptor()
+                  ->FindFieldByNumber(static_cast<int>(m.body_case()))
+                  ->name();
+    if (m.has_info())
+      name += " " + wire::TaskPhase_Name(m.info().phase());
+    ++traffic_.by_kind[name];
+    traffic_.queue_bytes += copies * bytes;
+  };
+  for (auto& m : out.broadcasts) {
+    auto bytes = encode(n, m);
+    count(m, peers, bytes.size());
+    net_.broadcast(now_, n.id, bytes);
+  }
+  for (auto& s : out.sends) {
+    auto bytes = encode(n, s.message);
+    count(s.message, 1, bytes.size());
+    net_.send(now_, n.id, s.to, bytes);
+  }
+}
+
+void sim_cluster::send_heartbeat(sim_node& n) {
+  auto m = n.membership->make_heartbeat();
+  n.queue->fill_heartbeat(m.mutable_heartbeat());
+  auto bytes = encode(n, m);
+  for (const auto& to : n.membership->heartbeat_targets()) {
+    ++traffic_.membership_heartbeats;
+    net_.send(now_, n.id, to, bytes);
+  }
+}
+
+void sim_cluster::deliver(const sim_delivery& d) {
+  auto& n = nodes_[index_of(d.to)];
+  if (!n.up)
+    return;
+  wire::Message m;
+  if (!m.ParseFromString(d.bytes))
+    return;
+  if (m.has_heartbeat()) {
+    for (const auto& c : n.membership->on_heartbeat(m, now_))
+      if (c.to == peer_state::dead || c.restarted)
+        n.queue->on_peer_dead(c.id);
+    n.queue->on_peer_heartbeat(m.sender_id(), m.incarnation(),
+                               m.heartbeat(), now_);
+  } else {
+    n.queue->on_message(m, now_);
+  }
+  flush(n);
+}
+
+void sim_cluster::finish_executions(sim_node& n) {
+  for (auto r = n.running.begin(); r != n.running.end();) {
+    if (r->second.ends > now_) {
+      ++r;
+      continue;
+    }
+    auto task_id = r->first;
+    auto e = r->second;
+    r = n.running.erase(r);
+    n.queue->execution_finished(task_id, e.attempt, e.ok,
+                                e.ok ? "result:" + task_id
+                                     : "transient failure",
+                                now_);
+  }
+}
+
+void sim_cluster::step() {
+  now_ += opts_.tick_ms;
+  while (auto d = net_.pop_due(now_))
+    deliver(*d);
+  for (auto& n : nodes_) {
+    if (!n.up)
+      continue;
+    finish_executions(n);
+    if (now_ >= n.next_heartbeat) {
+      send_heartbeat(n);
+      n.next_heartbeat = now_ + opts_.membership.heartbeat_interval_ms;
+    }
+    for (const auto& c : n.membership->tick(now_))
+      if (c.to == peer_state::dead)
+        n.queue->on_peer_dead(c.id);
+    n.queue->tick(now_);
+    flush(n);
+  }
+}
+
+void sim_cluster::run_until(millis t) {
+  while (now_ < t)
+    step();
+}
+
+std::string sim_cluster::submit(std::size_t i, wire::TaskSpec spec) {
+  auto& n = nodes_.at(i);
+  if (!n.up)
+    throw std::logic_error("sim: submit at a crashed node");
+  auto id = spec.id();
+  if (n.queue->submit(std::move(spec), now_)) {
+    submitted_.insert(id);
+    if (first_submit_ < 0)
+      first_submit_ = now_;
+  }
+  flush(n);
+  return id;
+}
+
+void sim_cluster::remove(std::size_t i, const std::string& task_id) {
+  auto& n = nodes_.at(i);
+  if (!n.up)
+    return;
+  if (auto op = n.queue->remove(task_id, now_)) {
+    removed_.insert(task_id);
+    remove_ops_[task_id].push_back(*op);
+  }
+  flush(n);
+}
+
+void sim_cluster::crash(std::size_t i) {
+  auto& n = nodes_.at(i);
+  if (!n.up)
+    return;
+  net_.crash(n.id);
+  n.up = false;
+  n.running.clear();
+  n.queue.reset();
+  n.membership.reset();
+  ++crashes_;
+}
+
+void sim_cluster::restart(std::size_t i) {
+  auto& n = nodes_.at(i);
+  if (n.up)
+    return;
+  ++n.incarnation;
+  n.up = true;
+  net_.restart(n.id);
+  boot(n);
+}
+
+void sim_cluster::partition(
+  const std::vector<std::vector<std::size_t>>& groups) {
+  std::vector<std::vector<std::string>> named;
+  for (const auto& g : groups) {
+    named.emplace_back();
+    for (auto i : g)
+      named.back().push_back(nodes_.at(i).id);
+  }
+  net_.partition(named);
+}
+
+void sim_cluster::heal() {
+  net_.heal();
+}
+
+bool sim_cluster::converged() const {
+  const queue_node* ref = nullptr;
+  for (const auto& n : nodes_) {
+    if (!n.up)
+      continue;
+    if (ref == nullptr)
+      ref = n.queue.get();
+    else if (!n.queue->replica().same_as(ref->replica()))
+      return false;
+  }
+  if (ref == nullptr)
+    return false;
+  for (const auto& [id, task] : ref->replica().tasks()) {
+    auto phase = task.state.phase();
+    // Without a spec nobody can run it: only agreement is asked of it.
+    if (task.has_spec && phase != wire::DONE && phase != wire::REMOVED)
+      return false;
+  }
+  // A task never acknowledged may have lost its ENQUEUE with its submitter:
+  // replicas then agree on a spec-less entry. An accepted task may not.
+  for (const auto& id : accepted_)
+    if (!ref->replica().has_spec(id))
+      return false;
+  return true;
+}
+
+std::string sim_cluster::dump() const {
+  std::ostringstream out;
+  for (const auto& n : nodes_) {
+    out << n.id << "#" << n.incarnation;
+    if (!n.up) {
+      out << " down\n";
+      continue;
+    }
+    out << " seen:";
+    for (const auto& [origin, seq] : n.queue->seen().entries())
+      out << " " << origin << "=" << seq;
+    out << " log=" << n.queue->log().size() << "\n";
+    for (const auto& [id, t] : n.queue->replica().tasks())
+      out << "  " << id << (t.has_spec ? "" : " (no spec)") << " "
+          << wire::TaskPhase_Name(t.state.phase()) << " a"
+          << t.state.attempt() << " by " << t.state.claim().node_id()
+          << "\n";
+  }
+  return out.str();
+}
+
+sim_report sim_cluster::report() const {
+  sim_report r = traffic_;
+  r.seed = opts_.seed;
+  r.tasks = submitted_.size();
+  r.accepted = accepted_.size();
+  r.removed = removed_.size();
+  r.crashes = crashes_;
+  r.converged = converged();
+  for (const auto& [id, k] : executions_) {
+    r.executions += k;
+    r.duplicates += k - 1;
+  }
+  for (const auto& [id, k] : completions_)
+    r.duplicate_completions += k - 1;
+  std::vector<const sim_node*> up;
+  for (const auto& n : nodes_)
+    if (n.up) {
+      up.push_back(&n);
+      const auto& c = n.queue->counters();
+      r.snapshots += c.snapshots_applied;
+      r.canceled += c.executions_canceled;
+      r.requeues += c.requeues;
+      r.reclaims += c.reclaims;
+      r.claims_lost += c.claims_lost;
+    }
+  if (up.empty()) {
+    r.violations.push_back("no live node at the end");
+    return r;
+  }
+  const auto& ref = up.front()->queue->replica();
+  for (const auto& [id, task] : ref.tasks())
+    if (task.state.phase() == wire::DONE)
+      ++r.done;
+  for (const auto* n : up)
+    if (!n->queue->replica().same_as(ref))
+      r.violations.push_back("replica " + n->id + " diverged from "
+                             + up.front()->id);
+  // A REMOVE counts once some live replica saw it (its remover may have
+  // crashed with it, like an unacknowledged submit).
+  auto remove_took = [&](const std::string& id) {
+    auto ops = remove_ops_.find(id);
+    if (ops == remove_ops_.end())
+      return false;
+    for (const auto& op : ops->second)
+      for (const auto* n : up)
+        if (n->queue->seen().seen(op.origin(), op.seq()))
+          return true;
+    return false;
+  };
+  for (const auto* n : up)
+    for (const auto& id : accepted_) {
+      const auto* t = n->queue->replica().find(id);
+      bool removed = remove_took(id);
+      if (t == nullptr || !t->has_spec) {
+        r.violations.push_back("accepted task " + id + " lost on " + n->id);
+      } else if (!removed && t->state.phase() != wire::DONE
+                 && t->state.phase() != wire::REMOVED) {
+        r.violations.push_back("accepted task " + id + " not DONE on " + n->id
+                               + " (phase "
+                               + wire::TaskPhase_Name(t->state.phase())
+                               + ")");
+      } else if (removed && t->state.phase() != wire::REMOVED) {
+        r.violations.push_back("removed task " + id + " not REMOVED on "
+                               + n->id);
+      }
+    }
+  if (r.tasks > 0) {
+    auto tasks = static_cast<double>(r.tasks);
+    r.messages_per_task = static_cast<double>(r.queue_messages) / tasks;
+    r.heartbeats_per_task = static_cast<double>(r.running_heartbeats) / tasks;
+    r.bytes_per_task = static_cast<double>(r.queue_bytes) / tasks;
+  }
+  return r;
+}
+
+// -- the scripted scenario ------------------------------------------------------
+
+sim_report run_simulation(const sim_options& opts) {
+  sim_cluster cluster(opts);
+  std::mt19937_64 script(opts.seed ^ 0x5ce7a210ULL);
+  auto in = [&](millis lo, millis hi) {
+    return hi <= lo ? lo
+                    : lo + static_cast<millis>(draw(
+                        script, static_cast<std::uint64_t>(hi - lo)));
+  };
+  struct event {
+    millis at;
+    int kind; // 0 submit, 1 remove, 2 crash, 3 restart, 4 partition, 5 heal
+    std::size_t arg;
+  };
+  std::vector<event> events;
+  auto submit_end = opts.submit_at_ms + opts.submit_spread_ms;
+  for (std::size_t t = 0; t < opts.tasks; ++t)
+    events.push_back({in(opts.submit_at_ms, submit_end), 0, t});
+  for (std::size_t k = 0; k < opts.removes; ++k)
+    events.push_back(
+      {in(opts.submit_at_ms + opts.submit_spread_ms / 2, opts.faults_until_ms),
+       1, 0});
+  for (std::size_t k = 0; k < opts.crashes; ++k) {
+    auto at = in(opts.submit_at_ms, opts.faults_until_ms - opts.down_ms);
+    auto victim = static_cast<std::size_t>(draw(script, opts.nodes));
+    events.push_back({at, 2, victim});
+    events.push_back({at + opts.down_ms, 3, victim});
+  }
+  if (opts.partition) {
+    auto at = in(opts.submit_at_ms, opts.faults_until_ms - opts.partition_ms);
+    events.push_back({at, 4, 0});
+    events.push_back({at + opts.partition_ms, 5, 0});
+  }
+  std::stable_sort(events.begin(), events.end(),
+                   [](auto& a, auto& b) { return a.at < b.at; });
+
+  auto some_up = [&](std::size_t hint) -> std::optional<std::size_t> {
+    for (std::size_t k = 0; k < cluster.size(); ++k) {
+      auto i = (hint + k) % cluster.size();
+      if (cluster.is_up(i))
+        return i;
+    }
+    return std::nullopt;
+  };
+  std::vector<std::string> submitted;
+  millis last_restart = -opts.settle_ms;
+  for (const auto& e : events) {
+    cluster.run_until(e.at);
+    switch (e.kind) {
+      case 0:
+        if (auto i = some_up(draw(script, opts.nodes))) {
+          wire::TaskSpec spec;
+          spec.set_id("s" + std::to_string(opts.seed) + "-t"
+                      + std::to_string(e.arg));
+          spec.set_kind("sim");
+          spec.set_payload(std::string(32, 'x'));
+          spec.set_priority(static_cast<int>(draw(script, 3)));
+          submitted.push_back(cluster.submit(*i, spec));
+        }
+        break;
+      case 1:
+        if (!submitted.empty())
+          if (auto i = some_up(draw(script, opts.nodes)))
+            cluster.remove(*i, submitted[draw(script, submitted.size())]);
+        break;
+      case 2: {
+        // One failure at a time: an acknowledged task is held by two
+        // replicas, so it survives any single crash once the restarted
+        // node has caught up.
+        bool all_up = true;
+        for (std::size_t i = 0; i < cluster.size(); ++i)
+          all_up &= cluster.is_up(i);
+        if (all_up && e.at - last_restart >= opts.settle_ms)
+          cluster.crash(e.arg);
+        break;
+      }
+      case 3:
+        if (!cluster.is_up(e.arg)) {
+          cluster.restart(e.arg);
+          last_restart = e.at;
+        }
+        break;
+      case 4: {
+        std::vector<std::size_t> order(cluster.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+          order[i] = i;
+        for (std::size_t i = order.size(); i > 1; --i)
+          std::swap(order[i - 1], order[draw(script, i)]);
+        auto half = order.size() / 2;
+        cluster.partition({{order.begin(), order.begin() + half},
+                           {order.begin() + half, order.end()}});
+        break;
+      }
+      case 5:
+        cluster.heal();
+        break;
+    }
+  }
+  cluster.heal();
+  for (std::size_t i = 0; i < cluster.size(); ++i)
+    cluster.restart(i);
+  millis first = opts.submit_at_ms;
+  while (cluster.now() < opts.max_time_ms && !cluster.converged())
+    cluster.run_until(cluster.now() + 50);
+  auto report = cluster.report();
+  if (report.converged) {
+    report.converged_at_ms = cluster.now();
+    report.makespan_ms = cluster.now() - first;
+  } else {
+    report.violations.push_back("no convergence within "
+                                + std::to_string(opts.max_time_ms) + " ms");
+    report.details = cluster.dump();
+  }
+  return report;
+}
+
+} // namespace dice

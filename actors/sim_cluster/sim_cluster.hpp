@@ -1,0 +1,104 @@
+#pragma once
+// A deterministic simulation of a whole DiCE cluster: N queue_nodes with
+// their membership over the simulated network, in virtual time, with a
+// simulated executor, crashes with restarts, partitions, loss, duplication
+// and reordering. No threads, no sockets, no clocks: a seed replays a run.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "broadcast_bridge/sim_network.hpp"
+#include "membership/membership_state.hpp"
+#include "queue_node/queue_node.hpp"
+#include "sim_cluster/sim_options.hpp"
+
+namespace dice {
+
+class sim_cluster {
+public:
+  explicit sim_cluster(sim_options opts);
+
+  // -- driving ------------------------------------------------------------
+
+  /// Advances virtual time to `t`, delivering and ticking on the way.
+  void run_until(millis t);
+  millis now() const { return now_; }
+
+  /// Submits at node `i`; returns the task id.
+  std::string submit(std::size_t i, wire::TaskSpec spec);
+  void remove(std::size_t i, const std::string& task_id);
+  void crash(std::size_t i);
+  void restart(std::size_t i);
+  void partition(const std::vector<std::vector<std::size_t>>& groups);
+  void heal();
+
+  // -- observing ----------------------------------------------------------
+
+  std::size_t size() const { return nodes_.size(); }
+  bool is_up(std::size_t i) const { return nodes_[i].up; }
+  queue_node& node(std::size_t i) { return *nodes_[i].queue; }
+  sim_network& network() { return net_; }
+
+  /// Every live replica identical, and every task on it ended (DONE, or
+  /// REMOVED if removed), and every accepted task present.
+  bool converged() const;
+  /// Every live replica, task by task, for diagnosis.
+  std::string dump() const;
+  /// Fills the report (violations included) from the current state.
+  sim_report report() const;
+
+  const std::map<std::string, std::size_t>& executions() const {
+    return executions_;
+  }
+
+private:
+  struct execution {
+    std::uint32_t attempt;
+    millis ends;
+    bool ok;
+  };
+  struct sim_node {
+    std::string id;
+    std::uint64_t incarnation = 1;
+    bool up = true;
+    std::uint64_t sequence = 0;
+    millis next_heartbeat = 0;
+    std::unique_ptr<membership_state> membership;
+    std::unique_ptr<queue_node> queue;
+    std::map<std::string, execution> running;
+  };
+
+  void boot(sim_node& n);
+  void step();
+  void deliver(const sim_delivery& d);
+  void flush(sim_node& n);
+  void send_heartbeat(sim_node& n);
+  void finish_executions(sim_node& n);
+  std::string encode(sim_node& n, wire::Message m);
+  std::size_t index_of(const std::string& id) const;
+  bool chance(double p);
+
+  sim_options opts_;
+  sim_network net_;
+  std::mt19937_64 rng_;
+  millis now_ = 0;
+  std::vector<sim_node> nodes_;
+
+  std::set<std::string> submitted_, accepted_, removed_;
+  std::map<std::string, std::vector<wire::OpId>> remove_ops_;
+  std::map<std::string, std::size_t> executions_;
+  std::map<std::string, std::size_t> completions_;
+  std::uint64_t crashes_ = 0;
+  sim_report traffic_;
+  millis first_submit_ = -1;
+};
+
+/// Runs the scripted scenario of `opts` (submissions, removes, crashes,
+/// partition) until the cluster converges or max_time_ms passes.
+sim_report run_simulation(const sim_options& opts);
+
+} // namespace dice

@@ -1,0 +1,92 @@
+#pragma once
+// What a whole-cluster simulation runs (options) and what it measured
+// (report). Everything derives from the seed, so a seed replays a run.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "broadcast_bridge/sim_network.hpp"
+#include "common/time.hpp"
+#include "membership/membership_state.hpp"
+#include "queue_node/queue_config.hpp"
+
+namespace dice {
+
+struct sim_options {
+  std::uint64_t seed = 1;
+  std::size_t nodes = 4;
+  std::size_t tasks = 12;
+  /// Virtual time one execution takes.
+  millis task_ms = 300;
+  /// Submissions start once membership has formed, spread over this span.
+  millis submit_at_ms = 1500;
+  millis submit_spread_ms = 1500;
+  link_faults faults;
+  /// Transient execution failures (never on the last allowed attempt, so
+  /// every task can still end DONE).
+  double fail_probability = 0;
+  /// Crash-and-restart events; a crashed node stays down for down_ms and
+  /// comes back with an empty replica and a new incarnation.
+  std::size_t crashes = 0;
+  millis down_ms = 2000;
+  /// A crash waits this long after the previous restart (catch-up time).
+  millis settle_ms = 1500;
+  /// One partition into two halves, healed after partition_ms.
+  bool partition = false;
+  millis partition_ms = 2500;
+  /// Tasks removed (removeByID) by some node during the run.
+  std::size_t removes = 0;
+  /// Faults happen before this; afterwards the cluster must converge alone.
+  millis faults_until_ms = 6000;
+  /// Give up (and report non-convergence) after this.
+  millis max_time_ms = 90'000;
+  millis tick_ms = 5;
+  queue_config queue;
+  membership_config membership;
+
+  sim_options();
+};
+
+struct sim_report {
+  std::uint64_t seed = 0;
+  std::size_t tasks = 0;     // submitted
+  std::size_t accepted = 0;  // acknowledged: another replica held it
+  std::size_t removed = 0;
+  std::size_t done = 0;      // DONE on the final replicas
+  std::size_t executions = 0;
+  /// Executions beyond one per executed task (re-executions after a crash or
+  /// a lost claim, canceled ones included).
+  std::size_t duplicates = 0;
+  /// DONE reports beyond one per task.
+  std::size_t duplicate_completions = 0;
+  bool converged = false;
+  millis converged_at_ms = 0;
+  millis makespan_ms = 0;
+  // Traffic: queue messages (ENQUEUE, DEQUEUE, REMOVE, INFO end/re-queue,
+  // unknown-task resolution, sync) apart from RUNNING heartbeats and from
+  // membership heartbeats. Counted per message sent (a broadcast is one).
+  std::uint64_t queue_messages = 0;
+  std::uint64_t running_heartbeats = 0;
+  std::uint64_t sync_messages = 0;
+  std::uint64_t membership_heartbeats = 0;
+  std::uint64_t queue_bytes = 0; // on the wire, every copy
+  /// Queue messages sent, by body (e.g. "dequeue", "info DONE").
+  std::map<std::string, std::uint64_t> by_kind;
+  double messages_per_task = 0;
+  double heartbeats_per_task = 0;
+  double bytes_per_task = 0;
+  std::uint64_t crashes = 0;
+  std::uint64_t snapshots = 0;
+  // Summed over the live nodes' queue counters.
+  std::uint64_t canceled = 0, requeues = 0, reclaims = 0, claims_lost = 0;
+  /// Invariant violations, each a one-line description; empty when sound.
+  std::vector<std::string> violations;
+  /// Every live replica, task by task, when the run did not converge.
+  std::string details;
+
+  std::string summary() const;
+};
+
+} // namespace dice

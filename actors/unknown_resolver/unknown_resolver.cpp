@@ -1,0 +1,96 @@
+#include "unknown_resolver/unknown_resolver.hpp"
+
+#include <algorithm>
+
+namespace dice {
+
+unknown_resolver::unknown_resolver(resolver_config cfg) : cfg_(cfg) {
+  cfg_.backoff_max_ms = std::max(cfg_.backoff_max_ms, cfg_.backoff_min_ms);
+}
+
+bool unknown_resolver::unknown(const std::string& task_id, millis now) {
+  if (cfg_.strategy == resolve_strategy::never_want || cfg_.resolve_tries == 0)
+    return false;
+  auto [i, added] = asking_.try_emplace(task_id);
+  if (!added)
+    return false; // answers are on the way, or asks_due will retry
+  if (cfg_.ask_delay_ms > 0) {
+    i->second = question{now + cfg_.ask_delay_ms, 0};
+    return false;
+  }
+  i->second = question{now + cfg_.resolve_window_ms, 1};
+  ++questions_;
+  return true;
+}
+
+void unknown_resolver::resolved(const std::string& task_id) {
+  asking_.erase(task_id);
+}
+
+std::vector<std::string> unknown_resolver::asks_due(millis now) {
+  std::vector<std::string> result;
+  for (auto i = asking_.begin(); i != asking_.end();) {
+    auto& q = i->second;
+    if (q.next_at > now) {
+      ++i;
+      continue;
+    }
+    if (q.tries >= cfg_.resolve_tries) {
+      // Give up: anti-entropy brings the spec eventually.
+      i = asking_.erase(i);
+      continue;
+    }
+    ++q.tries;
+    q.next_at = now + cfg_.resolve_window_ms;
+    ++questions_;
+    result.push_back(i->first);
+    ++i;
+  }
+  return result;
+}
+
+void unknown_resolver::asked(const std::string& task_id, millis now,
+                             std::mt19937_64& rng) {
+  if (answering_.count(task_id) > 0)
+    return;
+  auto span = static_cast<std::uint64_t>(cfg_.backoff_max_ms
+                                         - cfg_.backoff_min_ms)
+              + 1;
+  // Raw draws, not <random> distributions, so a seed replays everywhere.
+  auto wait = cfg_.backoff_min_ms + static_cast<millis>(rng() % span);
+  answering_[task_id] = now + wait;
+}
+
+void unknown_resolver::stale(const std::string& task_id, millis now,
+                             std::mt19937_64& rng, millis max_wait) {
+  ++stale_;
+  auto at = now + static_cast<millis>(
+                    rng() % (static_cast<std::uint64_t>(std::max<millis>(
+                               max_wait, 0))
+                             + 1));
+  auto [i, added] = answering_.try_emplace(task_id, at);
+  if (!added && at < i->second)
+    i->second = at;
+}
+
+void unknown_resolver::answer_seen(const std::string& task_id) {
+  if (answering_.erase(task_id) > 0)
+    ++suppressed_;
+  asking_.erase(task_id);
+}
+
+std::vector<std::string> unknown_resolver::answers_due(millis now) {
+  std::vector<std::string> result;
+  for (auto i = answering_.begin(); i != answering_.end();) {
+    if (i->second <= now) {
+      result.push_back(i->first);
+      ++answers_;
+      i = answering_.erase(i);
+    } else {
+      ++i;
+    }
+  }
+  return result;
+}
+
+} // namespace dice

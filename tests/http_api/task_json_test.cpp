@@ -1,0 +1,74 @@
+#include <catch2/catch.hpp>
+
+#include "http_api/task_json.hpp"
+
+using namespace dice;
+
+namespace {
+
+const std::vector<std::string> kinds{"cpu", "echo", "sleep"};
+
+std::string parse_error(const std::string& body, submit_limits limits = {}) {
+  std::string err;
+  auto r = parse_submit(body, kinds, limits, err);
+  return r ? "" : err;
+}
+
+} // namespace
+
+TEST_CASE("a submission parses with defaults", "[http_api]") {
+  std::string err;
+  auto r = parse_submit(R"({"kind":"sleep","payload":"100"})", kinds, {}, err);
+  REQUIRE(r);
+  CHECK(r->kind == "sleep");
+  CHECK(r->payload == "100");
+  CHECK(r->priority == 0);
+  CHECK(r->count == 1);
+  r = parse_submit(R"({"kind":"cpu","payload":5000,"priority":-3,"count":128})",
+                   kinds, {}, err);
+  REQUIRE(r);
+  CHECK(r->payload == "5000");
+  CHECK(r->priority == -3);
+  CHECK(r->count == 128);
+}
+
+TEST_CASE("bad submissions get a message naming the problem", "[http_api]") {
+  CHECK(parse_error("{") == "body is not valid JSON");
+  CHECK(parse_error("[1]") == "body must be a JSON object");
+  CHECK(parse_error(R"({"payload":"1"})") == "'kind' must be a string");
+  CHECK(parse_error(R"({"kind":"rm"})") == "unknown kind 'rm' (known: cpu, echo, sleep)");
+  CHECK(parse_error(R"({"kind":"echo","payload":[1]})")
+        == "'payload' must be a string or an integer");
+  CHECK(parse_error(R"({"kind":"echo","count":0})")
+        == "'count' must be an integer from 1 to 10000");
+  CHECK(parse_error(R"({"kind":"echo","count":"3"})")
+        == "'count' must be an integer from 1 to 10000");
+  CHECK(parse_error(R"({"kind":"echo","priority":1.5})")
+        == "'priority' must be an integer from -1000000 to 1000000");
+  CHECK(parse_error(R"({"kind":"echo","colour":1})") == "unknown field 'colour'");
+  submit_limits small;
+  small.max_payload_bytes = 4;
+  CHECK(parse_error(R"({"kind":"echo","payload":"12345"})", small)
+        == "payload of 5 bytes exceeds the limit of 4");
+}
+
+TEST_CASE("task states render with their phase names", "[http_api]") {
+  for (auto p : {wire::READY, wire::RUNNING, wire::FAILED, wire::CANCELED,
+                 wire::DONE, wire::REMOVED})
+    CHECK(parse_phase(phase_name(p)) == p);
+  CHECK_FALSE(parse_phase("finished"));
+  wire::TaskSpec spec;
+  spec.set_id("t1");
+  spec.set_kind("echo");
+  wire::TaskState st;
+  st.set_phase(wire::DONE);
+  st.set_attempt(2);
+  st.mutable_claim()->set_node_id("n3");
+  st.set_result("hi");
+  auto j = task_json(spec, st, true);
+  CHECK(j["state"] == "done");
+  CHECK(j["node"] == "n3");
+  CHECK(j["attempts"] == 2);
+  CHECK(j["result"] == "hi");
+  CHECK_FALSE(task_json(spec, st, false).contains("result"));
+}

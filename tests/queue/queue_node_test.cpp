@@ -1,0 +1,115 @@
+#include <catch2/catch.hpp>
+
+#include "communication/communication.hpp"
+#include "lockstep.hpp"
+
+using namespace dice;
+using namespace dice::test;
+using M = wire::Message;
+
+namespace {
+
+lockstep three_nodes(queue_config cfg = {}) {
+  lockstep net;
+  net.add("a", cfg);
+  net.add("b", cfg);
+  net.add("c", cfg);
+  return net;
+}
+
+} // namespace
+
+TEST_CASE("submitted tasks run once each and end DONE on every replica",
+          "[queue]") {
+  auto net = three_nodes();
+  for (int i = 0; i < 6; ++i)
+    REQUIRE(net.at("a").submit(spec_of("t" + std::to_string(i)), net.now));
+  net.flush();
+  net.run_for(5000);
+  for (auto& n : net.nodes) {
+    CAPTURE(n->id());
+    REQUIRE(n->replica().size() == 6);
+    REQUIRE(n->finished().count(wire::DONE) == 6);
+    REQUIRE(n->replica().same_as(net.nodes[0]->replica()));
+  }
+  for (int i = 0; i < 6; ++i)
+    CHECK(net.starts_of("t" + std::to_string(i)) == 1);
+  // Each node walks the tasks in its own order: the work spreads out.
+  std::set<std::string> workers;
+  for (auto& e : net.started)
+    workers.insert(e.node);
+  CHECK(workers.size() >= 2);
+  const auto* t = net.at("b").replica().find("t0");
+  CHECK(t->state.result() == "result of t0");
+  CHECK(t->spec.enqueuer() == "a");
+}
+
+TEST_CASE("two claims in one window: exactly one node executes", "[queue]") {
+  auto net = three_nodes();
+  net.at("b").submit(spec_of("t"), net.now);
+  net.flush();
+  // Every node ticks before any DEQUEUE is delivered: three claims for the
+  // same (task, attempt) cross in flight.
+  net.step();
+  std::size_t claims = 0;
+  for (auto& n : net.nodes)
+    claims += n->counters().claims;
+  REQUIRE(claims == 3);
+  net.run_for(2000);
+  CHECK(net.starts_of("t") == 1);
+  CHECK(net.canceled.empty());
+  // Same battery, class and dequeue time: the enqueuer's claim wins, on
+  // every replica alike.
+  REQUIRE(net.started.size() == 1);
+  CHECK(net.started[0].node == "b");
+  for (auto& n : net.nodes) {
+    CHECK(n->finished().count(wire::DONE) == 1);
+    CHECK(n->replica().find("t")->state.claim().node_id() == "b");
+  }
+}
+
+TEST_CASE("a late claim on a running task: the ranking decides, the loser "
+          "cancels",
+          "[queue]") {
+  queue_config weak;
+  weak.battery = 20;
+  queue_config strong;
+  strong.battery = 90;
+  lockstep net;
+  net.task_ms = 2000;
+
+  SECTION("a better late claim takes over; the running loser cancels") {
+    net.add("a", weak);
+    net.add("b", strong);
+  }
+  SECTION("a worse late claim loses and never executes") {
+    net.add("a", strong);
+    net.add("b", weak);
+  }
+  net.at("a").submit(spec_of("t"), net.now);
+  net.flush();
+  net.down = {"b"}; // b hears nothing of a's claim nor of its heartbeats
+  net.run_for(500);
+  REQUIRE(net.starts_of("t") == 1);
+  REQUIRE(net.started[0].node == "a");
+  net.down.clear();
+  net.step(); // b still sees t READY and claims it, late
+  REQUIRE(net.at("b").counters().claims == 1);
+  net.run_for(5000);
+
+  bool b_better = net.at("b").config().battery > net.at("a").config().battery;
+  auto winner = b_better ? "b" : "a";
+  for (auto& n : net.nodes) {
+    const auto* t = n->replica().find("t");
+    CHECK(t->state.phase() == wire::DONE);
+    CHECK(t->state.claim().node_id() == winner);
+  }
+  if (b_better) {
+    CHECK(net.starts_of("t") == 2);
+    REQUIRE(net.canceled.size() == 1);
+    CHECK(net.canceled[0].node == "a");
+  } else {
+    CHECK(net.starts_of("t") == 1);
+    CHECK(net.canceled.empty());
+  }
+}

@@ -1,0 +1,207 @@
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "sim_cluster/sim_cluster.hpp"
+
+using namespace dice;
+
+namespace {
+
+// One scenario per seed, mixing every fault the network can inject.
+sim_options scenario(std::uint64_t seed) {
+  sim_options o;
+  o.seed = seed;
+  o.nodes = 3 + seed % 3;
+  o.tasks = 8 + seed % 5;
+  static const double losses[] = {0.0, 0.1, 0.25, 0.4};
+  o.faults.loss = losses[seed % 4];
+  o.faults.duplicate = seed % 5 == 1 ? 0.1 : 0.0;
+  o.faults.min_delay = 1;
+  o.faults.max_delay = seed % 2 == 0 ? 40 : 8; // wide spread: reordering
+  o.partition = seed % 3 == 0;
+  o.crashes = seed % 4 == 3 ? 2 : seed % 2;
+  o.removes = seed % 5 == 0 ? 2 : 0;
+  o.fail_probability = seed % 7 == 0 ? 0.2 : 0.0;
+  return o;
+}
+
+struct totals {
+  std::size_t runs = 0, tasks = 0, executions = 0, duplicates = 0;
+  double messages = 0, heartbeats = 0, bytes = 0;
+  millis makespan = 0;
+  void add(const sim_report& r) {
+    ++runs;
+    tasks += r.tasks;
+    executions += r.executions;
+    duplicates += r.duplicates;
+    messages += static_cast<double>(r.queue_messages);
+    heartbeats += static_cast<double>(r.running_heartbeats);
+    bytes += static_cast<double>(r.queue_bytes);
+    makespan += r.makespan_ms;
+  }
+  void print(const char* what) const {
+    auto t = static_cast<double>(tasks);
+    std::cout << what << ": runs=" << runs << " tasks=" << tasks
+              << " executions=" << executions << " duplicates=" << duplicates
+              << " msgs/task=" << messages / t
+              << " running_hb/task=" << heartbeats / t
+              << " bytes/task=" << bytes / t
+              << " mean_makespan_ms=" << makespan / static_cast<millis>(runs)
+              << "\n";
+  }
+};
+
+void check(const sim_report& r) {
+  INFO(r.summary());
+  CAPTURE(r.seed);
+  CHECK(r.violations.empty());
+  CHECK(r.converged);
+  CHECK(r.tasks > 0);
+  CHECK(r.done + r.removed >= r.accepted);
+}
+
+} // namespace
+
+TEST_CASE("a loss-free cluster runs every task once", "[sim]") {
+  sim_options o;
+  o.seed = 42;
+  o.nodes = 5;
+  o.tasks = 20;
+  auto r = run_simulation(o);
+  INFO(r.summary());
+  check(r);
+  CHECK(r.done == 20);
+  CHECK(r.accepted == 20);
+  CHECK(r.duplicates == 0);
+  CHECK(r.executions == 20);
+  // ENQUEUE, DEQUEUE, DONE: three queue broadcasts per task, no more.
+  CHECK(r.messages_per_task <= 3.5);
+}
+
+TEST_CASE("a seed replays the same run", "[sim]") {
+  auto o = scenario(11);
+  CHECK(run_simulation(o).summary() == run_simulation(o).summary());
+}
+
+TEST_CASE("200 seeded cluster runs with loss, duplication, reordering, a "
+          "partition and crashes: no accepted task lost, all replicas equal",
+          "[sim]") {
+  totals all, lossy;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    auto r = run_simulation(scenario(seed));
+    check(r);
+    all.add(r);
+    if (scenario(seed).faults.loss >= 0.4)
+      lossy.add(r);
+  }
+  all.print("sim 200 seeds");
+  lossy.print("sim seeds at 40% loss");
+}
+
+TEST_CASE("the harness flags a lost accepted task", "[sim]") {
+  sim_options o;
+  o.seed = 3;
+  o.nodes = 3;
+  sim_cluster cluster(o);
+  cluster.run_until(1500);
+  wire::TaskSpec spec;
+  spec.set_id("t");
+  cluster.submit(0, spec);
+  cluster.run_until(1900); // acknowledged, not yet run everywhere
+  REQUIRE(cluster.report().accepted == 1);
+  for (std::size_t i = 0; i < cluster.size(); ++i)
+    cluster.crash(i);
+  for (std::size_t i = 0; i < cluster.size(); ++i)
+    cluster.restart(i);
+  cluster.run_until(6000);
+  auto r = cluster.report();
+  INFO(r.summary());
+  REQUIRE_FALSE(r.violations.empty());
+  CHECK(r.violations[0].find("lost") != std::string::npos);
+}
+
+TEST_CASE("the harness flags diverged replicas", "[sim]") {
+  sim_options o;
+  o.seed = 4;
+  o.nodes = 4;
+  sim_cluster cluster(o);
+  cluster.run_until(1500);
+  cluster.partition({{0, 1}, {2, 3}});
+  wire::TaskSpec spec;
+  spec.set_id("t");
+  cluster.submit(0, spec);
+  cluster.run_until(5000);
+  auto r = cluster.report();
+  INFO(r.summary());
+  CHECK_FALSE(r.converged);
+  bool diverged = false;
+  for (auto& v : r.violations)
+    diverged |= v.find("diverged") != std::string::npos;
+  CHECK(diverged);
+  cluster.heal();
+  cluster.run_until(12'000);
+  CHECK(cluster.converged());
+}
+
+TEST_CASE("one seed, replicas dumped (DICE_SEED=n)", "[.debug]") {
+  const char* seed = std::getenv("DICE_SEED");
+  if (seed == nullptr)
+    return;
+  auto r = run_simulation(scenario(std::stoull(seed)));
+  std::cout << r.summary() << "\n" << r.details;
+}
+
+TEST_CASE("sim stats by fault (DICE_SIM_STATS=1)", "[.debug]") {
+  if (std::getenv("DICE_SIM_STATS") == nullptr)
+    return;
+  totals clean, lossy, crashy, split;
+  for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+    auto o = scenario(seed);
+    o.partition = false;
+    o.crashes = 0;
+    o.removes = 0;
+    o.fail_probability = 0;
+    auto which = seed % 4;
+    if (which == 0) {
+      o.faults.loss = 0;
+      o.faults.duplicate = 0;
+    } else if (which == 1) {
+      o.faults.loss = 0.4;
+    } else if (which == 2) {
+      o.faults.loss = 0;
+      o.crashes = 1;
+    } else {
+      o.faults.loss = 0;
+      o.partition = true;
+    }
+    auto r = run_simulation(o);
+    if (which == 1 && r.duplicates > 2 && std::getenv("DICE_SIM_VERBOSE"))
+      std::cout << r.summary() << "\n";
+    (which == 0 ? clean : which == 1 ? lossy : which == 2 ? crashy : split)
+      .add(r);
+  }
+  clean.print("no faults");
+  lossy.print("40% loss");
+  crashy.print("one crash");
+  split.print("partition");
+}
+
+TEST_CASE("soak: many more seeds and bigger clusters (DICE_SOAK=1)",
+          "[sim][soak]") {
+  const char* soak = std::getenv("DICE_SOAK");
+  if (soak == nullptr || std::string(soak) != "1")
+    return;
+  totals all;
+  for (std::uint64_t seed = 1000; seed < 3000; ++seed) {
+    auto o = scenario(seed);
+    o.nodes = 3 + seed % 8;
+    o.tasks = 10 + seed % 40;
+    o.crashes = seed % 4;
+    auto r = run_simulation(o);
+    check(r);
+    all.add(r);
+  }
+  all.print("soak");
+}
