@@ -31,8 +31,8 @@ executor::behavior_type executor_fun(executor_ptr self, std::size_t slots,
       caf::anon_send(handle, executed_atom_v, std::move(r));
     });
   self->state.stats.slots = slots;
-  // Joining the slots cancels what still runs; do it when the actor ends.
-  self->attach_functor([self] { self->state.pool.reset(); });
+  // The state (and with it the pool, which cancels and joins its slots) is
+  // destroyed when the actor exits; that also drops the slots' handle.
   return {
     [self](run_atom, execution_request& req) {
       ++self->state.stats.started;

@@ -1,34 +1,24 @@
 #include "http_api/http_api.hpp"
 
-#include <chrono>
 #include <stdexcept>
 
-#include <caf/actor_system.hpp>
-#include <caf/scoped_actor.hpp>
 #include <httplib.h>
 
+#include "http_api/ask.hpp"
 #include "http_api/status_json.hpp"
+#include "http_api/task_json.hpp"
 
 namespace dice {
 
 namespace {
-
-constexpr auto ask_timeout = std::chrono::seconds(2);
 
 void reply(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
   res.set_content(body.dump(), "application/json");
 }
 
-/// Asks `who` and hands the answer to `use`; 503 if no answer in time.
-template <class Handle, class Atom, class Use>
-void ask(caf::actor_system& sys, const Handle& who, Atom atom,
-         httplib::Response& res, Use use) {
-  caf::scoped_actor self{sys};
-  self->request(who, ask_timeout, atom)
-    .receive(use, [&](caf::error& err) {
-      reply(res, 503, error_json("node busy: " + sys.render(err)));
-    });
+void busy(httplib::Response& res, const std::string& error) {
+  reply(res, 503, error_json("node busy: " + error));
 }
 
 } // namespace
@@ -36,6 +26,7 @@ void ask(caf::actor_system& sys, const Handle& who, Atom atom,
 http_api::http_api(caf::actor_system& sys, const node& n, endpoint where)
   : sys_(sys), node_(n), server_(std::make_unique<httplib::Server>()) {
   routes();
+  task_routes();
   if (!server_->bind_to_port(where.host.c_str(), where.port))
     throw std::runtime_error("cannot bind HTTP " + where.to_string()
                              + ": address in use or not available");
@@ -55,6 +46,8 @@ void http_api::stop() {
 
 void http_api::routes() {
   auto& s = *server_;
+  // Larger bodies are refused with 413 before they are read.
+  s.set_payload_max_length(256 * 1024);
   s.set_pre_routing_handler([this](const httplib::Request&, httplib::Response&) {
     ++requests_;
     return httplib::Server::HandlerResponse::Unhandled;
@@ -63,28 +56,131 @@ void http_api::routes() {
     reply(res, 200, health_json(node_.config().id));
   });
   s.Get("/nodes", [this](const httplib::Request&, httplib::Response& res) {
-    ask(sys_, node_.members(), nodes_atom_v, res,
-        [&](std::vector<node_view>& v) {
-          reply(res, 200, nodes_json(node_.config().id, v));
-        });
+    std::string err;
+    auto v = ask<std::vector<node_view>>(sys_, node_.members(), err, nodes_atom_v);
+    if (!v)
+      return busy(res, err);
+    reply(res, 200, nodes_json(node_.config().id, *v));
   });
   s.Get("/stats", [this](const httplib::Request&, httplib::Response& res) {
-    ask(sys_, node_.bridge(), stats_atom_v, res, [&](bridge_counters& c) {
-      nlohmann::json body;
-      body["id"] = node_.config().id;
-      body["wire"] = bridge_json(c);
-      body["http"] = {{"requests", requests_.load()},
-                      {"bad_requests", bad_requests_.load()}};
-      reply(res, 200, body);
-    });
+    std::string err;
+    auto wire = ask<bridge_counters>(sys_, node_.bridge(), err, stats_atom_v);
+    auto queue = ask<queue_counters>(sys_, node_.queue(), err, stats_atom_v);
+    auto exec = ask<executor_stats>(sys_, node_.exec(), err, stats_atom_v);
+    auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v);
+    if (!wire || !queue || !exec || !rows)
+      return busy(res, err);
+    nlohmann::json body;
+    body["id"] = node_.config().id;
+    body["wire"] = bridge_json(*wire);
+    std::vector<wire::TaskPhase> phases;
+    for (auto& r : *rows)
+      if (r.has_spec)
+        phases.push_back(r.state.phase());
+    body["tasks"] = task_counts_json(phases);
+    body["executions"] = {{"slots", exec->slots},     {"busy", exec->busy},
+                          {"started", exec->started}, {"completed", exec->completed},
+                          {"failed", exec->failed},   {"canceled", exec->canceled}};
+    body["queue"] = queue_json(*queue);
+    body["http"] = {{"requests", requests_.load()},
+                    {"bad_requests", bad_requests_.load()}};
+    reply(res, 200, body);
   });
   // Anything unrouted (unknown path or method) gets a JSON error, not HTML.
-  s.set_error_handler([this](const httplib::Request& req,
-                             httplib::Response& res) {
+  s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
     ++bad_requests_;
+    if (res.status == 413)
+      return reply(res, 413, error_json("request body too large"));
     auto status = res.status == 405 ? 405 : 404;
     reply(res, status, error_json("no route for " + req.method + " " + req.path));
   });
+}
+
+void http_api::task_routes() {
+  auto& s = *server_;
+  s.Post("/tasks", [this](const httplib::Request& req, httplib::Response& res) {
+    std::string err;
+    auto sub = parse_submit(req.body, node_.config().kinds.names(), {}, err);
+    if (!sub) {
+      ++bad_requests_;
+      return reply(res, 400, error_json(err));
+    }
+    // All submissions go out at once; each answers once replicated.
+    caf::scoped_actor self{sys_};
+    for (std::uint32_t i = 0; i < sub->count; ++i) {
+      wire::TaskSpec spec;
+      spec.set_kind(sub->kind);
+      spec.set_payload(sub->payload);
+      spec.set_priority(sub->priority);
+      // A reply to a plain send comes back as an ordinary message.
+      self->send(node_.queue(), submit_atom_v, std::move(spec));
+    }
+    nlohmann::json ids = nlohmann::json::array();
+    std::string failure;
+    for (std::uint32_t i = 0; i < sub->count && failure.empty(); ++i)
+      self->receive([&](std::string& id) { ids.push_back(id); },
+                    [&](caf::error& e) { failure = sys_.render(e); },
+                    caf::after(http_ask_timeout) >> [&] {
+                      failure = "no other replica confirmed in time";
+                    });
+    if (!failure.empty())
+      return reply(res, 503, {{"error", "not all tasks were replicated: " + failure},
+                              {"ids", ids}});
+    reply(res, 201, {{"ids", ids}});
+  });
+  s.Get("/tasks", [this](const httplib::Request& req, httplib::Response& res) {
+    std::optional<wire::TaskPhase> only;
+    if (req.has_param("state")) {
+      only = parse_phase(req.get_param_value("state"));
+      if (!only) {
+        ++bad_requests_;
+        return reply(res, 400, error_json("state must be one of ready, running, "
+                                          "failed, canceled, done, removed"));
+      }
+    }
+    std::string err;
+    auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v);
+    if (!rows)
+      return busy(res, err);
+    auto list = nlohmann::json::array();
+    for (auto& r : *rows)
+      if (r.has_spec && (!only || r.state.phase() == *only))
+        list.push_back(task_json(r.spec, r.state, false));
+    reply(res, 200, {{"tasks", list}});
+  });
+  s.Get(R"(/tasks/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    std::string err;
+    auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v);
+    if (!rows)
+      return busy(res, err);
+    for (auto& r : *rows)
+      if (r.has_spec && r.spec.id() == req.matches[1].str())
+        return reply(res, 200, task_json(r.spec, r.state, true));
+    reply(res, 404, error_json("no task " + req.matches[1].str()));
+  });
+  auto change = [this](auto atom, const char* verb) {
+    return [this, atom, verb](const httplib::Request& req, httplib::Response& res) {
+      auto id = req.matches[1].str();
+      std::string err;
+      auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v);
+      if (!rows)
+        return busy(res, err);
+      bool known = false;
+      for (auto& r : *rows)
+        known = known || (r.has_spec && r.spec.id() == id);
+      if (!known)
+        return reply(res, 404, error_json("no task " + id));
+      auto ok = ask<bool>(sys_, node_.queue(), err, atom, id);
+      if (!ok)
+        return busy(res, err);
+      if (!*ok)
+        return reply(res, 409, error_json("task " + id + " cannot be " + verb
+                                          + " in its current state"));
+      reply(res, 200, {{"id", id}, {verb, true}});
+    };
+  };
+  s.Delete(R"(/tasks/([^/]+))", change(remove_atom_v, "removed"));
+  s.Post(R"(/tasks/([^/]+)/cancel)", change(cancel_atom_v, "canceled"));
 }
 
 } // namespace dice

@@ -28,7 +28,8 @@ public:
   std::uint64_t bad_requests() const { return bad_requests_; }
 
 private:
-  void routes();
+  void routes();      // status: /health, /nodes, /stats
+  void task_routes(); // the task API: /tasks...
 
   caf::actor_system& sys_;
   const node& node_;

@@ -1,5 +1,7 @@
 #include "http_api/status_json.hpp"
 
+#include "http_api/task_json.hpp"
+
 namespace dice {
 
 nlohmann::json health_json(const std::string& self_id) {
@@ -40,6 +42,36 @@ nlohmann::json bridge_json(const bridge_counters& c) {
 
 nlohmann::json error_json(const std::string& message) {
   return {{"error", message}};
+}
+
+} // namespace dice
+
+namespace dice {
+
+nlohmann::json task_counts_json(const std::vector<wire::TaskPhase>& phases) {
+  nlohmann::json j{{"total", phases.size()}};
+  for (auto p : {wire::READY, wire::RUNNING, wire::FAILED, wire::CANCELED,
+                 wire::DONE, wire::REMOVED})
+    j[phase_name(p)] = 0;
+  for (auto p : phases)
+    j[phase_name(p)] = j[phase_name(p)].get<std::size_t>() + 1;
+  return j;
+}
+
+nlohmann::json queue_json(const queue_counters& c) {
+  return {{"ops_sent", c.ops_sent},
+          {"ops_received", c.ops_received},
+          {"duplicate_ops", c.duplicate_ops},
+          {"claims", c.claims},
+          {"claims_lost", c.claims_lost},
+          {"executions_started", c.executions_started},
+          {"executions_canceled", c.executions_canceled},
+          {"requeues", c.requeues},
+          {"running_heartbeats", c.running_heartbeats},
+          {"sync_requests", c.sync_requests},
+          {"sync_replies", c.sync_replies},
+          {"snapshots_applied", c.snapshots_applied},
+          {"rejected", c.rejected}};
 }
 
 } // namespace dice

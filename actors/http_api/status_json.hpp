@@ -8,6 +8,7 @@
 
 #include "broadcast_bridge/bridge_counters.hpp"
 #include "membership/node_view.hpp"
+#include "queue_node/queue_node.hpp"
 
 namespace dice {
 
@@ -17,5 +18,9 @@ nlohmann::json nodes_json(const std::string& self_id,
 /// Datagram counters; drops are broken down by reason.
 nlohmann::json bridge_json(const bridge_counters& c);
 nlohmann::json error_json(const std::string& message);
+/// How many tasks of this replica are in each state.
+nlohmann::json task_counts_json(const std::vector<wire::TaskPhase>& phases);
+/// The replica's protocol counters.
+nlohmann::json queue_json(const queue_counters& c);
 
 } // namespace dice

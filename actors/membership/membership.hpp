@@ -13,6 +13,7 @@
 #include "membership/membership_state.hpp"
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::peer_change)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::wire::Heartbeat)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::node_view>)
 
 namespace dice {
@@ -24,6 +25,8 @@ using membership = caf::typed_actor<
   caf::reacts_to<inbound_atom, wire::Message>,
   caf::reacts_to<tick_atom>,
   caf::reacts_to<subscribe_atom, peer_listener>,
+  // fields other subsystems add to every heartbeat (the queue's versions)
+  caf::reacts_to<versions_atom, wire::Heartbeat>,
   caf::replies_to<nodes_atom>::with<std::vector<node_view>>>;
 
 struct membership_actor_config {

@@ -16,6 +16,7 @@ struct membership_actor_state {
   std::function<millis()> clock;
   std::vector<peer_listener> listeners;
   std::vector<std::string> last_targets;
+  wire::Heartbeat extra; // merged into every heartbeat
   static inline const char* name = "membership";
 };
 
@@ -82,11 +83,16 @@ membership::behavior_type membership_fun(membership_ptr self,
         connect.mutable_connect();
         self->send(st.bridge, send_atom_v, seed, std::move(connect));
       }
-      self->send(st.bridge, broadcast_atom_v, st.logic->make_heartbeat());
+      auto hb = st.logic->make_heartbeat();
+      hb.mutable_heartbeat()->MergeFrom(st.extra);
+      self->send(st.bridge, broadcast_atom_v, std::move(hb));
       self->delayed_send(self, interval, tick_atom_v);
     },
     [self](subscribe_atom, peer_listener& who) {
       self->state.listeners.push_back(std::move(who));
+    },
+    [self](versions_atom, wire::Heartbeat& extra) {
+      self->state.extra = std::move(extra);
     },
     [self](nodes_atom) {
       return self->state.logic->view(self->state.clock());

@@ -37,6 +37,12 @@ node::node(caf::actor_system& sys, node_config cfg,
   for (auto& p : cfg_.peers)
     mc.seeds.push_back(p.to_string());
   members_ = spawn_membership(sys, bridge_, std::move(mc));
+  exec_ = spawn_executor(sys, cfg_.queue.slots, cfg_.kinds);
+  queue_actor_config qc;
+  qc.node_id = cfg_.id;
+  qc.incarnation = incarnation_;
+  qc.queue = cfg_.queue;
+  queue_ = spawn_replicated_queue(sys, std::move(qc), bridge_, members_, exec_);
 }
 
 node::~node() {
@@ -44,6 +50,12 @@ node::~node() {
 }
 
 void node::stop() {
+  if (queue_)
+    caf::anon_send_exit(queue_, caf::exit_reason::user_shutdown);
+  if (exec_)
+    caf::anon_send_exit(exec_, caf::exit_reason::user_shutdown);
+  queue_ = nullptr;
+  exec_ = nullptr;
   if (members_)
     caf::anon_send_exit(members_, caf::exit_reason::user_shutdown);
   if (bridge_)

@@ -7,6 +7,7 @@
 
 #include "broadcast_bridge/broadcast_bridge.hpp"
 #include "membership/membership.hpp"
+#include "queue/replicated_queue.hpp"
 #include "node/node_config.hpp"
 
 namespace dice {
@@ -27,6 +28,8 @@ public:
   std::uint64_t incarnation() const { return incarnation_; }
   broadcast_bridge bridge() const { return bridge_; }
   membership members() const { return members_; }
+  executor exec() const { return exec_; }
+  replicated_queue queue() const { return queue_; }
 
   /// Stops the actors and the transport; idempotent.
   void stop();
@@ -36,6 +39,8 @@ private:
   std::uint64_t incarnation_;
   broadcast_bridge bridge_;
   membership members_;
+  executor exec_;
+  replicated_queue queue_;
 };
 
 } // namespace dice

@@ -26,7 +26,9 @@ std::string node_config::problem() const {
       return "--multicast " + multicast->to_string()
              + ": not an IPv4 multicast group (224.0.0.0 to 239.255.255.255)";
   }
-  return timing.problem();
+  if (auto p = timing.problem(); !p.empty())
+    return p;
+  return queue.problem();
 }
 
 } // namespace dice

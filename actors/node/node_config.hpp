@@ -7,7 +7,9 @@
 
 #include "broadcast_bridge/bridge_state.hpp"
 #include "common/endpoint.hpp"
+#include "executor/task_kinds.hpp"
 #include "membership/membership_state.hpp"
+#include "queue_node/queue_config.hpp"
 
 namespace dice {
 
@@ -23,6 +25,8 @@ struct node_config {
   bool insecure = false;                 // allow no key off loopback
   membership_config timing;
   bridge_limits limits;
+  queue_config queue;                    // includes the executor's slots
+  task_kinds kinds = task_kinds::with_builtins();
 
   /// The address peers use to reach this node.
   endpoint advertised() const;
