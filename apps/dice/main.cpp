@@ -2,44 +2,118 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
-#include <httplib.h>
-#include <nlohmann/json.hpp>
+#include "client.hpp"
+#include "progress.hpp"
+
+using namespace dice::cli;
 
 namespace {
 
 const char* usage =
-  "dice: talk to a DiCE node over its HTTP API.\n"
-  "Usage: dice [--node URL] [--json] COMMAND\n"
+  "dice: use a DiCE cluster through one node's HTTP API.\n"
+  "Usage: dice [--node URL] [--json] COMMAND [ARGS]\n"
   "Commands:\n"
-  "  health   is the node up\n"
-  "  nodes    the node's membership view\n"
-  "  stats    the node's counters\n"
+  "  submit KIND PAYLOAD [--count N] [--priority P] [--wait] [--timeout S]\n"
+  "                 enqueue N tasks (default 1, priority 0); with --wait follow\n"
+  "                 them to the end with a progress bar (exit 1 if any failed)\n"
+  "  tasks [--state ready|running|done|failed|canceled|removed]\n"
+  "  status ID      one task, with its result\n"
+  "  remove ID      removeByID: the task is dropped everywhere\n"
+  "  cancel ID      cancel a task that has not ended\n"
+  "  nodes          the node's membership view\n"
+  "  stats          the node's counters\n"
+  "  health         is the node up\n"
   "Options:\n"
-  "  --node URL   node API (default $DICE_NODE or http://127.0.0.1:8400)\n"
-  "  --json       print the raw JSON answer\n"
-  "  -h, --help   print this help\n";
+  "  --node URL     node API (default $DICE_NODE or http://127.0.0.1:8400)\n"
+  "  --json         print JSON instead of text\n"
+  "  -h, --help     print this help\n"
+  "Built-in kinds: sleep (payload: ms), cpu (payload: iterations), echo.\n";
 
 int fail(const std::string& why, int code = 1) {
   std::cerr << "dice: error: " << why << "\n";
   return code;
 }
 
+struct args {
+  std::vector<std::string> words;
+  std::map<std::string, std::string> opts; // --name value, or "" for flags
+};
+
+bool is_flag(const std::string& name) {
+  return name == "--json" || name == "--wait";
+}
+
 void print_nodes(const nlohmann::json& body) {
-  std::cout << std::left << std::setw(16) << "ID" << std::setw(22) << "ADDR"
-            << std::setw(9) << "STATE" << std::right << std::setw(10)
-            << "SEEN(ms)" << "\n";
+  std::cout << std::left << std::setw(18) << "ID" << std::setw(22) << "ADDR"
+            << std::setw(9) << "STATE" << std::right << std::setw(10) << "SEEN(ms)"
+            << "\n";
   for (auto& n : body.at("nodes")) {
-    auto id = n.at("id").get<std::string>();
-    if (id == body.at("self").get<std::string>())
+    auto id = n.value("id", "");
+    if (id == body.value("self", ""))
       id += " *";
-    std::cout << std::left << std::setw(16) << id << std::setw(22)
-              << n.at("addr").get<std::string>() << std::setw(9)
-              << n.at("state").get<std::string>() << std::right
-              << std::setw(10) << n.at("last_seen_ms").get<long long>() << "\n";
+    std::cout << std::left << std::setw(18) << id << std::setw(22)
+              << n.value("addr", "") << std::setw(9) << n.value("state", "")
+              << std::right << std::setw(10) << n.value("last_seen_ms", 0LL) << "\n";
   }
+}
+
+void print_tasks(const nlohmann::json& body) {
+  std::cout << std::left << std::setw(28) << "ID" << std::setw(8) << "KIND"
+            << std::setw(10) << "STATE" << std::setw(14) << "NODE" << "ATTEMPTS\n";
+  for (auto& t : body.at("tasks"))
+    std::cout << std::left << std::setw(28) << t.value("id", "") << std::setw(8)
+              << t.value("kind", "") << std::setw(10) << t.value("state", "")
+              << std::setw(14) << (t["node"].is_string() ? t["node"].get<std::string>() : "-")
+              << t.value("attempts", 0) << "\n";
+}
+
+bool number(const std::string& text, long long lo, long long hi, long long& out) {
+  try {
+    std::size_t used = 0;
+    out = std::stoll(text, &used);
+    return used == text.size() && out >= lo && out <= hi;
+  } catch (...) {
+    return false;
+  }
+}
+
+int submit(client& node, const args& a, bool json) {
+  if (a.words.size() != 3)
+    return fail("usage: dice submit KIND PAYLOAD [--count N] [--priority P] [--wait]", 2);
+  nlohmann::json body{{"kind", a.words[1]}, {"payload", a.words[2]}};
+  long long n = 0;
+  if (a.opts.count("--count")) {
+    if (!number(a.opts.at("--count"), 1, 10000, n))
+      return fail("--count must be a number from 1 to 10000", 2);
+    body["count"] = n;
+  }
+  if (a.opts.count("--priority")) {
+    if (!number(a.opts.at("--priority"), -1000000, 1000000, n))
+      return fail("--priority must be a number from -1000000 to 1000000", 2);
+    body["priority"] = n;
+  }
+  long long timeout = 3600;
+  if (a.opts.count("--timeout") && !number(a.opts.at("--timeout"), 1, 86400, timeout))
+    return fail("--timeout must be seconds from 1 to 86400", 2);
+  auto r = node.post("/tasks", body);
+  if (!r.ok())
+    return fail(r.error);
+  std::vector<std::string> ids = r.body["ids"].get<std::vector<std::string>>();
+  if (!a.opts.count("--wait")) {
+    if (json)
+      std::cout << r.body.dump() << "\n";
+    else
+      for (auto& id : ids)
+        std::cout << id << "\n";
+    return 0;
+  }
+  if (!json)
+    std::cout << "submitted " << ids.size() << " task(s) to " << node.url() << "\n";
+  return wait_for(node, ids, static_cast<double>(timeout), json);
 }
 
 } // namespace
@@ -47,47 +121,79 @@ void print_nodes(const nlohmann::json& body) {
 int main(int argc, char** argv) {
   std::string url = std::getenv("DICE_NODE") ? std::getenv("DICE_NODE")
                                              : "http://127.0.0.1:8400";
-  bool json = false;
-  std::vector<std::string> args;
+  args a;
   for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
+    std::string w = argv[i];
+    if (w == "-h" || w == "--help") {
       std::cout << usage;
       return 0;
-    } else if (a == "--json") {
-      json = true;
-    } else if (a == "--node") {
+    }
+    if (w.rfind("--", 0) != 0) {
+      a.words.push_back(w);
+    } else if (is_flag(w)) {
+      a.opts[w] = "";
+    } else if (w == "--node" || w == "--count" || w == "--priority"
+               || w == "--state" || w == "--timeout") {
       if (++i == argc)
-        return fail("--node needs a URL", 2);
-      url = argv[i];
-    } else if (a.rfind("--", 0) == 0) {
-      return fail("unknown option " + a + " (see dice --help)", 2);
+        return fail(w + " needs a value", 2);
+      a.opts[w] = argv[i];
     } else {
-      args.push_back(a);
+      return fail("unknown option " + w + " (see dice --help)", 2);
     }
   }
-  if (args.size() != 1)
-    return fail("expected one command (see dice --help)", 2);
-  auto& cmd = args[0];
-  if (cmd != "health" && cmd != "nodes" && cmd != "stats")
-    return fail("unknown command '" + cmd + "' (see dice --help)", 2);
-  httplib::Client cli(url);
-  cli.set_connection_timeout(2);
-  cli.set_read_timeout(5);
-  auto res = cli.Get("/" + cmd);
-  if (!res)
-    return fail("cannot reach " + url + ": " + httplib::to_string(res.error()));
-  auto body = nlohmann::json::parse(res->body, nullptr, false);
-  if (body.is_discarded())
-    return fail("node answered with invalid JSON");
-  if (res->status != 200)
-    return fail(url + " answered " + std::to_string(res->status) + ": "
-                + body.value("error", res->body));
-  if (json || cmd == "stats")
-    std::cout << body.dump(json ? -1 : 2) << "\n";
-  else if (cmd == "nodes")
-    print_nodes(body);
-  else
-    std::cout << body.at("id").get<std::string>() << " ok\n";
-  return 0;
+  if (a.opts.count("--node"))
+    url = a.opts["--node"];
+  bool json = a.opts.count("--json") > 0;
+  if (a.words.empty())
+    return fail("expected a command (see dice --help)", 2);
+  client node{url};
+  auto& cmd = a.words[0];
+  auto one_id = [&](const char* name) -> bool {
+    if (a.words.size() == 2)
+      return true;
+    fail(std::string("usage: dice ") + name + " ID", 2);
+    return false;
+  };
+  auto show = [&](const answer& r, auto text) {
+    if (!r.ok())
+      return fail(r.error);
+    if (json)
+      std::cout << r.body.dump() << "\n";
+    else
+      text(r.body);
+    return 0;
+  };
+  if (cmd == "submit")
+    return submit(node, a, json);
+  if (cmd == "tasks") {
+    std::string path = "/tasks";
+    if (a.opts.count("--state"))
+      path += "?state=" + a.opts["--state"];
+    return show(node.get(path), print_tasks);
+  }
+  if (cmd == "status") {
+    if (!one_id("status"))
+      return 2;
+    return show(node.get("/tasks/" + a.words[1]),
+                [](const nlohmann::json& b) { std::cout << b.dump(2) << "\n"; });
+  }
+  if (cmd == "remove" || cmd == "cancel") {
+    if (!one_id(cmd.c_str()))
+      return 2;
+    auto r = cmd == "remove" ? node.del("/tasks/" + a.words[1])
+                             : node.post("/tasks/" + a.words[1] + "/cancel", {});
+    return show(r, [&](const nlohmann::json&) {
+      std::cout << a.words[1] << (cmd == "remove" ? " removed\n" : " canceled\n");
+    });
+  }
+  if (cmd == "nodes")
+    return show(node.get("/nodes"), print_nodes);
+  if (cmd == "stats")
+    return show(node.get("/stats"),
+                [](const nlohmann::json& b) { std::cout << b.dump(2) << "\n"; });
+  if (cmd == "health")
+    return show(node.get("/health"), [](const nlohmann::json& b) {
+      std::cout << b.value("id", "") << " ok\n";
+    });
+  return fail("unknown command '" + cmd + "' (see dice --help)", 2);
 }

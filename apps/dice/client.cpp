@@ -1,0 +1,40 @@
+#include "client.hpp"
+
+namespace dice::cli {
+
+client::client(const std::string& url) : url_(url), http_(url) {
+  http_.set_connection_timeout(2);
+  http_.set_read_timeout(30);
+}
+
+answer client::wrap(const httplib::Result& res) {
+  answer a;
+  if (!res) {
+    a.error = "cannot reach " + url_ + ": " + httplib::to_string(res.error());
+    return a;
+  }
+  a.status = res->status;
+  a.body = nlohmann::json::parse(res->body, nullptr, false);
+  if (a.body.is_discarded()) {
+    a.body = nullptr;
+    a.error = url_ + " answered " + std::to_string(res->status) + " without JSON";
+  } else if (!a.ok()) {
+    a.error = url_ + " answered " + std::to_string(res->status) + ": "
+              + (a.body.is_object() ? a.body.value("error", res->body) : res->body);
+  }
+  return a;
+}
+
+answer client::get(const std::string& path) {
+  return wrap(http_.Get(path));
+}
+
+answer client::post(const std::string& path, const nlohmann::json& body) {
+  return wrap(http_.Post(path, body.dump(), "application/json"));
+}
+
+answer client::del(const std::string& path) {
+  return wrap(http_.Delete(path));
+}
+
+} // namespace dice::cli

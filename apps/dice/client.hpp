@@ -1,0 +1,32 @@
+#pragma once
+// The dice CLI's view of a node: JSON over HTTP with short timeouts.
+#include <optional>
+#include <string>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+namespace dice::cli {
+
+struct answer {
+  int status = 0;           // 0: no connection
+  nlohmann::json body;      // null if the body was not JSON
+  std::string error;        // why there is no usable answer
+  bool ok() const { return status >= 200 && status < 300 && error.empty(); }
+};
+
+class client {
+public:
+  explicit client(const std::string& url);
+  answer get(const std::string& path);
+  answer post(const std::string& path, const nlohmann::json& body);
+  answer del(const std::string& path);
+  const std::string& url() const { return url_; }
+
+private:
+  answer wrap(const httplib::Result& res);
+  std::string url_;
+  httplib::Client http_;
+};
+
+} // namespace dice::cli
