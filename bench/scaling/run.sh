@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Scaling with real processes: for each cluster size N, start N single-slot
+# dice-node processes on 127.0.0.1 (node 1 is the seed of the others), wait
+# until node 1 sees all N alive, submit TASKS sleep tasks of MS ms to node 1
+# with the dice CLI (--wait --json), and record the makespan (the CLI's
+# "seconds"), speedup against N=1, efficiency = speedup/N and duplicate
+# executions (sum of executions.started over all nodes minus TASKS), plus the
+# summed executions.canceled and queue.claims_lost counters that explain them. The
+# cluster is stopped by pid after each size (and on any exit).
+#
+# Usage: bench/scaling/run.sh [--out DIR] [--nodes "1 2 4 8 16 32"]
+#                             [--tasks 128] [--ms 250] [--build DIR]
+# Writes DIR/results.csv and DIR/speedup.png (DIR defaults to bench/scaling).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+out=$here
+sizes="1 2 4 8 16 32"
+tasks=128
+ms=250
+build=${DICE_BUILD:-}
+while (($#)); do
+  case $1 in
+    --out) out=$2; shift 2 ;;
+    --nodes) sizes=$2; shift 2 ;;
+    --tasks) tasks=$2; shift 2 ;;
+    --ms) ms=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+if [[ -z $build ]]; then
+  for b in "$root/build-scale" "$root/build"; do
+    [[ -x $b/apps/dice-node/dice-node && -x $b/apps/dice/dice ]] && { build=$b; break; }
+  done
+fi
+node_bin=$build/apps/dice-node/dice-node
+cli=$build/apps/dice/dice
+[[ -x $node_bin && -x $cli ]] || { echo "run.sh: no dice-node/dice binaries under '$build' (use --build)" >&2; exit 2; }
+
+mkdir -p "$out"
+csv=$out/results.csv
+logs=$(mktemp -d /tmp/dice-scaling.XXXXXX)
+# Ports: size N uses UDP 27000+40*N+i and HTTP 28000+40*N+i (i = 1..N, N <= 39),
+# so no two sizes share a port and a slow-to-exit node cannot collide.
+udp_port() { echo $((27000 + 40 * $1 + $2)); }
+http_port() { echo $((28000 + 40 * $1 + $2)); }
+
+pids=()
+stop_cluster() {
+  local p
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  local deadline=$((SECONDS + 10))
+  for p in "${pids[@]}"; do
+    while kill -0 "$p" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.1; done
+    kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
+  done
+  pids=()
+}
+trap stop_cluster EXIT
+trap 'exit 130' INT TERM
+
+alive_count() { # node http port -> number of alive members node 1 sees (incl. itself)
+  "$cli" --node "http://127.0.0.1:$1" --json nodes 2>/dev/null |
+    jq '[.nodes[] | select(.state == "alive")] | length' 2>/dev/null || echo 0
+}
+
+echo "nodes,tasks,task_ms,makespan_s,ideal_s,speedup,efficiency,duplicates,canceled,claims_lost,done,failed,nodes_used,min_per_node,max_per_node" >"$csv"
+base=""
+echo "binaries: $build; logs: $logs; csv: $csv"
+for n in $sizes; do
+  ((n >= 1 && n <= 39)) || { echo "run.sh: N must be 1..39" >&2; exit 2; }
+  for i in $(seq 1 "$n"); do
+    args=(--id "s$n-$i" --listen "127.0.0.1:$(udp_port "$n" "$i")" --http "127.0.0.1:$(http_port "$n" "$i")"
+          --log-level warn)
+    ((i == 1)) || args+=(--peer "127.0.0.1:$(udp_port "$n" 1)")
+    "$node_bin" "${args[@]}" >>"$logs/n$n-node$i.log" 2>&1 &
+    pids+=($!)
+  done
+  seed=$(http_port "$n" 1)
+  deadline=$((SECONDS + 90))
+  until [[ $(alive_count "$seed") == "$n" ]]; do
+    ((SECONDS < deadline)) || { echo "N=$n: node 1 never saw $n alive" >&2; exit 1; }
+    sleep 0.2
+  done
+  sleep 1 # let the last joiners learn everyone too
+  json=$("$cli" --node "http://127.0.0.1:$seed" --json submit sleep "$ms" --count "$tasks" --wait --timeout 600 | tail -n 1) || true
+  sleep 0.5
+  started=0 canceled=0 lost=0
+  for i in $(seq 1 "$n"); do
+    read -r s c l < <("$cli" --node "http://127.0.0.1:$(http_port "$n" "$i")" --json stats |
+      jq -r '[.executions.started, .executions.canceled, .queue.claims_lost] | @tsv')
+    started=$((started + s)) canceled=$((canceled + c)) lost=$((lost + l))
+  done
+  stop_cluster
+  read -r secs done failed used minp maxp < <(jq -r \
+    '[.seconds, .done, .failed, (.per_node|length), ([.per_node[]]|min // 0), ([.per_node[]]|max // 0)] | @tsv' <<<"$json")
+  if [[ -z $base && $n == 1 ]]; then base=$secs; fi
+  row=$(/usr/bin/python3 - "$n" "$tasks" "$ms" "$secs" "${base:-}" "$((started - tasks))" "$canceled" "$lost" "$done" "$failed" "$used" "$minp" "$maxp" <<'EOF'
+import sys, math
+n, tasks, ms, secs, base, dup, canc, lost, done, failed, used, minp, maxp = sys.argv[1:]
+n, tasks, ms, secs = int(n), int(tasks), int(ms), float(secs)
+ideal = math.ceil(tasks / n) * ms / 1000.0
+sp = f"{float(base) / secs:.3f}" if base else ""
+eff = f"{float(base) / secs / n:.3f}" if base else ""
+print(",".join(map(str, [n, tasks, ms, f"{secs:.3f}", f"{ideal:.3f}", sp, eff, dup, canc, lost, done, failed, used, minp, maxp])))
+EOF
+)
+  echo "$row" >>"$csv"
+  echo "N=$n: $row"
+done
+trap - EXIT
+/usr/bin/python3 "$here/plot.py" "$csv" "$out/speedup.png"
+column -s, -t "$csv"
