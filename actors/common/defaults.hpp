@@ -53,6 +53,14 @@ namespace dice::defaults {
 
 /// How long a DEQUEUE claim waits for competing claims before executing.
 constexpr millis claim_window_ms = 100;
+/// Idle nodes stagger their claims on a contended task: each waits its
+/// rendezvous rank among the idle nodes times this (estimated from its own
+/// hash of the task), so usually the first claim is heard before the next
+/// node's turn and only one node claims. Keep it above the network delay.
+constexpr millis claim_stagger_ms = 50;
+/// Besides the winner, about this many nodes tell a losing claimer that a
+/// better claim holds the task (either message may be lost).
+constexpr std::size_t claim_helpers = 2;
 /// RUNNING heartbeats of an execution, one per task per interval.
 constexpr millis running_interval_ms = 200;
 /// No RUNNING heartbeat for this long: the task goes back to READY with the
@@ -77,9 +85,16 @@ constexpr std::size_t slots = 1;
 constexpr std::uint32_t max_attempts = 3;
 /// Queue operations kept for retransmission; beyond it, state transfer.
 constexpr std::size_t op_log_limit = 4096;
-/// Operations in one SyncReply (keeps it well inside a datagram).
-constexpr std::size_t sync_batch_ops = 32;
+/// Operations in one SyncReply (a reply also stops short of a datagram's
+/// size): under heavy loss a node misses a fifth of all ops, and it must
+/// catch up faster than executions time out.
+constexpr std::size_t sync_batch_ops = 128;
 /// Least time between two SyncRequests of a node that is behind.
-constexpr millis sync_interval_ms = 300;
+/// A lost request or reply costs this much catch-up time: keep it a few
+/// round trips, not more.
+constexpr millis sync_interval_ms = 100;
+/// Least time between two op-log compactions: each looks at every peer's
+/// version vector, too costly for every tick of a large cluster.
+constexpr millis compact_interval_ms = 250;
 
 } // namespace dice::defaults

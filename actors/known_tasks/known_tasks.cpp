@@ -57,7 +57,9 @@ bool known_tasks::has_spec(const std::string& task_id) const {
 }
 
 bool known_tasks::same_as(const known_tasks& other) const {
-  if (tasks_.size() != other.tasks_.size())
+  // Equal replicas have equal digests: a differing digest settles it
+  // without comparing every task.
+  if (tasks_.size() != other.tasks_.size() || digest_ != other.digest_)
     return false;
   auto j = other.tasks_.begin();
   for (auto i = tasks_.begin(); i != tasks_.end(); ++i, ++j) {

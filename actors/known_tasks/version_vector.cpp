@@ -4,10 +4,29 @@
 
 namespace dice {
 
+namespace {
+
+using entries_t = version_vector::contiguous_entries;
+
+entries_t::const_iterator lower(const entries_t& v, const std::string& origin) {
+  return std::lower_bound(
+    v.begin(), v.end(), origin,
+    [](const auto& e, const std::string& o) { return e.first < o; });
+}
+
+} // namespace
+
+std::uint64_t& version_vector::slot(const std::string& origin) {
+  auto i = contiguous_.begin() + (lower(contiguous_, origin) - contiguous_.cbegin());
+  if (i == contiguous_.end() || i->first != origin)
+    i = contiguous_.emplace(i, origin, 0);
+  return i->second;
+}
+
 bool version_vector::observe(const std::string& origin, std::uint64_t seq) {
   if (seq == 0 || seen(origin, seq))
     return false;
-  auto& hi = contiguous_[origin];
+  auto& hi = slot(origin);
   if (seq == hi + 1) {
     hi = seq;
     absorb_gaps(origin);
@@ -20,20 +39,22 @@ bool version_vector::observe(const std::string& origin, std::uint64_t seq) {
 bool version_vector::seen(const std::string& origin, std::uint64_t seq) const {
   if (seq <= get(origin))
     return true;
+  if (beyond_gap_.empty())
+    return false;
   auto i = beyond_gap_.find(origin);
   return i != beyond_gap_.end() && i->second.count(seq) > 0;
 }
 
 std::uint64_t version_vector::get(const std::string& origin) const {
-  auto i = contiguous_.find(origin);
-  return i == contiguous_.end() ? 0 : i->second;
+  auto i = lower(contiguous_, origin);
+  return i == contiguous_.end() || i->first != origin ? 0 : i->second;
 }
 
 void version_vector::absorb_gaps(const std::string& origin) {
   auto g = beyond_gap_.find(origin);
   if (g == beyond_gap_.end())
     return;
-  auto& hi = contiguous_[origin];
+  auto& hi = slot(origin);
   auto& gaps = g->second;
   while (!gaps.empty() && *gaps.begin() <= hi + 1) {
     hi = std::max(hi, *gaps.begin());
@@ -44,21 +65,39 @@ void version_vector::absorb_gaps(const std::string& origin) {
 }
 
 void version_vector::raise_to(const version_vector& other) {
-  for (const auto& [origin, seq] : other.contiguous_) {
-    auto& hi = contiguous_[origin];
-    if (seq > hi)
-      hi = seq;
+  // Linear merge of the two sorted vectors.
+  entries_t merged;
+  merged.reserve(std::max(contiguous_.size(), other.contiguous_.size()));
+  auto a = contiguous_.begin();
+  auto b = other.contiguous_.begin();
+  while (a != contiguous_.end() || b != other.contiguous_.end()) {
+    if (b == other.contiguous_.end()
+        || (a != contiguous_.end() && a->first < b->first)) {
+      merged.push_back(std::move(*a++));
+    } else if (a == contiguous_.end() || b->first < a->first) {
+      merged.push_back(*b++);
+    } else {
+      merged.emplace_back(std::move(a->first), std::max(a->second, b->second));
+      ++a;
+      ++b;
+    }
   }
+  contiguous_ = std::move(merged);
+  if (other.beyond_gap_.empty() && beyond_gap_.empty())
+    return;
   for (const auto& [origin, seqs] : other.beyond_gap_) {
     auto hi = get(origin);
     for (auto seq : seqs)
       if (seq > hi)
         beyond_gap_[origin].insert(seq);
   }
-  for (const auto& [origin, seq] : other.contiguous_)
-    absorb_gaps(origin);
-  for (const auto& [origin, seqs] : other.beyond_gap_)
-    if (contiguous_.count(origin))
+  // Raised prefixes may now reach ops seen beyond a gap.
+  std::vector<std::string> origins;
+  for (const auto& [origin, seqs] : beyond_gap_)
+    origins.push_back(origin);
+  for (const auto& origin : origins)
+    if (auto i = lower(contiguous_, origin);
+        i != contiguous_.end() && i->first == origin)
       absorb_gaps(origin);
 }
 
@@ -69,9 +108,14 @@ void version_vector::join(const version_vector& other) {
 bool version_vector::behind(const version_vector& other) const {
   // Past our contiguous prefix, seq hi+1 is unseen (it would have been
   // absorbed), so a longer prefix elsewhere always means we miss something.
-  for (const auto& [origin, seq] : other.contiguous_)
-    if (seq > get(origin))
+  auto a = contiguous_.begin();
+  for (const auto& [origin, seq] : other.contiguous_) {
+    while (a != contiguous_.end() && a->first < origin)
+      ++a;
+    auto mine = a != contiguous_.end() && a->first == origin ? a->second : 0;
+    if (seq > mine)
       return true;
+  }
   for (const auto& [origin, seqs] : other.beyond_gap_)
     for (auto seq : seqs)
       if (!seen(origin, seq))
@@ -81,10 +125,13 @@ bool version_vector::behind(const version_vector& other) const {
 
 void version_vector::to_wire(
   google::protobuf::RepeatedPtrField<wire::VersionEntry>* out) const {
+  out->Reserve(out->size() + static_cast<int>(contiguous_.size()));
   for (const auto& [origin, seq] : contiguous_) {
     auto* e = out->Add();
     e->set_origin(origin);
     e->set_seq(seq);
+    if (beyond_gap_.empty())
+      continue;
     if (auto g = beyond_gap_.find(origin); g != beyond_gap_.end())
       for (auto s : g->second)
         e->add_beyond(s);
@@ -94,16 +141,39 @@ void version_vector::to_wire(
 version_vector version_vector::from_wire(
   const google::protobuf::RepeatedPtrField<wire::VersionEntry>& in) {
   version_vector v;
+  v.contiguous_.reserve(static_cast<std::size_t>(in.size()));
+  bool sorted = true;
   for (const auto& e : in) {
     if (e.origin().empty())
       continue;
-    auto& hi = v.contiguous_[e.origin()];
-    hi = std::max(hi, e.seq());
+    if (!v.contiguous_.empty() && !(v.contiguous_.back().first < e.origin()))
+      sorted = false;
+    v.contiguous_.emplace_back(e.origin(), e.seq());
+  }
+  if (!sorted) {
+    // A peer's (or a hand-made) vector out of order or with repeats: keep the
+    // highest seq per origin.
+    std::sort(v.contiguous_.begin(), v.contiguous_.end());
+    entries_t unique;
+    for (auto& e : v.contiguous_)
+      if (!unique.empty() && unique.back().first == e.first)
+        unique.back().second = std::max(unique.back().second, e.second);
+      else
+        unique.push_back(std::move(e));
+    v.contiguous_ = std::move(unique);
+  }
+  for (const auto& e : in) {
+    if (e.origin().empty() || e.beyond_size() == 0)
+      continue;
+    auto hi = v.get(e.origin());
     for (auto s : e.beyond())
       if (s > hi)
         v.beyond_gap_[e.origin()].insert(s);
   }
-  for (auto& [origin, seq] : v.contiguous_)
+  std::vector<std::string> origins;
+  for (const auto& [origin, seqs] : v.beyond_gap_)
+    origins.push_back(origin);
+  for (const auto& origin : origins)
     v.absorb_gaps(origin);
   return v;
 }

@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dice.pb.h"
 
@@ -14,6 +16,11 @@ namespace dice {
 
 class version_vector {
 public:
+  /// (origin, highest contiguous seq), sorted by origin. A flat vector, not a
+  /// map: heartbeats carry one entry per origin and every node reads every
+  /// peer's, so building, joining and comparing must be cheap.
+  using contiguous_entries = std::vector<std::pair<std::string, std::uint64_t>>;
+
   /// Records op (origin, seq); false if it was already seen.
   bool observe(const std::string& origin, std::uint64_t seq);
 
@@ -32,7 +39,7 @@ public:
   /// Pointwise max with `other` (a newer report of the same peer).
   void join(const version_vector& other);
 
-  const std::map<std::string, std::uint64_t>& entries() const {
+  const contiguous_entries& entries() const {
     return contiguous_;
   }
   /// Ops seen past a gap, per origin.
@@ -52,8 +59,10 @@ public:
 
 private:
   void absorb_gaps(const std::string& origin);
+  // The entry of `origin`, inserted (at 0) if missing.
+  std::uint64_t& slot(const std::string& origin);
 
-  std::map<std::string, std::uint64_t> contiguous_;
+  contiguous_entries contiguous_;
   std::map<std::string, std::set<std::uint64_t>> beyond_gap_;
 };
 

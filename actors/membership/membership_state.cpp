@@ -123,12 +123,18 @@ bool membership_state::hear_directly(const wire::Message& m, millis now,
 void membership_state::merge_gossip(
   const google::protobuf::RepeatedPtrField<wire::Peer>& peers, millis now,
   std::vector<peer_change>& changes) {
+  // Gossip lists peers in id order, mostly the ones we know too: try the
+  // entry after the previous match before searching the whole table.
+  auto previous = peers_.end();
   for (const auto& gossiped : peers) {
     if (gossiped.id().empty() || gossiped.addr().empty()
         || gossiped.id() == self_id_)
       continue;
     bool says_alive = gossiped.state() == wire::ALIVE;
-    auto it = peers_.find(gossiped.id());
+    auto it = previous == peers_.end() ? peers_.end() : std::next(previous);
+    if (it == peers_.end() || it->first != gossiped.id())
+      it = peers_.find(gossiped.id());
+    previous = it;
     if (it == peers_.end()) {
       if (!says_alive)
         continue;

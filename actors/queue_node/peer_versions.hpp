@@ -2,6 +2,7 @@
 // The version vectors live peers last reported in their heartbeats: who is
 // behind (send ops), what every live member has seen (compact the op log),
 // and whether some other replica holds an op (acknowledge a submit).
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -19,11 +20,19 @@ public:
   void forget(const std::string& peer) { peers_.erase(peer); }
 
   const version_vector* find(const std::string& peer) const;
+  /// The peer's vector only if it was reported by this incarnation.
+  const version_vector* find(const std::string& peer,
+                             std::uint64_t incarnation) const;
   bool empty() const { return peers_.empty(); }
+  std::size_t size() const { return peers_.size(); }
 
   /// Highest seq of `origin` seen by every peer and by `self`.
   std::uint64_t floor(const std::string& origin,
                       const version_vector& self) const;
+
+  /// floor() for every origin `self` has seen, in one pass per peer.
+  std::map<std::string, std::uint64_t>
+  floors(const version_vector& self) const;
 
   /// True if some peer has seen op (origin, seq).
   bool covered(const std::string& origin, std::uint64_t seq) const;

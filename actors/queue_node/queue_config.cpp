@@ -5,6 +5,8 @@ namespace dice {
 std::string queue_config::problem() const {
   if (claim_window_ms < 0)
     return "claim window must not be negative";
+  if (claim_stagger_ms < 0)
+    return "claim stagger must not be negative";
   if (running_interval_ms <= 0)
     return "RUNNING heartbeat interval must be positive";
   // Otherwise healthy executions would be re-queued between two heartbeats.
@@ -22,6 +24,8 @@ std::string queue_config::problem() const {
     return "sync batch must hold at least 1 op";
   if (sync_interval_ms <= 0)
     return "sync interval must be positive";
+  if (compact_interval_ms < 0)
+    return "compaction interval must not be negative";
   if (resolver.backoff_min_ms < 0
       || resolver.backoff_max_ms < resolver.backoff_min_ms)
     return "answer back-off range must be 0 <= min <= max";

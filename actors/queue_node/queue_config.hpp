@@ -12,6 +12,9 @@ namespace dice {
 
 struct queue_config {
   millis claim_window_ms = defaults::claim_window_ms;
+  /// 0 disables staggering: every idle node claims at once.
+  millis claim_stagger_ms = defaults::claim_stagger_ms;
+  std::size_t claim_helpers = defaults::claim_helpers;
   millis running_interval_ms = defaults::running_interval_ms;
   millis running_timeout_ms = defaults::running_timeout_ms;
   millis requeue_jitter_ms = defaults::requeue_jitter_ms;
@@ -20,6 +23,7 @@ struct queue_config {
   std::size_t op_log_limit = defaults::op_log_limit;
   std::size_t sync_batch_ops = defaults::sync_batch_ops;
   millis sync_interval_ms = defaults::sync_interval_ms;
+  millis compact_interval_ms = defaults::compact_interval_ms;
   resolver_config resolver;
   /// What the ranking knows about this node.
   std::uint32_t battery = 100;

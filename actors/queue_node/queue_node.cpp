@@ -1,5 +1,6 @@
 #include "queue_node/queue_node.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -83,7 +84,8 @@ void queue_node::originate(wire::Message op, millis now) {
   apply(op, now, false);
 }
 
-void queue_node::receive_op(const wire::Message& m, millis now) {
+void queue_node::receive_op(const wire::Message& m, millis now,
+                            bool relayed) {
   auto op = op_of(m);
   if (!op || task_id_of(m).empty()) {
     ++counters_.rejected;
@@ -95,8 +97,8 @@ void queue_node::receive_op(const wire::Message& m, millis now) {
   }
   ++counters_.ops_received;
   log_.add(op->origin(), op->seq(), body_only(m));
-  apply(m, now, true);
-  if (m.has_dequeue())
+  apply(m, now, !relayed);
+  if (m.has_dequeue() && !relayed)
     defend(m.dequeue(), now);
 }
 
@@ -113,11 +115,29 @@ void queue_node::defend(const wire::Dequeue& d, millis now) {
   const auto* e = running_.mine(d.task_id());
   bool ours = (p != pending_.end() && names(s, p->second.attempt, p->second.claim))
               || (e != nullptr && names(s, e->attempt, e->claim));
-  if (!ours || s.attempt() != d.attempt()
+  if (s.phase() != wire::RUNNING || s.attempt() != d.attempt()
       || compare_claims(s.claim(), d.claim()) >= 0)
     return;
-  out_.broadcasts.push_back(make_info(d.task_id(), s, now, nullptr));
+  // The winner may not hear the losing claim, or its answer may be lost:
+  // a few other nodes that know the better claim answer too.
+  if (!ours && !helps(d.task_id(), d.claim().node_id()))
+    return;
+  // Sent to the claimer alone: the others heard the winning claim or will
+  // hear its RUNNING heartbeats.
+  out_.sends.push_back({d.claim().node_id(), make_info(d.task_id(), s, now, nullptr)});
   ++counters_.defenses;
+}
+
+bool queue_node::helps(const std::string& task_id,
+                       const std::string& claimer) const {
+  if (cfg_.claim_helpers == 0)
+    return false;
+  // About claim_helpers nodes pick themselves, each from its own hash alone.
+  auto u = static_cast<double>(rendezvous_hash(task_id, id_ + "/" + claimer)
+                               >> 11)
+           * 0x1.0p-53;
+  auto live = static_cast<double>(peers_.size() + 1);
+  return u * live < static_cast<double>(cfg_.claim_helpers);
 }
 
 void queue_node::learned_spec(const std::string& task_id) {
@@ -141,8 +161,14 @@ void queue_node::apply(const wire::Message& m, millis now, bool from_peer) {
     const auto* task = tasks_.find(task_id);
     // The sender still thinks the task is ready or running, but it ended:
     // tell it (ALREADY_FINISHED_TASK) before it executes the task again.
-    if (from_peer && !is_terminal(state->phase()) && task->has_spec
-        && is_terminal(task->state.phase()))
+    // A RUNNING heartbeat of the very claim that ended the task was merely
+    // overtaken by its end: its sender knows.
+    bool overtaken = m.has_info() && m.info().phase() == wire::RUNNING
+                     && m.info().attempt() == task->state.attempt()
+                     && m.info().claim().node_id()
+                          == task->state.claim().node_id();
+    if (from_peer && !overtaken && !is_terminal(state->phase())
+        && task->has_spec && is_terminal(task->state.phase()))
       resolver_.stale(task_id, now, rng_, cfg_.claim_window_ms / 2);
     if (m.has_info() && m.info().phase() == wire::RUNNING)
       running_.heard(task_id, m.info().attempt(), m.info().claim().node_id(),
@@ -162,10 +188,13 @@ void queue_node::settle(const std::string& task_id, millis now) {
   const wire::TaskState s = task->state; // copy: the calls below may merge
   bool running = s.phase() == wire::RUNNING;
 
-  if (task->has_spec && s.phase() == wire::READY)
+  if (task->has_spec && s.phase() == wire::READY) {
+    ready_since_.try_emplace(task_id, now);
     ready_.insert(task_id, task->spec.priority());
-  else
+  } else {
+    ready_since_.erase(task_id);
     ready_.erase(task_id);
+  }
 
   if (is_terminal(s.phase()) && finished_.record(task_id, s))
     out_.finished.push_back(task_id);
@@ -224,12 +253,53 @@ void queue_node::claim(const std::string& task_id, millis now) {
 }
 
 void queue_node::fill_slots(millis now) {
-  while (pending_.size() + running_.executing() < cfg_.slots) {
-    auto next = ready_.peek();
+  auto busy = [this] {
+    return pending_.size() + running_.executing() >= cfg_.slots;
+  };
+  if (!busy() && free_since_ < 0)
+    free_since_ = now;
+  while (!busy()) {
+    auto next = next_claim(now);
     if (!next)
       return;
     claim(*next, now); // leaves the ready queue: the state is RUNNING now
   }
+  free_since_ = -1;
+}
+
+std::size_t queue_node::idle_nodes() const {
+  auto live = peers_.size() + 1;
+  auto busy = std::min(running_.busy_nodes(), live - 1);
+  return live - busy;
+}
+
+std::optional<std::string> queue_node::next_claim(millis now) const {
+  auto first = ready_.peek();
+  if (!first || cfg_.claim_stagger_ms == 0)
+    return first;
+  auto idle = idle_nodes();
+  if (idle <= 1)
+    return first; // nobody to collide with
+  // This node's rank for a task among `idle` nodes, estimated from its own
+  // rendezvous hash alone (hashes are uniform): no need to hash every peer.
+  // The first few tasks of the walk suffice: later ones rank worse for us.
+  constexpr std::size_t lookahead = 4;
+  const auto priority = tasks_.find(*first)->spec.priority();
+  for (const auto& task_id : ready_.next(lookahead)) {
+    const auto* task = tasks_.find(task_id);
+    if (task->spec.priority() != priority)
+      break; // priority first, whatever the stagger
+    auto since = ready_since_.find(task_id);
+    auto from = since == ready_since_.end() ? free_since_
+                                            : std::max(since->second, free_since_);
+    auto u = static_cast<double>(rendezvous_hash(task_id, id_) >> 11)
+             * 0x1.0p-53;
+    auto wait = static_cast<millis>(u * static_cast<double>(idle)
+                                    * static_cast<double>(cfg_.claim_stagger_ms));
+    if (now >= from + wait)
+      return task_id;
+  }
+  return std::nullopt;
 }
 
 void queue_node::end_claim_windows(millis now) {
@@ -304,7 +374,10 @@ void queue_node::execution_finished(const std::string& task_id,
   }
   if (!names(task->state, exec.attempt, exec.claim))
     return; // superseded: the winner reports
-  if (exec.attempt >= cfg_.max_attempts) {
+  // The attempt this execution was started for counts: a reclaim renumbers
+  // the same execution after its heartbeats went missing, which is no
+  // failed execution.
+  if (exec.started_attempt >= cfg_.max_attempts) {
     s.set_phase(wire::FAILED);
     s.set_reason(result);
     originate(make_info(task_id, s, now, &none), now);
@@ -442,18 +515,25 @@ void queue_node::on_peer_heartbeat(const std::string& peer,
   if (peer.empty() || peer == id_)
     return;
   auto reported = version_vector::from_wire(hb.versions());
-  peers_.update(peer, incarnation, reported);
-  check_acks();
-  auto& previous = previous_report_[peer];
-  bool lost_ops = seen_.behind(previous.seen);
+  // Ops the peer held in its earlier reports (a heartbeat ago or more) and
+  // we still lack were lost, not merely in flight. The stored vector is that
+  // join, so no separate copy of the previous report is kept (with hundreds
+  // of peers, each vector holding hundreds of origins, copies add up).
+  const auto* earlier = peers_.find(peer, incarnation);
+  bool lost_ops = earlier != nullptr && seen_.behind(*earlier);
   // Same ops seen yet different replicas, two reports running: the
   // difference was learnt outside the op log (an unknown-task answer whose
   // ENQUEUE is lost for good), so only a snapshot can carry it.
   bool differs = reported == seen_ && hb.replica_digest() != tasks_.digest();
-  bool diverged = differs && previous.differed;
+  bool diverged = differs && differed_.count(peer) > 0;
+  if (differs)
+    differed_.insert(peer);
+  else
+    differed_.erase(peer);
+  peers_.update(peer, incarnation, reported);
+  check_acks();
   if (now >= next_sync_ && (lost_ops || diverged))
     request_sync(peer, now, !lost_ops);
-  previous = report{std::move(reported), differs};
 }
 
 void queue_node::request_sync(const std::string& peer, millis now,
@@ -496,8 +576,16 @@ void queue_node::on_sync_request(const wire::Message& m) {
   if (ops) {
     if (ops->empty())
       return; // nothing the asker lacks
-    for (auto& op : *ops)
+    // Stop short of a datagram, leaving room for the header; the asker asks
+    // again for the rest.
+    const std::size_t budget = defaults::max_datagram_bytes - 4096;
+    std::size_t bytes = 0;
+    for (auto& op : *ops) {
+      bytes += op.ByteSizeLong() + 8;
+      if (bytes > budget && r->ops_size() > 0)
+        break;
       *r->add_ops() = std::move(op);
+    }
   } else {
     // The ops it lacks left our log, or ops cannot tell what differs:
     // transfer the whole replica.
@@ -512,7 +600,7 @@ void queue_node::on_sync_reply(const wire::Message& m, millis now) {
   const auto& r = m.sync_reply();
   for (const auto& op : r.ops())
     if (classify(op) == queue_message::operation)
-      receive_op(op, now);
+      receive_op(op, now, true);
   if (r.snapshot_size() > 0 || r.snapshot_versions_size() > 0) {
     for (const auto& t : r.snapshot()) {
       const auto& task_id = t.spec().id();
@@ -541,7 +629,7 @@ void queue_node::on_peer_dead(const std::string& peer) {
   if (peer.empty() || peer == id_)
     return;
   peers_.forget(peer);
-  previous_report_.erase(peer);
+  differed_.erase(peer);
   for (const auto& task_id : running_.run_by(peer)) {
     const auto* w = running_.find_watched(task_id);
     if (w != nullptr)
@@ -595,9 +683,14 @@ void queue_node::tick(millis now) {
       requeue(task_id, task->state.attempt() + 1, now);
   }
   fill_slots(now);
-  log_.compact([this](const std::string& origin) {
-    return peers_.floor(origin, seen_);
-  });
+  if (now >= next_compact_ && log_.size() > 0) {
+    auto floors = peers_.floors(seen_);
+    log_.compact([&floors](const std::string& origin) {
+      auto f = floors.find(origin);
+      return f == floors.end() ? std::uint64_t{0} : f->second;
+    });
+    next_compact_ = now + cfg_.compact_interval_ms;
+  }
   check_acks();
   ask_unknown(now);
 }

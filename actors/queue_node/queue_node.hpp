@@ -13,6 +13,10 @@
 //    with its Claim for (task, attempt) and waits a claim window; it then
 //    executes only if the merged state still names its claim. The merge
 //    order picks the same winner on every replica, however late a claim is.
+//  - contention: among idle nodes each waits its turn for a task (its
+//    rendezvous rank times claim_stagger_ms), so the first claim is usually
+//    heard before anyone else claims; a losing claimer is told at once by
+//    the winner and by about claim_helpers other nodes.
 //  - while executing: RUNNING heartbeats; at the end INFO DONE, or on
 //    failure READY(attempt+1) (FAILED after max_attempts).
 //  - silence of an executor (or its death) re-queues the task as
@@ -141,15 +145,24 @@ private:
   // `from_peer` when a peer sent it (it may show the peer is behind).
   void apply(const wire::Message& m, millis now, bool from_peer);
   // Logs and applies a peer's operation unless seen already.
-  void receive_op(const wire::Message& m, millis now);
+  // `relayed`: resent by a peer from its op log (a sync reply), so it says
+  // nothing about what the peer itself believes now.
+  void receive_op(const wire::Message& m, millis now, bool relayed = false);
   // Brings every subsystem in line with the task's merged state.
   void settle(const std::string& task_id, millis now);
   void learned_spec(const std::string& task_id);
 
   void defend(const wire::Dequeue& d, millis now);
+  // True if this node is one of the few that tell a losing claimer about
+  // the better claim.
+  bool helps(const std::string& task_id, const std::string& claimer) const;
   void claim(const std::string& task_id, millis now);
   void end_claim_windows(millis now);
   void fill_slots(millis now);
+  // The ready task this node may claim now (its stagger turn has come).
+  std::optional<std::string> next_claim(millis now) const;
+  // Live nodes, this one included, not known to be executing.
+  std::size_t idle_nodes() const;
   void requeue(const std::string& task_id, std::uint32_t next_attempt,
                millis now);
   void reclaim(const std::string& task_id, std::uint32_t attempt, millis now);
@@ -183,16 +196,17 @@ private:
   op_log log_;
   std::uint64_t next_seq_ = 1;
   peer_versions peers_;
-  // Each peer's previous report: ops it held a heartbeat ago and we still
-  // lack were lost, not merely in flight.
-  struct report {
-    version_vector seen;
-    bool differed = false; // same ops as ours, different replica digest
-  };
-  std::map<std::string, report> previous_report_;
+  // Peers whose previous report had our ops but another replica digest.
+  std::set<std::string> differed_;
   millis next_sync_ = 0;
+  millis next_compact_ = 0;
 
   std::map<std::string, pending_claim> pending_;
+  // When each ready task became ready here: its stagger counts from then.
+  std::map<std::string, millis> ready_since_;
+  // When a slot last became free (-1: all busy): nodes freed together by
+  // equally long tasks must not all claim at once either.
+  millis free_since_ = 0;
   std::map<std::string, wire::OpId> awaiting_ack_;
   std::set<std::string> acked_;
   std::set<std::string> maybe_unknown_;

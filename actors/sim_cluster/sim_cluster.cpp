@@ -57,6 +57,7 @@ sim_cluster::sim_cluster(sim_options opts)
   nodes_.resize(opts_.nodes);
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     nodes_[i].id = "n" + std::to_string(i + 1);
+    index_[nodes_[i].id] = i;
     net_.attach(nodes_[i].id);
   }
   for (auto& n : nodes_)
@@ -83,10 +84,21 @@ bool sim_cluster::chance(double p) {
 }
 
 std::size_t sim_cluster::index_of(const std::string& id) const {
-  for (std::size_t i = 0; i < nodes_.size(); ++i)
-    if (nodes_[i].id == id)
-      return i;
-  throw std::out_of_range("sim: unknown node " + id);
+  auto i = index_.find(id);
+  if (i == index_.end())
+    throw std::out_of_range("sim: unknown node " + id);
+  return i->second;
+}
+
+const wire::Message* sim_cluster::parsed(const std::string& bytes) {
+  auto [i, added] = parsed_.try_emplace(bytes);
+  if (added) {
+    auto m = std::make_unique<wire::Message>();
+    if (m->ParseFromString(bytes))
+      i->second.message = std::move(m);
+  }
+  i->second.used = now_;
+  return i->second.message.get();
 }
 
 std::string sim_cluster::encode(sim_node& n, wire::Message m) {
@@ -164,9 +176,10 @@ void sim_cluster::deliver(const sim_delivery& d) {
   auto& n = nodes_[index_of(d.to)];
   if (!n.up)
     return;
-  wire::Message m;
-  if (!m.ParseFromString(d.bytes))
+  const auto* parsed_message = parsed(d.bytes);
+  if (parsed_message == nullptr)
     return;
+  const auto& m = *parsed_message;
   if (m.has_heartbeat()) {
     for (const auto& c : n.membership->on_heartbeat(m, now_))
       if (c.to == peer_state::dead || c.restarted)
@@ -199,6 +212,13 @@ void sim_cluster::step() {
   now_ += opts_.tick_ms;
   while (auto d = net_.pop_due(now_))
     deliver(*d);
+  if (now_ >= next_parsed_sweep_) {
+    // Every copy of a datagram arrives within max_delay of its sending.
+    auto keep = 2 * opts_.faults.max_delay + 2 * opts_.tick_ms;
+    for (auto i = parsed_.begin(); i != parsed_.end();)
+      i = now_ - i->second.used > keep ? parsed_.erase(i) : std::next(i);
+    next_parsed_sweep_ = now_ + keep;
+  }
   for (auto& n : nodes_) {
     if (!n.up)
       continue;
@@ -206,10 +226,12 @@ void sim_cluster::step() {
     if (now_ >= n.next_heartbeat) {
       send_heartbeat(n);
       n.next_heartbeat = now_ + opts_.membership.heartbeat_interval_ms;
+      // Failure detection once per heartbeat interval, as the membership
+      // actor does: a sweep over every peer each tick costs O(N^2) a tick.
+      for (const auto& c : n.membership->tick(now_))
+        if (c.to == peer_state::dead)
+          n.queue->on_peer_dead(c.id);
     }
-    for (const auto& c : n.membership->tick(now_))
-      if (c.to == peer_state::dead)
-        n.queue->on_peer_dead(c.id);
     n.queue->tick(now_);
     flush(n);
   }
@@ -284,22 +306,23 @@ void sim_cluster::heal() {
 
 bool sim_cluster::converged() const {
   const queue_node* ref = nullptr;
-  for (const auto& n : nodes_) {
-    if (!n.up)
-      continue;
-    if (ref == nullptr)
+  for (const auto& n : nodes_)
+    if (n.up) {
       ref = n.queue.get();
-    else if (!n.queue->replica().same_as(ref->replica()))
-      return false;
-  }
+      break;
+    }
   if (ref == nullptr)
     return false;
+  // Cheapest test first: while work remains, some task is not ended.
   for (const auto& [id, task] : ref->replica().tasks()) {
     auto phase = task.state.phase();
     // Without a spec nobody can run it: only agreement is asked of it.
     if (task.has_spec && phase != wire::DONE && phase != wire::REMOVED)
       return false;
   }
+  for (const auto& n : nodes_)
+    if (n.up && !n.queue->replica().same_as(ref->replica()))
+      return false;
   // A task never acknowledged may have lost its ENQUEUE with its submitter:
   // replicas then agree on a spec-less entry. An accepted task may not.
   for (const auto& id : accepted_)

@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "broadcast_bridge/sim_network.hpp"
@@ -81,12 +82,23 @@ private:
   std::string encode(sim_node& n, wire::Message m);
   std::size_t index_of(const std::string& id) const;
   bool chance(double p);
+  // Parses a datagram once for all its receivers (a broadcast reaches every
+  // node with the same bytes); nullptr if malformed.
+  const wire::Message* parsed(const std::string& bytes);
+
+  struct parsed_entry {
+    std::unique_ptr<wire::Message> message; // null: malformed
+    millis used = 0;
+  };
 
   sim_options opts_;
   sim_network net_;
   std::mt19937_64 rng_;
   millis now_ = 0;
   std::vector<sim_node> nodes_;
+  std::unordered_map<std::string, std::size_t> index_;
+  std::unordered_map<std::string, parsed_entry> parsed_;
+  millis next_parsed_sweep_ = 0;
 
   std::set<std::string> submitted_, accepted_, removed_;
   std::map<std::string, std::vector<wire::OpId>> remove_ops_;

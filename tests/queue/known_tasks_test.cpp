@@ -35,6 +35,45 @@ TEST_CASE("version vector: contiguous prefix, ops past a gap, behind",
   CHECK_FALSE(v.behind(w));
 }
 
+TEST_CASE("version vector: a wire form out of order or with repeats reads "
+          "as the highest seq per origin",
+          "[queue]") {
+  wire::Heartbeat hb;
+  auto add = [&](const char* origin, std::uint64_t seq) {
+    auto* e = hb.add_versions();
+    e->set_origin(origin);
+    e->set_seq(seq);
+    return e;
+  };
+  add("c#1", 4);
+  add("a#1", 2)->add_beyond(4);
+  add("c#1", 7);
+  add("b#2", 1);
+  auto v = version_vector::from_wire(hb.versions());
+  CHECK(v.get("a#1") == 2);
+  CHECK(v.seen("a#1", 4));
+  CHECK_FALSE(v.seen("a#1", 3));
+  CHECK(v.get("b#2") == 1);
+  CHECK(v.get("c#1") == 7);
+  CHECK(v.entries().size() == 3);
+  // Sorted again on the way out: the same vector read back.
+  wire::Heartbeat again;
+  v.to_wire(again.mutable_versions());
+  CHECK(again.versions(0).origin() == "a#1");
+  CHECK(version_vector::from_wire(again.versions()) == v);
+  // A join takes the larger prefix per origin and keeps unseen gaps.
+  version_vector w;
+  w.observe("a#1", 1);
+  w.observe("d#1", 1);
+  w.join(v);
+  CHECK(w.get("a#1") == 2);
+  CHECK(w.seen("a#1", 4));
+  CHECK(w.get("c#1") == 7);
+  CHECK(w.get("d#1") == 1);
+  CHECK_FALSE(w.behind(v));
+  CHECK(v.behind(w)); // v lacks d#1
+}
+
 TEST_CASE("op log: resends what a peer lacks, snapshot once compacted",
           "[queue]") {
   op_log log(100);

@@ -1,0 +1,122 @@
+#include "sim_cli.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+#include <boost/program_options.hpp>
+
+namespace po = boost::program_options;
+
+namespace dice {
+
+namespace {
+
+void probability(const char* name, double p) {
+  if (!(p >= 0.0 && p <= 1.0)) // NaN fails too
+    throw std::runtime_error(std::string("--") + name
+                             + " must be a probability in [0,1]");
+}
+
+} // namespace
+
+sim_cli parse_sim_cli(int argc, const char* const* argv) {
+  sim_cli out;
+  auto& o = out.sim;
+  const sim_options defaults;
+  long long nodes = 16, tasks = 256, crashes = 0, removes = 0;
+  long long partition_ms = 0, max_time_ms = 0;
+  po::options_description desc(
+    "dice-sim: one seeded, deterministic simulation of a whole DiCE cluster\n"
+    "(replicated queue + membership over a simulated lossy network, in\n"
+    "virtual time). Exit status: 0 sound and converged, 1 an invariant was\n"
+    "violated or the cluster did not converge, 2 bad options.\n"
+    "Usage: dice-sim [options]\nOptions");
+  auto spread_help = "submissions spread over this span, from t="
+                     + std::to_string(defaults.submit_at_ms) + " ms";
+  auto partition_help =
+    "split the cluster in two halves for this many ms, then heal (0: never; "
+    "bare flag: "
+    + std::to_string(defaults.partition_ms) + ")";
+  // clang-format off
+  desc.add_options()
+    ("help,h", "print this help and exit")
+    ("nodes", po::value(&nodes)->default_value(nodes), "simulated nodes (1..4096)")
+    ("tasks", po::value(&tasks)->default_value(tasks), "tasks submitted, at random live nodes")
+    ("task-ms", po::value(&o.task_ms)->default_value(defaults.task_ms), "virtual time one execution takes")
+    ("submit-spread-ms", po::value(&o.submit_spread_ms)->default_value(defaults.submit_spread_ms), spread_help.c_str())
+    ("loss", po::value(&o.faults.loss)->default_value(0.0, "0"), "probability that a datagram is lost, per link")
+    ("duplicate", po::value(&o.faults.duplicate)->default_value(0.0, "0"), "probability that a datagram arrives twice")
+    ("max-delay-ms", po::value(&o.faults.max_delay)->default_value(defaults.faults.max_delay), "datagram delay is uniform in [1, this] ms (reorders)")
+    ("partition", po::value(&partition_ms)->default_value(0)->implicit_value(defaults.partition_ms), partition_help.c_str())
+    ("crash", po::value(&crashes)->default_value(0), "crash-and-restart events (one node down at a time)")
+    ("down-ms", po::value(&o.down_ms)->default_value(defaults.down_ms), "how long a crashed node stays down")
+    ("remove", po::value(&removes)->default_value(0), "tasks removed (removeByID) during the run")
+    ("fail", po::value(&o.fail_probability)->default_value(0.0, "0"), "probability that an execution fails transiently")
+    ("max-time-ms", po::value(&max_time_ms)->default_value(0), "give up (not converged) at this virtual time (0: 90 s plus 4x the ideal makespan)")
+    ("claim-window-ms", po::value(&o.queue.claim_window_ms)->default_value(defaults.queue.claim_window_ms), "how long a claim waits for competing claims")
+    ("claim-stagger-ms", po::value(&o.queue.claim_stagger_ms)->default_value(defaults.queue.claim_stagger_ms), "per-rank delay of idle nodes' claims on one task (0: all claim at once)")
+    ("seed", po::value(&o.seed)->default_value(defaults.seed), "seed of the whole run: the same seed replays it")
+    ("json", po::bool_switch(&out.json), "print the report as one JSON object on the last line")
+    ("dump", po::bool_switch(&out.dump), "if the run did not converge, print every replica task by task");
+  // clang-format on
+  std::ostringstream usage;
+  usage << desc;
+  out.usage = usage.str();
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw std::runtime_error(e.what());
+  }
+  if (vm.count("help")) {
+    out.help = true;
+    return out;
+  }
+  if (nodes < 1 || nodes > 4096)
+    throw std::runtime_error("--nodes must be in 1..4096");
+  if (tasks < 0 || tasks > 10'000'000)
+    throw std::runtime_error("--tasks must be in 0..10000000");
+  if (crashes < 0 || removes < 0)
+    throw std::runtime_error("--crash and --remove must not be negative");
+  if (partition_ms < 0 || max_time_ms < 0 || o.down_ms <= 0 || o.task_ms < 0
+      || o.submit_spread_ms < 0)
+    throw std::runtime_error("durations must not be negative (--down-ms "
+                             "positive)");
+  if (o.faults.max_delay < o.faults.min_delay)
+    throw std::runtime_error("--max-delay-ms must be at least "
+                             + std::to_string(o.faults.min_delay));
+  if (auto why = o.queue.problem(); !why.empty())
+    throw std::runtime_error(why);
+  probability("loss", o.faults.loss);
+  probability("duplicate", o.faults.duplicate);
+  probability("fail", o.fail_probability);
+  if (o.faults.loss >= 1.0)
+    throw std::runtime_error("--loss must be below 1 (nothing would arrive)");
+
+  o.nodes = static_cast<std::size_t>(nodes);
+  o.tasks = static_cast<std::size_t>(tasks);
+  o.crashes = static_cast<std::size_t>(crashes);
+  o.removes = static_cast<std::size_t>(removes);
+  o.partition = partition_ms > 0;
+  if (o.partition)
+    o.partition_ms = partition_ms;
+  // Faults must fit between the first submission and faults_until_ms.
+  auto longest = std::max(o.down_ms + o.settle_ms,
+                          o.partition ? o.partition_ms : millis{0});
+  o.faults_until_ms = std::max(o.faults_until_ms,
+                               o.submit_at_ms + o.submit_spread_ms + longest);
+  if (max_time_ms > 0) {
+    o.max_time_ms = max_time_ms;
+  } else {
+    // Every task once over every node, plus room for faults and catch-up.
+    auto ideal = o.task_ms * static_cast<millis>(o.tasks)
+                 / static_cast<millis>(o.nodes);
+    o.max_time_ms = o.faults_until_ms + 90'000 + 4 * ideal;
+  }
+  return out;
+}
+
+} // namespace dice

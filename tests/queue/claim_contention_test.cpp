@@ -1,0 +1,77 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "lockstep.hpp"
+
+using namespace dice;
+using namespace dice::test;
+
+namespace {
+
+std::uint64_t total_claims(lockstep& net) {
+  std::uint64_t n = 0;
+  for (auto& node : net.nodes)
+    n += node->counters().claims;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("idle nodes that know each other stagger their claims: one claim "
+          "per task instead of one per node",
+          "[queue]") {
+  auto claims_for = [](millis stagger) {
+    queue_config cfg;
+    cfg.claim_stagger_ms = stagger;
+    lockstep net;
+    for (int i = 0; i < 8; ++i)
+      net.add("n" + std::to_string(i), cfg);
+    net.versions_every_ms = 100;
+    net.run_for(250); // every node has heard every other: 8 idle nodes
+    for (int t = 0; t < 3; ++t)
+      net.at("n0").submit(spec_of("t" + std::to_string(t)), net.now);
+    net.flush();
+    net.run_for(3000);
+    for (int t = 0; t < 3; ++t) {
+      auto id = "t" + std::to_string(t);
+      CAPTURE(id);
+      CHECK(net.starts_of(id) == 1);
+      CHECK(phase_on(net.at("n5"), id) == wire::DONE);
+    }
+    return total_claims(net);
+  };
+  CHECK(claims_for(defaults::claim_stagger_ms) == 3);
+  // Without staggering every idle node claims in the same tick.
+  CHECK(claims_for(0) == 8);
+}
+
+TEST_CASE("a losing claimer that cannot hear the winner is told by other "
+          "nodes before its window ends",
+          "[queue]") {
+  auto starts_with_helpers = [](std::size_t helpers) {
+    queue_config cfg;
+    cfg.claim_helpers = helpers;
+    lockstep net;
+    net.add("a", cfg);
+    net.add("b", cfg);
+    net.add("c", cfg);
+    net.at("a").submit(spec_of("t"), net.now); // a's claim wins: enqueuer
+    net.flush();
+    // From now on nothing from a reaches b: neither a's claim nor its
+    // answer to b's.
+    net.drop = [](auto& from, auto& to, auto&) {
+      return from == "a" && to == "b";
+    };
+    net.step(); // all three claim in the same tick
+    REQUIRE(total_claims(net) == 3);
+    // Past every claim window, before a's execution ends (and long before
+    // b, deaf to a, would take a for dead).
+    net.run_for(defaults::claim_window_ms * 3);
+    return net.starts_of("t");
+  };
+  // Alone, a cannot stop b: b executes too.
+  CHECK(starts_with_helpers(0) == 2);
+  // c knows a's better claim and tells b.
+  CHECK(starts_with_helpers(3) == 1);
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Runs dice-sim with the given arguments (plus --json) and checks what a
+user would: the last line is one JSON object, the run converged, every task
+ended DONE and no invariant was violated."""
+import json
+import subprocess
+import sys
+
+
+def main():
+    cmd = sys.argv[1:] + ["--json"]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    lines = run.stdout.strip().splitlines()
+    if not lines:
+        sys.exit(f"no output; exit {run.returncode}; stderr: {run.stderr}")
+    report = json.loads(lines[-1])
+    problems = []
+    if run.returncode != 0:
+        problems.append(f"exit status {run.returncode}")
+    if report.get("converged") is not True:
+        problems.append("not converged")
+    if report.get("done") != report.get("tasks") or not report.get("tasks"):
+        problems.append(f"done {report.get('done')} of {report.get('tasks')}")
+    if report.get("violations"):
+        problems.append(f"{report.get('violation_count')} violations, first: "
+                        f"{report['violations'][:3]}")
+    print(lines[-1])
+    if problems:
+        sys.exit("FAILED (seed %s): %s" % (report.get("seed"), "; ".join(problems)))
+
+
+main()
