@@ -541,24 +541,43 @@ void queue_node::request_sync(const std::string& peer, millis now,
   wire::Message m;
   auto* req = m.mutable_sync_request();
   seen_.to_wire(req->mutable_have());
+  // A snapshot under way from this peer continues where it stopped: a lost
+  // chunk costs one chunk, not the whole transfer.
+  if (snapshot_ && snapshot_->peer == peer) {
+    snapshot = true;
+    req->set_snapshot_after(snapshot_->cursor);
+  }
   req->set_want_snapshot(snapshot);
   out_.sends.push_back({peer, std::move(m)});
   next_sync_ = now + cfg_.sync_interval_ms;
   ++counters_.sync_requests;
 }
 
-void queue_node::fill_snapshot(wire::SyncReply* r) const {
-  for (const auto& [task_id, task] : tasks_.tasks()) {
-    auto* t = r->add_snapshot();
-    if (task.has_spec) {
-      *t->mutable_spec() = task.spec;
-    } else {
-      t->mutable_spec()->set_id(task_id);
-      t->set_spec_unknown(true);
-    }
-    *t->mutable_state() = task.state;
-  }
+void queue_node::fill_snapshot(wire::SyncReply* r,
+                               const std::string& after) const {
   seen_.to_wire(r->mutable_snapshot_versions());
+  r->set_snapshot_after(after);
+  // Tasks in id order after `after`, as many as fit in one datagram.
+  const std::size_t budget = defaults::max_datagram_bytes - 4096;
+  std::size_t bytes = r->ByteSizeLong();
+  const auto& all = tasks_.tasks();
+  for (auto i = all.upper_bound(after); i != all.end(); ++i) {
+    const auto& [task_id, task] = *i;
+    wire::TakeMyTask t;
+    if (task.has_spec) {
+      *t.mutable_spec() = task.spec;
+    } else {
+      t.mutable_spec()->set_id(task_id);
+      t.set_spec_unknown(true);
+    }
+    *t.mutable_state() = task.state;
+    bytes += t.ByteSizeLong() + 8;
+    if (bytes > budget && r->snapshot_size() > 0) {
+      r->set_snapshot_more(true);
+      return;
+    }
+    *r->add_snapshot() = std::move(t);
+  }
 }
 
 void queue_node::on_sync_request(const wire::Message& m) {
@@ -589,7 +608,7 @@ void queue_node::on_sync_request(const wire::Message& m) {
   } else {
     // The ops it lacks left our log, or ops cannot tell what differs:
     // transfer the whole replica.
-    fill_snapshot(r);
+    fill_snapshot(r, req.want_snapshot() ? req.snapshot_after() : "");
     ++counters_.snapshots_sent;
   }
   ++counters_.sync_replies;
@@ -615,9 +634,10 @@ void queue_node::on_sync_reply(const wire::Message& m, millis now) {
       if (changed)
         settle(task_id, now);
     }
-    // Everything the sender had seen is now in our replica.
-    seen_.raise_to(version_vector::from_wire(r.snapshot_versions()));
-    ++counters_.snapshots_applied;
+    if (snapshot_chunk(m.sender_id(), r)) {
+      request_sync(m.sender_id(), now, true);
+      return;
+    }
   }
   // A partial batch: ask straight away for the rest.
   if (const auto* theirs = peers_.find(m.sender_id());
@@ -625,11 +645,36 @@ void queue_node::on_sync_reply(const wire::Message& m, millis now) {
     request_sync(m.sender_id(), now, false);
 }
 
+bool queue_node::snapshot_chunk(const std::string& peer,
+                                const wire::SyncReply& r) {
+  // Merging a chunk's tasks is always safe; raising our version vector is
+  // not until every chunk arrived. The first chunk's vector is the one to
+  // raise to: each later chunk was cut later, and task states only grow, so
+  // together the chunks hold every op that vector names.
+  if (r.snapshot_after().empty())
+    snapshot_ = snapshot_progress{peer,
+                                  version_vector::from_wire(r.snapshot_versions()),
+                                  ""};
+  else if (!snapshot_ || snapshot_->peer != peer
+           || snapshot_->cursor != r.snapshot_after())
+    return false; // a stale or repeated chunk: its tasks are merged, that is all
+  if (r.snapshot_size() > 0)
+    snapshot_->cursor = r.snapshot(r.snapshot_size() - 1).spec().id();
+  if (r.snapshot_more())
+    return true;
+  seen_.raise_to(snapshot_->base);
+  snapshot_.reset();
+  ++counters_.snapshots_applied;
+  return false;
+}
+
 void queue_node::on_peer_dead(const std::string& peer) {
   if (peer.empty() || peer == id_)
     return;
   peers_.forget(peer);
   differed_.erase(peer);
+  if (snapshot_ && snapshot_->peer == peer)
+    snapshot_.reset(); // another peer's snapshot starts over
   for (const auto& task_id : running_.run_by(peer)) {
     const auto* w = running_.find_watched(task_id);
     if (w != nullptr)

@@ -173,7 +173,10 @@ private:
   void on_sync_request(const wire::Message& m);
   void on_sync_reply(const wire::Message& m, millis now);
   void request_sync(const std::string& peer, millis now, bool snapshot);
-  void fill_snapshot(wire::SyncReply* r) const;
+  // One chunk of this replica: the tasks after `after`, within a datagram.
+  void fill_snapshot(wire::SyncReply* r, const std::string& after) const;
+  // Takes in a snapshot chunk's progress; true if more chunks are to come.
+  bool snapshot_chunk(const std::string& peer, const wire::SyncReply& r);
   void check_acks();
 
   bool names(const wire::TaskState& s, std::uint32_t attempt,
@@ -199,6 +202,14 @@ private:
   // Peers whose previous report had our ops but another replica digest.
   std::set<std::string> differed_;
   millis next_sync_ = 0;
+  // A snapshot arriving in chunks: from whom, the version vector of its
+  // first chunk, and the last task id received.
+  struct snapshot_progress {
+    std::string peer;
+    version_vector base;
+    std::string cursor;
+  };
+  std::optional<snapshot_progress> snapshot_;
   millis next_compact_ = 0;
 
   std::map<std::string, pending_claim> pending_;
