@@ -520,7 +520,9 @@ void queue_node::on_peer_heartbeat(const std::string& peer,
                                    const wire::Heartbeat& hb, millis now) {
   if (peer.empty() || peer == id_)
     return;
-  unrecovered_.erase(peer); // back, or restarted: it speaks for itself
+  // Back, or restarted: it speaks for itself, and may die again.
+  unrecovered_.erase(peer);
+  recovered_.erase(peer);
   auto reported = version_vector::from_wire(hb.versions());
   // Ops the peer held in its earlier reports (a heartbeat ago or more) and
   // we still lack were lost, not merely in flight. The stored vector is that
@@ -637,15 +639,19 @@ void queue_node::on_peer_dead(const std::string& peer, millis now) {
     return;
   peers_.forget(peer);
   differed_.erase(peer);
-  if (acts_as_coordinator())
+  // The coordinator's announcement may come before our own detection.
+  bool announced = recovered_.count(peer) > 0;
+  if (!announced && acts_as_coordinator())
     recover(peer, now);
-  else
+  else if (!announced)
     unrecovered_.insert(peer); // the coordinator's announcement will come
   check_acks();
 }
 
 void queue_node::recover(const std::string& peer, millis now) {
   unrecovered_.erase(peer);
+  if (coordinated_)
+    recovered_.insert(peer);
   ++counters_.recoveries;
   wire::Message m;
   auto* r = m.mutable_recovery();
@@ -682,6 +688,7 @@ void queue_node::on_recovery(const wire::Message& m) {
   }
   ++counters_.recoveries_heard;
   unrecovered_.erase(r.node_id());
+  recovered_.insert(r.node_id());
   for (const auto& task_id : r.adopted())
     if (!task_id.empty())
       adopted_by_[task_id] = m.sender_id();

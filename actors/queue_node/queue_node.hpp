@@ -247,6 +247,9 @@ private:
   bool coordinated_ = false;
   std::string coordinator_;
   std::set<std::string> unrecovered_;
+  // Dead members already recovered (by us or an announcement we heard),
+  // until they are heard from again: recovered once per death.
+  std::set<std::string> recovered_;
   std::map<std::string, std::string> adopted_by_; // task id -> new owner
   millis next_stable_point_ = 0;
 

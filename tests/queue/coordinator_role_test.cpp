@@ -230,3 +230,25 @@ TEST_CASE("coordinator: without an election every node recovers a dead "
     if (n->id() != runner)
       CHECK(n->counters().recoveries == 1);
 }
+
+TEST_CASE("coordinator: a member that hears the announcement before it "
+          "detects the death itself does not recover the member again",
+          "[queue][coordinator]") {
+  auto net = four_nodes();
+  auto runner = start_long_task(net, "a");
+  auto coord = other_than(net, runner);
+  auto late = other_than(net, runner, coord);
+  elect(net, coord);
+  net.down = {runner};
+  net.executing.clear();
+  net.at(coord).on_peer_dead(runner, net.now);
+  net.flush();
+  REQUIRE(net.at(late).counters().recoveries_heard == 1);
+  net.at(late).on_peer_dead(runner, net.now); // its membership is slower
+  CHECK(net.at(late).unrecovered().empty());
+  // Even elected later, it leaves the dead member alone: recovered once.
+  net.at(late).set_coordinator(late, net.now);
+  net.flush();
+  CHECK(net.at(late).counters().recoveries == 0);
+  CHECK(net.count_sent(wire::Message::kRecovery) == 1);
+}
