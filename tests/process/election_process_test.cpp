@@ -67,9 +67,23 @@ TEST_CASE("bully: five nodes, the coordinator SIGKILLed, every survivor "
     FAIL("no agreement on one coordinator within 10 s\n" << c.logs());
   CHECK(coord == "e-5"); // bully: the highest id
 
+  // The CLI shows the same, as text and as JSON.
+  auto url = "http://" + loopback(n1.spec().http_port);
+  {
+    process text(DICE_CLI_BIN, {"--node", url, "leader"}, c.dir().file("leader.log"));
+    REQUIRE(text.wait_exit(millis(5000)) == 0);
+    CHECK(text.log().rfind("e-5 (bully, normal", 0) == 0);
+    process json(DICE_CLI_BIN, {"--node", url, "leader", "--json"},
+                 c.dir().file("leader-json.log"));
+    REQUIRE(json.wait_exit(millis(5000)) == 0);
+    auto body = nlohmann::json::parse(json.log(), nullptr, false);
+    REQUIRE_FALSE(body.is_discarded());
+    CHECK(body["coordinator"] == "e-5");
+    CHECK(body["algorithm"] == "bully");
+  }
+
   // Five long tasks, one slot per node: every node runs one, the
   // coordinator included.
-  auto url = "http://" + loopback(n1.spec().http_port);
   process cli(DICE_CLI_BIN,
               {"--node", url, "submit", "sleep", "60000", "--count", "5"},
               c.dir().file("cli.log"));
@@ -94,6 +108,7 @@ TEST_CASE("bully: five nodes, the coordinator SIGKILLed, every survivor "
   for (auto* n : all)
     if (n != *victim)
       survivors.push_back(n);
+  auto killed_at = clock_type::now();
   (*victim)->proc().kill_now();
 
   // Poll every survivor: when it first shows the victim dead, and when it
@@ -123,8 +138,13 @@ TEST_CASE("bully: five nodes, the coordinator SIGKILLed, every survivor "
                                                    - detected[n->id()]);
     CAPTURE(n->id(), took.count());
     // Reported for bench/README.md; the bound is the issue's.
+    auto since_kill = [&](clock_type::time_point t) {
+      return std::chrono::duration_cast<millis>(t - killed_at).count();
+    };
     WARN(n->id() << ": coordinator " << reported[n->id()] << " "
-                 << took.count() << " ms after detecting the failure");
+                 << took.count() << " ms after detecting the failure (detected "
+                 << since_kill(detected[n->id()]) << " ms, elected "
+                 << since_kill(elected[n->id()]) << " ms after SIGKILL)");
     CHECK(took <= millis(1000));
     CHECK(reported[n->id()] == "e-4");
   }
