@@ -190,7 +190,8 @@ void queue_node::settle(const std::string& task_id, millis now) {
 
   if (task->has_spec && s.phase() == wire::READY) {
     ready_since_.try_emplace(task_id, now);
-    ready_.insert(task_id, task->spec.priority());
+    // A re-queued task goes ahead of first attempts of its priority.
+    ready_.insert(task_id, task->spec.priority(), s.attempt() > 1);
   } else {
     ready_since_.erase(task_id);
     ready_.erase(task_id);
