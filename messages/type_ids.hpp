@@ -36,4 +36,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
   CAF_ADD_ATOM(dice, dice, remove_atom, "remove")
   CAF_ADD_ATOM(dice, dice, tasks_atom, "tasks")
   CAF_ADD_ATOM(dice, dice, versions_atom, "versions")
+  // election
+  CAF_ADD_ATOM(dice, dice, election_atom, "election")
+  CAF_ADD_ATOM(dice, dice, coordinator_atom, "coord")
 CAF_END_TYPE_ID_BLOCK(dice)

@@ -96,5 +96,11 @@ constexpr millis sync_interval_ms = 100;
 /// Least time between two op-log compactions: each looks at every peer's
 /// version vector, too costly for every tick of a large cluster.
 constexpr millis compact_interval_ms = 250;
+/// How often the coordinator announces the stable point (the ops every live
+/// member has seen) up to which every replica compacts its op log.
+constexpr millis stable_point_interval_ms = 1000;
+/// Unfinished tasks of a dead enqueuer listed in one Recovery announcement
+/// (a datagram's worth of ids).
+constexpr std::size_t recovery_adopt_limit = 1000;
 
 } // namespace dice::defaults

@@ -21,6 +21,10 @@ queue_message classify(const wire::Message& m) {
       return queue_message::sync_request;
     case M::kSyncReply:
       return queue_message::sync_reply;
+    case M::kRecovery:
+      return queue_message::recovery;
+    case M::kStablePoint:
+      return queue_message::stable_point;
     default:
       return queue_message::none;
   }

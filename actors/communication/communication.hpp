@@ -22,6 +22,8 @@ enum class queue_message {
   answer,          // TAKE_MY_TASK, ALREADY_FINISHED_TASK
   sync_request,
   sync_reply,
+  recovery,        // the coordinator recovered a dead member
+  stable_point,    // the coordinator's compaction point
 };
 
 queue_message classify(const wire::Message& m);

@@ -126,6 +126,11 @@ void bully_election::on_message(const std::string& from,
   bool mine = m.round() == round_; // an answer to our current request
   if (k == "AYUp") {
     answer(from, m, "AYUAnswer", true);
+    // A lower node outside our group is electing (or probing another
+    // coordinator): take it in now rather than at the next Check_members.
+    if (state_ == "normal" && coord_ == self_ && !running() && from < self_
+        && up_.count(from) == 0)
+      start_election(now);
   } else if (k == "AYUAnswer") {
     if (coord_ == from)
       probe_at_.reset();

@@ -86,6 +86,13 @@ void http_api::routes() {
                     {"bad_requests", bad_requests_.load()}};
     reply(res, 200, body);
   });
+  s.Get("/election", [this](const httplib::Request&, httplib::Response& res) {
+    std::string err;
+    auto v = ask<election_view>(sys_, node_.elect(), err, election_atom_v);
+    if (!v)
+      return busy(res, err);
+    reply(res, 200, election_json(*v));
+  });
   // Anything unrouted (unknown path or method) gets a JSON error, not HTML.
   s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
     ++bad_requests_;
@@ -153,9 +160,13 @@ void http_api::task_routes() {
     auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v);
     if (!rows)
       return busy(res, err);
-    for (auto& r : *rows)
-      if (r.has_spec && r.spec.id() == req.matches[1].str())
-        return reply(res, 200, task_json(r.spec, r.state, true));
+    for (auto& r : *rows) {
+      if (r.has_spec && r.spec.id() == req.matches[1].str()) {
+        auto j = task_json(r.spec, r.state, true);
+        j["owner"] = r.owner;
+        return reply(res, 200, j);
+      }
+    }
     reply(res, 404, error_json("no task " + req.matches[1].str()));
   });
   auto change = [this](auto atom, const char* verb) {

@@ -71,7 +71,27 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"sync_requests", c.sync_requests},
           {"sync_replies", c.sync_replies},
           {"snapshots_applied", c.snapshots_applied},
-          {"rejected", c.rejected}};
+          {"rejected", c.rejected},
+          {"recoveries", c.recoveries},
+          {"recoveries_heard", c.recoveries_heard},
+          {"adopted", c.adopted},
+          {"stable_points_sent", c.stable_points_sent},
+          {"stable_points_applied", c.stable_points_applied}};
+}
+
+nlohmann::json election_json(const election_view& v) {
+  nlohmann::json j;
+  j["algorithm"] = v.algorithm;
+  j["coordinator"] = v.coordinator ? nlohmann::json(*v.coordinator)
+                                   : nlohmann::json(nullptr);
+  j["state"] = v.state;
+  j["group"] = v.group;
+  j["members"] = v.members;
+  j["elections_started"] = v.elections_started;
+  j["ignored_messages"] = v.ignored;
+  j["malformed_messages"] = v.malformed;
+  j["unroutable_messages"] = v.unroutable;
+  return j;
 }
 
 } // namespace dice

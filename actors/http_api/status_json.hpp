@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "broadcast_bridge/bridge_counters.hpp"
+#include "election/election_node.hpp"
 #include "membership/node_view.hpp"
 #include "queue_node/queue_node.hpp"
 
@@ -22,5 +23,8 @@ nlohmann::json error_json(const std::string& message);
 nlohmann::json task_counts_json(const std::vector<wire::TaskPhase>& phases);
 /// The replica's protocol counters.
 nlohmann::json queue_json(const queue_counters& c);
+/// GET /election: {"algorithm", "coordinator" (null when none), "state",
+/// "group"}, plus the coordinator's members and the counters.
+nlohmann::json election_json(const election_view& v);
 
 } // namespace dice

@@ -43,6 +43,13 @@ node::node(caf::actor_system& sys, node_config cfg,
   qc.incarnation = incarnation_;
   qc.queue = cfg_.queue;
   queue_ = spawn_replicated_queue(sys, std::move(qc), bridge_, members_, exec_);
+  election_actor_config ec;
+  ec.self_id = cfg_.id;
+  ec.algorithm = cfg_.election_algorithm;
+  ec.timing = cfg_.election;
+  election_ = spawn_election(sys, std::move(ec), bridge_, members_);
+  // The queue acts as coordinator (recovery, housekeeping) when elected.
+  caf::anon_send(election_, subscribe_atom_v, coordinator_listener{queue_});
 }
 
 node::~node() {
@@ -50,6 +57,9 @@ node::~node() {
 }
 
 void node::stop() {
+  if (election_)
+    caf::anon_send_exit(election_, caf::exit_reason::user_shutdown);
+  election_ = nullptr;
   if (queue_)
     caf::anon_send_exit(queue_, caf::exit_reason::user_shutdown);
   if (exec_)

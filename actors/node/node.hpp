@@ -6,6 +6,7 @@
 #include <caf/fwd.hpp>
 
 #include "broadcast_bridge/broadcast_bridge.hpp"
+#include "election/election_actor.hpp"
 #include "membership/membership.hpp"
 #include "queue/replicated_queue.hpp"
 #include "node/node_config.hpp"
@@ -30,6 +31,7 @@ public:
   membership members() const { return members_; }
   executor exec() const { return exec_; }
   replicated_queue queue() const { return queue_; }
+  election elect() const { return election_; }
 
   /// Stops the actors and the transport; idempotent.
   void stop();
@@ -41,6 +43,7 @@ private:
   membership members_;
   executor exec_;
   replicated_queue queue_;
+  election election_;
 };
 
 } // namespace dice

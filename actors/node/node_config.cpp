@@ -1,5 +1,7 @@
 #include "node/node_config.hpp"
 
+#include <algorithm>
+
 namespace dice {
 
 endpoint node_config::advertised() const {
@@ -27,6 +29,12 @@ std::string node_config::problem() const {
              + ": not an IPv4 multicast group (224.0.0.0 to 239.255.255.255)";
   }
   if (auto p = timing.problem(); !p.empty())
+    return p;
+  const auto& names = election_algorithms();
+  if (std::find(names.begin(), names.end(), election_algorithm) == names.end())
+    return "--election '" + election_algorithm
+           + "': not one of bully, ring, hs, invitation, echo";
+  if (auto p = election.problem(); !p.empty())
     return p;
   return queue.problem();
 }

@@ -7,6 +7,7 @@
 
 #include "broadcast_bridge/bridge_state.hpp"
 #include "common/endpoint.hpp"
+#include "election/election.hpp"
 #include "executor/task_kinds.hpp"
 #include "membership/membership_state.hpp"
 #include "queue_node/queue_config.hpp"
@@ -26,6 +27,9 @@ struct node_config {
   membership_config timing;
   bridge_limits limits;
   queue_config queue;                    // includes the executor's slots
+  /// bully, ring, hs, invitation or echo; elects the coordinator.
+  std::string election_algorithm = defaults::election_algorithm;
+  election_config election;              // timing; echo's capacity
   task_kinds kinds = task_kinds::with_builtins();
 
   /// The address peers use to reach this node.

@@ -22,6 +22,7 @@ struct task_row {
   bool has_spec = false;
   wire::TaskSpec spec;
   wire::TaskState state;
+  std::string owner; // enqueuer, or the coordinator that adopted the task
 };
 
 } // namespace dice
@@ -36,6 +37,7 @@ using replicated_queue = caf::typed_actor<
   caf::reacts_to<inbound_atom, wire::Message>,        // queue, sync, heartbeats
   caf::reacts_to<peer_event_atom, peer_change>,        // from membership
   caf::reacts_to<executed_atom, execution_result>,     // from the executor
+  caf::reacts_to<coordinator_atom, std::string>,       // from the election
   caf::reacts_to<tick_atom>,
   // enqueue; the answer is the task id, once replicated
   caf::replies_to<submit_atom, wire::TaskSpec>::with<std::string>,

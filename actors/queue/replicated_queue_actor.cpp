@@ -97,9 +97,14 @@ replicated_queue::behavior_type queue_fun(queue_ptr self, queue_actor_config cfg
       st.addr_of[c.id] = c.addr;
       // A restart loses whatever the old incarnation was running.
       if (c.to == peer_state::dead || c.restarted) {
-        st.logic->on_peer_dead(c.id);
+        st.logic->on_peer_dead(c.id, st.clock());
         flush(self);
       }
+    },
+    [self](coordinator_atom, const std::string& coordinator) {
+      auto& st = self->state;
+      st.logic->set_coordinator(coordinator, st.clock());
+      flush(self);
     },
     [self](executed_atom, const execution_result& r) {
       auto& st = self->state;
@@ -141,7 +146,8 @@ replicated_queue::behavior_type queue_fun(queue_ptr self, queue_actor_config cfg
     [self](tasks_atom) {
       std::vector<task_row> rows;
       for (auto& [id, t] : self->state.logic->replica().tasks()) {
-        task_row r{t.has_spec, t.spec, t.state};
+        task_row r{t.has_spec, t.spec, t.state,
+                   self->state.logic->owner_of(id)};
         if (!t.has_spec)
           r.spec.set_id(id);
         rows.push_back(std::move(r));

@@ -26,6 +26,8 @@ std::string queue_config::problem() const {
     return "sync interval must be positive";
   if (compact_interval_ms < 0)
     return "compaction interval must not be negative";
+  if (stable_point_interval_ms <= 0)
+    return "stable point interval must be positive";
   if (resolver.backoff_min_ms < 0
       || resolver.backoff_max_ms < resolver.backoff_min_ms)
     return "answer back-off range must be 0 <= min <= max";

@@ -24,6 +24,8 @@ struct queue_config {
   std::size_t sync_batch_ops = defaults::sync_batch_ops;
   millis sync_interval_ms = defaults::sync_interval_ms;
   millis compact_interval_ms = defaults::compact_interval_ms;
+  millis stable_point_interval_ms = defaults::stable_point_interval_ms;
+  std::size_t recovery_adopt_limit = defaults::recovery_adopt_limit;
   resolver_config resolver;
   /// What the ranking knows about this node.
   std::uint32_t battery = 100;

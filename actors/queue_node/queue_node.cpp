@@ -190,7 +190,8 @@ void queue_node::settle(const std::string& task_id, millis now) {
 
   if (task->has_spec && s.phase() == wire::READY) {
     ready_since_.try_emplace(task_id, now);
-    ready_.insert(task_id, task->spec.priority());
+    // A re-queued task goes ahead of first attempts of its priority.
+    ready_.insert(task_id, task->spec.priority(), s.attempt() > 1);
   } else {
     ready_since_.erase(task_id);
     ready_.erase(task_id);
@@ -480,6 +481,12 @@ void queue_node::on_message(const wire::Message& m, millis now) {
     case queue_message::sync_reply:
       on_sync_reply(m, now);
       break;
+    case queue_message::recovery:
+      on_recovery(m);
+      break;
+    case queue_message::stable_point:
+      on_stable_point(m);
+      break;
   }
   ask_unknown(now);
 }
@@ -514,6 +521,9 @@ void queue_node::on_peer_heartbeat(const std::string& peer,
                                    const wire::Heartbeat& hb, millis now) {
   if (peer.empty() || peer == id_)
     return;
+  // Back, or restarted: it speaks for itself, and may die again.
+  unrecovered_.erase(peer);
+  recovered_.erase(peer);
   auto reported = version_vector::from_wire(hb.versions());
   // Ops the peer held in its earlier reports (a heartbeat ago or more) and
   // we still lack were lost, not merely in flight. The stored vector is that
@@ -668,19 +678,128 @@ bool queue_node::snapshot_chunk(const std::string& peer,
   return false;
 }
 
-void queue_node::on_peer_dead(const std::string& peer) {
+void queue_node::on_peer_dead(const std::string& peer, millis now) {
   if (peer.empty() || peer == id_)
     return;
   peers_.forget(peer);
   differed_.erase(peer);
   if (snapshot_ && snapshot_->peer == peer)
     snapshot_.reset(); // another peer's snapshot starts over
+  // The coordinator's announcement may come before our own detection.
+  bool announced = recovered_.count(peer) > 0;
+  if (!announced && acts_as_coordinator())
+    recover(peer, now);
+  else if (!announced)
+    unrecovered_.insert(peer); // the coordinator's announcement will come
+  check_acks();
+}
+
+void queue_node::recover(const std::string& peer, millis now) {
+  unrecovered_.erase(peer);
+  if (coordinated_)
+    recovered_.insert(peer);
+  ++counters_.recoveries;
+  wire::Message m;
+  auto* r = m.mutable_recovery();
+  r->set_node_id(peer);
   for (const auto& task_id : running_.run_by(peer)) {
     const auto* w = running_.find_watched(task_id);
-    if (w != nullptr)
-      requeue(task_id, w->attempt + 1, 0);
+    if (w == nullptr)
+      continue;
+    requeue(task_id, w->attempt + 1, now);
+    r->add_requeued(task_id);
   }
-  check_acks();
+  if (!coordinated_)
+    return; // every node recovers for itself: nothing to announce
+  // The dead node can no longer answer for what it enqueued: the
+  // coordinator becomes the enqueuer of record of its unfinished tasks.
+  for (const auto& [task_id, task] : tasks_.tasks()) {
+    if (static_cast<std::size_t>(r->adopted_size()) >= cfg_.recovery_adopt_limit)
+      break;
+    if (task.has_spec && task.spec.enqueuer() == peer
+        && !is_terminal(task.state.phase()) && owner_of(task_id) == peer) {
+      adopted_by_[task_id] = id_;
+      r->add_adopted(task_id);
+      ++counters_.adopted;
+    }
+  }
+  out_.broadcasts.push_back(std::move(m));
+}
+
+void queue_node::on_recovery(const wire::Message& m) {
+  const auto& r = m.recovery();
+  if (r.node_id().empty() || m.sender_id().empty()) {
+    ++counters_.rejected;
+    return;
+  }
+  ++counters_.recoveries_heard;
+  unrecovered_.erase(r.node_id());
+  recovered_.insert(r.node_id());
+  for (const auto& task_id : r.adopted())
+    if (!task_id.empty())
+      adopted_by_[task_id] = m.sender_id();
+}
+
+void queue_node::set_coordinator(const std::string& coordinator, millis now) {
+  bool was = acts_as_coordinator();
+  coordinated_ = true;
+  coordinator_ = coordinator;
+  if (!acts_as_coordinator())
+    return;
+  // Newly elected: recover the members that died while nobody (or a
+  // coordinator that died too) was in charge.
+  auto pending = unrecovered_;
+  for (const auto& peer : pending)
+    recover(peer, now);
+  if (!was)
+    next_stable_point_ = now;
+}
+
+std::string queue_node::owner_of(const std::string& task_id) const {
+  if (auto it = adopted_by_.find(task_id); it != adopted_by_.end())
+    return it->second;
+  const auto* task = tasks_.find(task_id);
+  return task != nullptr && task->has_spec ? task->spec.enqueuer() : "";
+}
+
+void queue_node::compact_to(const std::map<std::string, std::uint64_t>& floors) {
+  log_.compact([&floors](const std::string& origin) {
+    auto f = floors.find(origin);
+    return f == floors.end() ? std::uint64_t{0} : f->second;
+  });
+}
+
+void queue_node::announce_stable_point(millis now) {
+  auto floors = peers_.floors(seen_);
+  compact_to(floors);
+  next_stable_point_ = now + cfg_.stable_point_interval_ms;
+  if (peers_.empty())
+    return;
+  wire::Message m;
+  auto* sp = m.mutable_stable_point();
+  for (const auto& [origin, seq] : floors) {
+    if (seq == 0)
+      continue;
+    auto* e = sp->add_stable();
+    e->set_origin(origin);
+    e->set_seq(seq);
+  }
+  ++counters_.stable_points_sent;
+  out_.broadcasts.push_back(std::move(m));
+}
+
+void queue_node::on_stable_point(const wire::Message& m) {
+  // One voice: only the coordinator we follow decides what is stable.
+  if (!coordinated_ || m.sender_id() != coordinator_ || coordinator_ == id_) {
+    ++counters_.rejected;
+    return;
+  }
+  std::map<std::string, std::uint64_t> floors;
+  for (const auto& e : m.stable_point().stable())
+    if (!e.origin().empty())
+      floors[e.origin()] = e.seq();
+  compact_to(floors);
+  ++counters_.stable_points_applied;
 }
 
 void queue_node::check_acks() {
@@ -728,14 +847,16 @@ void queue_node::tick(millis now) {
       requeue(task_id, task->state.attempt() + 1, now);
   }
   fill_slots(now);
-  if (now >= next_compact_ && log_.size() > 0) {
-    auto floors = peers_.floors(seen_);
-    log_.compact([&floors](const std::string& origin) {
-      auto f = floors.find(origin);
-      return f == floors.end() ? std::uint64_t{0} : f->second;
-    });
+  if (coordinated_ && acts_as_coordinator()) {
+    if (now >= next_stable_point_)
+      announce_stable_point(now);
+  } else if ((!coordinated_ || coordinator_.empty()) && now >= next_compact_
+             && log_.size() > 0) {
+    // No election, or none won yet: each replica compacts on its own.
+    compact_to(peers_.floors(seen_));
     next_compact_ = now + cfg_.compact_interval_ms;
   }
+
   check_acks();
   ask_unknown(now);
 }

@@ -23,6 +23,15 @@
 //    READY(attempt+1): every node computes that same state, so concurrent
 //    announcements merge into one. The executor, if alive after all, claims
 //    the new attempt for the execution it already runs.
+//  - the coordinator role: once an election runs (set_coordinator), only
+//    the coordinator recovers a dead member at once: it re-queues the
+//    member's executions, adopts the unfinished tasks it had enqueued, and
+//    broadcasts a Recovery announcement. Every other node keeps the RUNNING
+//    timeout as the fallback, so nothing is lost if the coordinator dies
+//    too; a node elected later recovers the dead members nobody announced.
+//    The coordinator also announces the stable point (ops every live member
+//    has seen) and every replica compacts its op log up to it. Without an
+//    election every node does both itself, as before.
 //  - anti-entropy: a node whose version vector is behind a peer's sends a
 //    SyncRequest; the reply carries the missing ops, or a snapshot once they
 //    left the bounded op log.
@@ -65,6 +74,11 @@ struct queue_counters {
   std::uint64_t snapshots_sent = 0;
   std::uint64_t snapshots_applied = 0;
   std::uint64_t rejected = 0; // malformed or unusable messages
+  std::uint64_t recoveries = 0;       // dead members this node recovered
+  std::uint64_t recoveries_heard = 0; // Recovery announcements received
+  std::uint64_t adopted = 0;          // tasks whose enqueuer of record we became
+  std::uint64_t stable_points_sent = 0;
+  std::uint64_t stable_points_applied = 0;
 };
 
 class queue_node {
@@ -84,9 +98,13 @@ public:
   /// A peer's membership heartbeat: its version vector and replica digest.
   void on_peer_heartbeat(const std::string& peer, std::uint64_t incarnation,
                          const wire::Heartbeat& hb, millis now);
-  /// The peer (or its previous incarnation) is gone: its executions are
-  /// re-queued and it no longer holds back op-log compaction.
-  void on_peer_dead(const std::string& peer);
+  /// The peer (or its previous incarnation) is gone: it no longer holds back
+  /// op-log compaction, and its responsibilities are recovered, at once by
+  /// the coordinator (or by every node when no election runs).
+  void on_peer_dead(const std::string& peer, millis now = 0);
+  /// An election runs and `coordinator` won it ("" while there is none).
+  /// Until the first call every node acts as coordinator (no election).
+  void set_coordinator(const std::string& coordinator, millis now);
 
   // -- user operations (the paper's API) -------------------------------------
 
@@ -129,6 +147,15 @@ public:
   const unknown_resolver& resolver() const { return resolver_; }
   const op_log& log() const { return log_; }
   const queue_counters& counters() const { return counters_; }
+  /// True if this node recovers dead members and announces the stable point.
+  bool acts_as_coordinator() const {
+    return !coordinated_ || coordinator_ == id_;
+  }
+  /// The node answering for a task: the coordinator that adopted it after
+  /// its enqueuer died, or the enqueuer ("" if the task is unknown).
+  std::string owner_of(const std::string& task_id) const;
+  /// Dead members not yet recovered by an announcement this node heard.
+  const std::set<std::string>& unrecovered() const { return unrecovered_; }
   /// Claims waiting for their window to end.
   std::size_t pending_claims() const { return pending_.size(); }
 
@@ -178,6 +205,12 @@ private:
   // Takes in a snapshot chunk's progress; true if more chunks are to come.
   bool snapshot_chunk(const std::string& peer, const wire::SyncReply& r);
   void check_acks();
+  // The coordinator's part when `peer` died: re-queue, adopt, announce.
+  void recover(const std::string& peer, millis now);
+  void on_recovery(const wire::Message& m);
+  void announce_stable_point(millis now);
+  void on_stable_point(const wire::Message& m);
+  void compact_to(const std::map<std::string, std::uint64_t>& floors);
 
   bool names(const wire::TaskState& s, std::uint32_t attempt,
              const wire::Claim& claim) const;
@@ -221,6 +254,16 @@ private:
   std::map<std::string, wire::OpId> awaiting_ack_;
   std::set<std::string> acked_;
   std::set<std::string> maybe_unknown_;
+  // The coordinator role (see set_coordinator).
+  bool coordinated_ = false;
+  std::string coordinator_;
+  std::set<std::string> unrecovered_;
+  // Dead members already recovered (by us or an announcement we heard),
+  // until they are heard from again: recovered once per death.
+  std::set<std::string> recovered_;
+  std::map<std::string, std::string> adopted_by_; // task id -> new owner
+  millis next_stable_point_ = 0;
+
   queue_outbox out_;
   queue_counters counters_;
 };

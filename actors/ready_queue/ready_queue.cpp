@@ -50,9 +50,10 @@ std::uint64_t rendezvous_hash(std::string_view task_id,
 
 bool ready_queue::walk_order::operator()(const entry& a,
                                          const entry& b) const {
-  // Higher priority first; the task id settles the (rare) hash collision.
-  return std::tie(b.priority, a.hash, a.task_id)
-         < std::tie(a.priority, b.hash, b.task_id);
+  // Higher priority first, then retries; the task id settles the (rare)
+  // hash collision.
+  return std::tie(b.priority, b.retry, a.hash, a.task_id)
+         < std::tie(a.priority, a.retry, b.hash, b.task_id);
 }
 
 ready_queue::ready_queue(std::string node_id) : node_id_(std::move(node_id)) {
@@ -60,19 +61,22 @@ ready_queue::ready_queue(std::string node_id) : node_id_(std::move(node_id)) {
 }
 
 ready_queue::entry ready_queue::make_entry(const std::string& task_id,
-                                           std::int32_t priority) const {
-  return entry{priority, rendezvous_hash(task_id, node_id_), task_id};
+                                           rank r) const {
+  return entry{r.priority, r.retry, rendezvous_hash(task_id, node_id_),
+               task_id};
 }
 
-void ready_queue::insert(const std::string& task_id, std::int32_t priority) {
-  auto [i, added] = by_id_.emplace(task_id, priority);
+void ready_queue::insert(const std::string& task_id, std::int32_t priority,
+                         bool retry) {
+  rank r{priority, retry};
+  auto [i, added] = by_id_.emplace(task_id, r);
   if (!added) {
-    if (i->second == priority)
+    if (i->second == r)
       return;
     order_.erase(make_entry(task_id, i->second));
-    i->second = priority;
+    i->second = r;
   }
-  order_.insert(make_entry(task_id, priority));
+  order_.insert(make_entry(task_id, r));
 }
 
 bool ready_queue::erase(const std::string& task_id) {

@@ -1,6 +1,8 @@
 #pragma once
 // The replica's ready tasks (the paper's waitToRunTasksQueue), in the order
-// this node walks them: priority descending, then a rendezvous hash of
+// this node walks them: priority descending, then re-queued tasks (a retry,
+// or recovered from a dead executor) before first attempts, so work that was
+// interrupted is not delayed again, then a rendezvous hash of
 // (task id, node id). Every node sees the same tasks but in its own order,
 // so idle nodes rarely claim the same task and few claims lose the lottery.
 #include <cstddef>
@@ -28,8 +30,11 @@ class ready_queue {
 public:
   explicit ready_queue(std::string node_id);
 
-  /// Adds a task, or moves it if it is already here with another priority.
-  void insert(const std::string& task_id, std::int32_t priority);
+  /// Adds a task, or moves it if it is already here with another priority
+  /// or retry flag. `retry`: an attempt after the first; walked first
+  /// among tasks of its priority.
+  void insert(const std::string& task_id, std::int32_t priority,
+              bool retry = false);
 
   /// Removes a task; false if it was not here.
   bool erase(const std::string& task_id);
@@ -49,19 +54,27 @@ public:
 private:
   struct entry {
     std::int32_t priority;
+    bool retry;
     std::uint64_t hash;
     std::string task_id;
   };
   struct walk_order {
     bool operator()(const entry& a, const entry& b) const;
   };
-  entry make_entry(const std::string& task_id, std::int32_t priority) const;
+  struct rank {
+    std::int32_t priority;
+    bool retry;
+    bool operator==(const rank& o) const {
+      return priority == o.priority && retry == o.retry;
+    }
+  };
+  entry make_entry(const std::string& task_id, rank r) const;
 
   std::string node_id_;
   std::set<entry, walk_order> order_;
-  // Priority per task, to rebuild an entry's key for erase (plain values
+  // Rank per task, to rebuild an entry's key for erase (plain values
   // rather than iterators, so copies of the queue stay valid).
-  std::unordered_map<std::string, std::int32_t> by_id_;
+  std::unordered_map<std::string, rank> by_id_;
 };
 
 } // namespace dice

@@ -73,6 +73,7 @@ void sim_cluster::boot(sim_node& n) {
   n.queue = std::make_unique<queue_node>(n.id, n.incarnation, rng_(),
                                          opts_.queue);
   n.running.clear();
+  n.coordinator.clear();
   n.next_heartbeat =
     now_ + static_cast<millis>(
       draw(rng_, static_cast<std::uint64_t>(
@@ -183,7 +184,7 @@ void sim_cluster::deliver(const sim_delivery& d) {
   if (m.has_heartbeat()) {
     for (const auto& c : n.membership->on_heartbeat(m, now_))
       if (c.to == peer_state::dead || c.restarted)
-        n.queue->on_peer_dead(c.id);
+        n.queue->on_peer_dead(c.id, now_);
     n.queue->on_peer_heartbeat(m.sender_id(), m.incarnation(),
                                m.heartbeat(), now_);
   } else {
@@ -230,11 +231,25 @@ void sim_cluster::step() {
       // actor does: a sweep over every peer each tick costs O(N^2) a tick.
       for (const auto& c : n.membership->tick(now_))
         if (c.to == peer_state::dead)
-          n.queue->on_peer_dead(c.id);
+          n.queue->on_peer_dead(c.id, now_);
+      elect(n);
     }
     n.queue->tick(now_);
     flush(n);
   }
+}
+
+void sim_cluster::elect(sim_node& n) {
+  if (!opts_.coordinator)
+    return;
+  // Addresses are ids in the simulation.
+  auto best = n.id;
+  for (const auto& peer : n.membership->heartbeat_targets())
+    best = std::max(best, peer);
+  if (best == n.coordinator && n.queue->acts_as_coordinator() == (best == n.id))
+    return;
+  n.coordinator = best;
+  n.queue->set_coordinator(best, now_);
 }
 
 void sim_cluster::run_until(millis t) {

@@ -71,6 +71,7 @@ private:
     std::unique_ptr<membership_state> membership;
     std::unique_ptr<queue_node> queue;
     std::map<std::string, execution> running;
+    std::string coordinator; // as last told to the queue
   };
 
   void boot(sim_node& n);
@@ -79,6 +80,8 @@ private:
   void flush(sim_node& n);
   void send_heartbeat(sim_node& n);
   void finish_executions(sim_node& n);
+  // The oracle election of sim_options::coordinator.
+  void elect(sim_node& n);
   std::string encode(sim_node& n, wire::Message m);
   std::size_t index_of(const std::string& id) const;
   bool chance(double p);

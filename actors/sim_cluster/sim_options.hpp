@@ -43,6 +43,11 @@ struct sim_options {
   /// Give up (and report non-convergence) after this.
   millis max_time_ms = 90'000;
   millis tick_ms = 5;
+  /// Run the queue's coordinator role with a perfect election: each node's
+  /// coordinator is the highest id it sees alive (what bully settles on),
+  /// so partitions have one each and a crashed coordinator is replaced.
+  /// Off: no election, every node recovers and compacts for itself.
+  bool coordinator = false;
   queue_config queue;
   membership_config membership;
 

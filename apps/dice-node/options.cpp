@@ -52,6 +52,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
   auto& n = out.node;
   std::string config_file, listen, advertise, multicast, http, key_file;
   std::vector<std::string> peers;
+  long long capacity = 0; // signed, so that a negative value is refused
   po::options_description desc("dice-node: one member of a DiCE cluster.\n"
                                "Usage: dice-node [options]\n"
                                "Every option may also be set in the INI file "
@@ -74,6 +75,10 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("suspect-after-ms", po::value(&n.timing.suspect_after_ms)->default_value(defaults::suspect_after_ms), "silence after which a peer is suspect")
     ("dead-after-ms", po::value(&n.timing.dead_after_ms)->default_value(defaults::dead_after_ms), "silence after which a peer is dead")
     ("max-datagram-bytes", po::value(&n.limits.max_datagram_bytes)->default_value(defaults::max_datagram_bytes), "larger datagrams are dropped")
+    ("election", po::value(&n.election_algorithm)->default_value(defaults::election_algorithm), "coordinator election: bully, ring (Chang-Roberts), hs (Hirschberg-Sinclair), invitation or echo")
+    ("capacity", po::value(&capacity)->default_value(0), "echo: this node's capacity (e.g. battery); the highest wins, ties to the higher id")
+    ("election-timeout-ms", po::value(&n.election.answer_timeout_ms)->default_value(defaults::election_answer_timeout_ms), "election: how long to wait for a peer's answer")
+    ("election-check-ms", po::value(&n.election.check_interval_ms)->default_value(defaults::election_check_interval_ms), "election: period of the coordinator/member checks")
     ("log-level", po::value(&out.log_level)->default_value("info"), "trace, debug, info, warn, error or off");
   // clang-format on
   std::ostringstream usage;
@@ -114,6 +119,10 @@ node_options parse_node_options(int argc, const char* const* argv) {
     n.http = endpoint_option("http", http);
   if (!key_file.empty())
     n.cluster_key = read_key_file(key_file);
+  if (capacity < 0 || capacity > 0xffffffffLL)
+    throw std::runtime_error("--capacity " + std::to_string(capacity)
+                             + ": must be from 0 to 4294967295");
+  n.election.capacity = static_cast<std::uint32_t>(capacity);
   if (n.id.empty())
     n.id = default_id(n.listen);
   static const char* levels[] = {"trace", "debug", "info", "warn", "error", "off"};

@@ -24,6 +24,8 @@ const char* usage =
   "  status ID      one task, with its result\n"
   "  remove ID      removeByID: the task is dropped everywhere\n"
   "  cancel ID      cancel a task that has not ended\n"
+  "  leader         the coordinator this node follows, with the election's\n"
+  "                 algorithm, state and group (GET /election)\n"
   "  nodes          the node's membership view\n"
   "  stats          the node's counters\n"
   "  health         is the node up\n"
@@ -59,6 +61,16 @@ void print_nodes(const nlohmann::json& body) {
               << n.value("addr", "") << std::setw(9) << n.value("state", "")
               << std::right << std::setw(10) << n.value("last_seen_ms", 0LL) << "\n";
   }
+}
+
+void print_leader(const nlohmann::json& body) {
+  auto coord = body["coordinator"];
+  std::cout << (coord.is_string() ? coord.get<std::string>() : "none") << " ("
+            << body.value("algorithm", "") << ", " << body.value("state", "");
+  auto group = body.value("group", "");
+  if (!group.empty())
+    std::cout << ", group " << group;
+  std::cout << ")\n";
 }
 
 void print_tasks(const nlohmann::json& body) {
@@ -186,6 +198,8 @@ int main(int argc, char** argv) {
       std::cout << a.words[1] << (cmd == "remove" ? " removed\n" : " canceled\n");
     });
   }
+  if (cmd == "leader")
+    return show(node.get("/election"), print_leader);
   if (cmd == "nodes")
     return show(node.get("/nodes"), print_nodes);
   if (cmd == "stats")

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Draws messages per election against N (log-log), one panel per algorithm,
-measured (solid) beside the theory of seed 002 (dashed).
+measured (solid) beside the theory of seed 002 (dashed); below them the
+virtual time per election against N.
 
     /usr/bin/python3 bench/elections/plot.py elections.csv elections.png
 """
@@ -22,12 +23,27 @@ def main():
         for row in csv.DictReader(f):
             key = (row["algorithm"], row["arrangement"], row["theory"])
             series[key].append(
-                (int(row["n"]), int(row["messages"]), float(row["theory_value"]))
+                (int(row["n"]), int(row["messages"]), float(row["theory_value"]),
+                 float(row["virtual_ms"]))
             )
     algorithms = sorted({k[0] for k in series})
-    fig, axes = plt.subplots(1, len(algorithms), figsize=(5 * len(algorithms), 4.5))
-    if len(algorithms) == 1:
-        axes = [axes]
+    fig, grid = plt.subplots(2, len(algorithms), figsize=(5 * len(algorithms), 8.5),
+                             squeeze=False)
+    axes, time_axes = grid[0], grid[1]
+    for ax, algorithm in zip(time_axes, algorithms):
+        for i, (key, rows) in enumerate(sorted(series.items())):
+            if key[0] != algorithm:
+                continue
+            rows.sort()
+            ax.plot([r[0] for r in rows], [max(r[3], 0.5) for r in rows], "o-",
+                    color=f"C{i % 10}", label=key[1])
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(f"{algorithm}: time")
+        ax.set_xlabel("nodes N")
+        ax.set_ylabel("virtual ms per election (1 ms per hop)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
     for ax, algorithm in zip(axes, algorithms):
         for i, (key, rows) in enumerate(sorted(series.items())):
             if key[0] != algorithm:

@@ -86,6 +86,20 @@ TEST_CASE("an unknown option fails fast with one line", "[process][config]") {
   expect_fails_fast(args, "no-such-option");
 }
 
+TEST_CASE("an unknown --election algorithm fails fast with one line",
+          "[process][config]") {
+  auto args = quiet_addrs();
+  args.insert(args.end(), {"--election", "raft"});
+  expect_fails_fast(args, "--election 'raft'");
+}
+
+TEST_CASE("a negative --capacity fails fast with one line",
+          "[process][config]") {
+  auto args = quiet_addrs();
+  args.insert(args.end(), {"--election", "echo", "--capacity", "-5"});
+  expect_fails_fast(args, "--capacity -5");
+}
+
 TEST_CASE("a malformed --listen fails fast with one line",
           "[process][config]") {
   SECTION("no port") {

@@ -100,6 +100,20 @@ TEST_CASE("200 seeded cluster runs with loss, duplication, reordering, a "
   lossy.print("sim seeds at 40% loss");
 }
 
+TEST_CASE("200 seeded cluster runs with the coordinator role (perfect "
+          "election): no accepted task lost, all replicas equal",
+          "[sim][coordinator]") {
+  totals all;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    auto o = scenario(seed);
+    o.coordinator = true;
+    auto r = run_simulation(o);
+    check(r);
+    all.add(r);
+  }
+  all.print("sim 200 seeds, coordinator role");
+}
+
 TEST_CASE("the harness flags a lost accepted task", "[sim]") {
   sim_options o;
   o.seed = 3;

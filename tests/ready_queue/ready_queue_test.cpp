@@ -162,3 +162,29 @@ TEST_CASE("erase, contains and size track the ready tasks", "[ready_queue]") {
     CHECK_FALSE(q.peek());
   }
 }
+
+TEST_CASE("a re-queued task walks ahead of first attempts of its priority, "
+          "never ahead of a higher priority",
+          "[ready_queue]") {
+  for (auto node : {"a", "b", "c", "d"}) {
+    CAPTURE(node);
+    ready_queue q(node);
+    for (int i = 0; i < 20; ++i)
+      q.insert("fresh" + std::to_string(i), 0);
+    q.insert("urgent", 5);
+    q.insert("recovered", 0, true);
+    auto order = q.next(3);
+    REQUIRE(order.size() == 3);
+    CHECK(order[0] == "urgent");
+    CHECK(order[1] == "recovered");
+    // Without the flag it takes its hashed place, as if always fresh.
+    q.insert("recovered", 0, false);
+    q.erase("urgent");
+    ready_queue plain(node);
+    for (int i = 0; i < 20; ++i)
+      plain.insert("fresh" + std::to_string(i), 0);
+    plain.insert("recovered", 0);
+    CHECK(q.next(21) == plain.next(21));
+    CHECK(q.size() == 21);
+  }
+}

@@ -1,0 +1,107 @@
+#include "election/election_actor.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <caf/actor_system.hpp>
+#include <caf/send.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+namespace dice {
+
+namespace {
+
+struct election_actor_state {
+  std::unique_ptr<election_node> logic;
+  broadcast_bridge bridge;
+  std::function<millis()> clock;
+  std::vector<coordinator_listener> listeners;
+  // The earliest tick already scheduled; ticks come at deadlines, not polls.
+  std::optional<millis> tick_at;
+  static inline const char* name = "election";
+};
+
+using election_ptr = election::stateful_pointer<election_actor_state>;
+
+/// Sends what the algorithm asked for, tells listeners about a new
+/// coordinator and schedules the next tick.
+void flush(election_ptr self) {
+  auto& st = self->state;
+  for (auto& d : st.logic->take_datagrams()) {
+    if (d.addr)
+      self->send(st.bridge, send_atom_v, *d.addr, std::move(d.message));
+    else
+      self->send(st.bridge, broadcast_atom_v, std::move(d.message));
+  }
+  if (auto c = st.logic->take_coordinator_change()) {
+    const auto& a = st.logic->algorithm();
+    spdlog::info("election ({}): coordinator {} (group {})", a.algorithm(),
+                 c->empty() ? "none" : *c, a.group());
+    for (auto& who : st.listeners)
+      self->send(who, coordinator_atom_v, *c);
+  }
+  auto next = st.logic->next_deadline();
+  if (!next)
+    return;
+  auto now = st.clock();
+  if (st.tick_at && *st.tick_at <= *next && *st.tick_at >= now)
+    return; // an earlier tick is on its way
+  st.tick_at = std::max(*next, now);
+  self->delayed_send(self, std::chrono::milliseconds(*st.tick_at - now),
+                     tick_atom_v);
+}
+
+election::behavior_type election_fun(election_ptr self,
+                                     election_actor_config cfg,
+                                     broadcast_bridge bridge) {
+  auto& st = self->state;
+  st.logic = std::make_unique<election_node>(cfg.algorithm, cfg.self_id,
+                                             cfg.timing);
+  st.bridge = bridge;
+  st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
+  // Give membership a heartbeat to report the peers before electing alone.
+  self->delayed_send(self,
+                     std::chrono::milliseconds(defaults::heartbeat_interval_ms),
+                     tick_atom_v);
+  return {
+    [self](inbound_atom, const wire::Message& m) {
+      auto& st = self->state;
+      st.logic->on_wire(m, st.clock());
+      flush(self);
+    },
+    [self](peer_event_atom, const peer_change& c) {
+      auto& st = self->state;
+      st.logic->on_peer(c, st.clock());
+      flush(self);
+    },
+    [self](tick_atom) {
+      auto& st = self->state;
+      auto now = st.clock();
+      if (st.tick_at && *st.tick_at <= now)
+        st.tick_at.reset();
+      st.logic->tick(now);
+      flush(self);
+    },
+    [self](subscribe_atom, coordinator_listener& who) {
+      self->send(who, coordinator_atom_v, self->state.logic->acting_coordinator());
+      self->state.listeners.push_back(std::move(who));
+    },
+    [self](election_atom) { return self->state.logic->view(); },
+  };
+}
+
+} // namespace
+
+election spawn_election(caf::actor_system& sys, election_actor_config cfg,
+                        broadcast_bridge bridge, membership members) {
+  // Fail in the caller, not inside the actor.
+  make_election(cfg.algorithm, cfg.self_id, cfg.timing);
+  auto e = sys.spawn(election_fun, std::move(cfg), bridge);
+  caf::anon_send(bridge, subscribe_atom_v, std::string{"election"},
+                 wire_listener{e});
+  caf::anon_send(members, subscribe_atom_v, peer_listener{e});
+  return e;
+}
+
+} // namespace dice

@@ -1,0 +1,107 @@
+#include "election/election_node.hpp"
+
+#include <stdexcept>
+
+namespace dice {
+
+election_node::election_node(const std::string& algorithm, std::string self_id,
+                             election_config cfg)
+  : self_(self_id), algo_(make_election(algorithm, std::move(self_id), cfg)) {
+}
+
+void election_node::on_peer(const peer_change& c, millis now) {
+  if (c.id.empty() || c.id == self_)
+    return;
+  if (!c.addr.empty())
+    addr_of_[c.id] = c.addr;
+  bool live = c.to != peer_state::dead && !c.forgotten;
+  bool changed = live ? live_.insert(c.id).second : live_.erase(c.id) > 0;
+  // A restart is a failure and a recovery: the old incarnation's part in an
+  // election is lost, so the algorithm sees it leave and come back.
+  if (c.restarted && live && !changed) {
+    live_.erase(c.id);
+    feed_view(now);
+    live_.insert(c.id);
+    changed = true;
+  }
+  if (changed || first_)
+    feed_view(now);
+}
+
+void election_node::feed_view(millis now) {
+  first_ = false;
+  algo_->on_view(std::vector<std::string>(live_.begin(), live_.end()), now);
+  after(now);
+}
+
+void election_node::on_wire(const wire::Message& m, millis now) {
+  if (!m.has_election() || m.sender_id().empty() || m.sender_id() == self_) {
+    ++malformed_;
+    return;
+  }
+  // Answers go where the sender says it listens, even before membership
+  // has told us about it.
+  if (!m.sender_addr().empty())
+    addr_of_[m.sender_id()] = m.sender_addr();
+  algo_->on_message(m.sender_id(), m.election(), now);
+  after(now);
+}
+
+void election_node::tick(millis now) {
+  if (first_) // no peer yet: elect ourselves rather than wait for one
+    feed_view(now);
+  algo_->tick(now);
+  after(now);
+}
+
+void election_node::after(millis) {
+  for (auto& s : algo_->take_outbox()) {
+    election_datagram d;
+    *d.message.mutable_election() = std::move(s.msg);
+    if (!s.to.empty()) {
+      auto it = addr_of_.find(s.to);
+      if (it == addr_of_.end()) {
+        ++unroutable_;
+        continue;
+      }
+      d.addr = it->second;
+    }
+    out_.push_back(std::move(d));
+  }
+}
+
+std::vector<election_datagram> election_node::take_datagrams() {
+  std::vector<election_datagram> out;
+  out.swap(out_);
+  return out;
+}
+
+std::string election_node::acting_coordinator() const {
+  if (algo_->state() != "normal")
+    return {};
+  return algo_->coordinator().value_or("");
+}
+
+std::optional<std::string> election_node::take_coordinator_change() {
+  auto now = acting_coordinator();
+  if (now == announced_)
+    return std::nullopt;
+  announced_ = now;
+  return now;
+}
+
+election_view election_node::view() const {
+  election_view v;
+  v.algorithm = algo_->algorithm();
+  v.coordinator = algo_->coordinator();
+  v.state = algo_->state();
+  v.group = algo_->group();
+  v.members = algo_->members();
+  v.elections_started = algo_->elections_started();
+  v.ignored = algo_->ignored_messages();
+  v.malformed = malformed_;
+  v.unroutable = unroutable_;
+  return v;
+}
+
+} // namespace dice
