@@ -79,7 +79,7 @@ constexpr millis ask_delay_ms = 60;
 constexpr millis resolve_window_ms = 600;
 /// DO_YOU_KNOW_THIS_TASK questions per unknown task; anti-entropy does the rest.
 constexpr std::uint32_t resolve_tries = 3;
-/// Tasks one node executes at once.
+/// Tasks one node executes at once (dice-node defaults to the core count).
 constexpr std::size_t slots = 1;
 /// Executions of a task that may fail before it ends FAILED.
 constexpr std::uint32_t max_attempts = 3;
@@ -96,5 +96,20 @@ constexpr millis sync_interval_ms = 100;
 /// Least time between two op-log compactions: each looks at every peer's
 /// version vector, too costly for every tick of a large cluster.
 constexpr millis compact_interval_ms = 250;
+
+} // namespace dice::defaults
+
+// -- executor -------------------------------------------------------------------
+namespace dice::defaults {
+
+/// A `shell` task running longer than this is killed (its process group).
+constexpr millis shell_timeout_ms = 60'000;
+/// A task's result travels in one datagram (as its payload does).
+constexpr std::size_t max_result_bytes = 32 * 1024;
+/// Output (stdout and stderr together) kept of a `shell` task; the rest is
+/// read and dropped so the child never blocks on a full pipe.
+constexpr std::size_t shell_max_output_bytes = 16 * 1024;
+/// Bounds of the dice-node --slots option.
+constexpr std::size_t max_slots = 1024;
 
 } // namespace dice::defaults

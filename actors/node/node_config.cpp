@@ -28,6 +28,8 @@ std::string node_config::problem() const {
   }
   if (auto p = timing.problem(); !p.empty())
     return p;
+  if (auto p = shell.problem(); !p.empty())
+    return p;
   return queue.problem();
 }
 

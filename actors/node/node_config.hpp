@@ -7,6 +7,7 @@
 
 #include "broadcast_bridge/bridge_state.hpp"
 #include "common/endpoint.hpp"
+#include "executor/shell_kind.hpp"
 #include "executor/task_kinds.hpp"
 #include "membership/membership_state.hpp"
 #include "queue_node/queue_config.hpp"
@@ -27,6 +28,7 @@ struct node_config {
   bridge_limits limits;
   queue_config queue;                    // includes the executor's slots
   task_kinds kinds = task_kinds::with_builtins();
+  shell_config shell;                    // the `shell` kind, off by default
 
   /// The address peers use to reach this node.
   endpoint advertised() const;

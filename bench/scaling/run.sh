@@ -5,7 +5,9 @@
 # with the dice CLI (--wait --json), and record the makespan (the CLI's
 # "seconds"), speedup against N=1, efficiency = speedup/N and duplicate
 # executions (sum of executions.started over all nodes minus TASKS), plus the
-# summed executions.canceled and queue.claims_lost counters that explain them. The
+# summed executions.canceled and queue.claims_lost counters that explain them,
+# and the p50/p99 time from a task becoming ready to the start of the
+# execution that ended it (ready_at_ms/started_at_ms of node 1's /tasks). The
 # cluster is stopped by pid after each size (and on any exit).
 #
 # Usage: bench/scaling/run.sh [--out DIR] [--nodes "1 2 4 8 16 32"]
@@ -68,14 +70,14 @@ alive_count() { # node http port -> number of alive members node 1 sees (incl. i
     jq '[.nodes[] | select(.state == "alive")] | length' 2>/dev/null || echo 0
 }
 
-echo "nodes,tasks,task_ms,makespan_s,ideal_s,speedup,efficiency,duplicates,canceled,claims_lost,done,failed,nodes_used,min_per_node,max_per_node" >"$csv"
+echo "nodes,tasks,task_ms,makespan_s,ideal_s,speedup,efficiency,duplicates,canceled,claims_lost,done,failed,nodes_used,min_per_node,max_per_node,ready_start_p50_ms,ready_start_p99_ms" >"$csv"
 base=""
 echo "binaries: $build; logs: $logs; csv: $csv"
 for n in $sizes; do
   ((n >= 1 && n <= 39)) || { echo "run.sh: N must be 1..39" >&2; exit 2; }
   for i in $(seq 1 "$n"); do
     args=(--id "s$n-$i" --listen "127.0.0.1:$(udp_port "$n" "$i")" --http "127.0.0.1:$(http_port "$n" "$i")"
-          --log-level warn)
+          --slots 1 --log-level warn)
     ((i == 1)) || args+=(--peer "127.0.0.1:$(udp_port "$n" 1)")
     "$node_bin" "${args[@]}" >>"$logs/n$n-node$i.log" 2>&1 &
     pids+=($!)
@@ -89,6 +91,7 @@ for n in $sizes; do
   sleep 1 # let the last joiners learn everyone too
   json=$("$cli" --node "http://127.0.0.1:$seed" --json submit sleep "$ms" --count "$tasks" --wait --timeout 600 | tail -n 1) || true
   sleep 0.5
+  "$cli" --node "http://127.0.0.1:$seed" --json tasks --state done >"$logs/n$n-tasks.json" || true
   started=0 canceled=0 lost=0
   for i in $(seq 1 "$n"); do
     read -r s c l < <("$cli" --node "http://127.0.0.1:$(http_port "$n" "$i")" --json stats |
@@ -99,14 +102,23 @@ for n in $sizes; do
   read -r secs done failed used minp maxp < <(jq -r \
     '[.seconds, .done, .failed, (.per_node|length), ([.per_node[]]|min // 0), ([.per_node[]]|max // 0)] | @tsv' <<<"$json")
   if [[ -z $base && $n == 1 ]]; then base=$secs; fi
-  row=$(/usr/bin/python3 - "$n" "$tasks" "$ms" "$secs" "${base:-}" "$((started - tasks))" "$canceled" "$lost" "$done" "$failed" "$used" "$minp" "$maxp" <<'EOF'
-import sys, math
-n, tasks, ms, secs, base, dup, canc, lost, done, failed, used, minp, maxp = sys.argv[1:]
+  row=$(/usr/bin/python3 - "$n" "$tasks" "$ms" "$secs" "${base:-}" "$((started - tasks))" "$canceled" "$lost" "$done" "$failed" "$used" "$minp" "$maxp" "$logs/n$n-tasks.json" <<'EOF'
+import json, sys, math
+n, tasks, ms, secs, base, dup, canc, lost, done, failed, used, minp, maxp, tasks_json = sys.argv[1:]
 n, tasks, ms, secs = int(n), int(tasks), int(ms), float(secs)
 ideal = math.ceil(tasks / n) * ms / 1000.0
 sp = f"{float(base) / secs:.3f}" if base else ""
 eff = f"{float(base) / secs / n:.3f}" if base else ""
-print(",".join(map(str, [n, tasks, ms, f"{secs:.3f}", f"{ideal:.3f}", sp, eff, dup, canc, lost, done, failed, used, minp, maxp])))
+# Ready-to-start latency of each done task (wall-clock ms on one machine).
+try:
+    rows = json.load(open(tasks_json))["tasks"]
+except (OSError, ValueError, KeyError):
+    rows = []
+lat = sorted(t["started_at_ms"] - t["ready_at_ms"] for t in rows
+             if t.get("started_at_ms") and t.get("ready_at_ms"))
+def pct(p):  # nearest rank
+    return str(lat[max(0, math.ceil(p / 100 * len(lat)) - 1)]) if lat else ""
+print(",".join(map(str, [n, tasks, ms, f"{secs:.3f}", f"{ideal:.3f}", sp, eff, dup, canc, lost, done, failed, used, minp, maxp, pct(50), pct(99)])))
 EOF
 )
   echo "$row" >>"$csv"
