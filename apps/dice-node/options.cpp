@@ -88,6 +88,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
             running_interval = q.running_interval_ms,
             running_timeout = q.running_timeout_ms,
             shell_timeout = n.shell.timeout_ms,
+            gossip_peers = static_cast<long long>(n.timing.gossip_peers_per_heartbeat),
             shell_output = static_cast<long long>(n.shell.max_output_bytes);
   po::options_description desc("dice-node: one member of a DiCE cluster.\n"
                                "Usage: dice-node [options]\n"
@@ -110,6 +111,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("heartbeat-ms", po::value(&n.timing.heartbeat_interval_ms)->default_value(defaults::heartbeat_interval_ms), "heartbeat interval")
     ("suspect-after-ms", po::value(&n.timing.suspect_after_ms)->default_value(defaults::suspect_after_ms), "silence after which a peer is suspect")
     ("dead-after-ms", po::value(&n.timing.dead_after_ms)->default_value(defaults::dead_after_ms), "silence after which a peer is dead")
+    ("gossip-peers", po::value(&gossip_peers)->default_value(gossip_peers), "peers listed in one heartbeat (the rest rotate through later ones)")
     ("max-datagram-bytes", po::value(&n.limits.max_datagram_bytes)->default_value(defaults::max_datagram_bytes), "larger datagrams are dropped")
     ("slots", po::value(&slots)->default_value(slots), "tasks this node executes at once (default: the core count)")
     ("max-attempts", po::value(&max_attempts)->default_value(max_attempts), "executions of a task that may fail before it ends FAILED")
@@ -120,6 +122,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("shell-allow", po::value(&shell_allow)->composing(), "enable the `shell` kind for this program (argv[0], exact; repeatable, or a comma list in the INI file)")
     ("shell-timeout-ms", po::value(&shell_timeout)->default_value(shell_timeout), "a shell task running longer is killed with its process group")
     ("shell-max-output-bytes", po::value(&shell_output)->default_value(shell_output), "output of a shell task kept in its result")
+    ("scheduler", po::value(&out.scheduler_policy)->default_value(out.scheduler_policy), "CAF scheduler policy: sharing (idle threads sleep) or stealing (idle threads poll)")
     ("log-level", po::value(&out.log_level)->default_value("info"), "trace, debug, info, warn, error or off");
   // clang-format on
   std::ostringstream usage;
@@ -173,6 +176,10 @@ node_options parse_node_options(int argc, const char* const* argv) {
     throw std::runtime_error("--running-timeout-ms (" + std::to_string(running_timeout)
                              + ") must be longer than --running-interval-ms ("
                              + std::to_string(running_interval) + ")");
+  n.timing.gossip_peers_per_heartbeat = ranged("gossip-peers", gossip_peers, 1, 256);
+  if (out.scheduler_policy != "sharing" && out.scheduler_policy != "stealing")
+    throw std::runtime_error("--scheduler: '" + out.scheduler_policy
+                             + "' is not one of sharing, stealing");
   n.shell.allow = allow_list(shell_allow);
   n.shell.timeout_ms = ranged("shell-timeout-ms", shell_timeout, 1, day_ms);
   n.shell.max_output_bytes = ranged("shell-max-output-bytes", shell_output, 1,
