@@ -57,7 +57,8 @@ public:
   /// Adds a kind run by an actor: it gets a request (std::string kind,
   /// std::string payload) and answers a std::string result, or an error
   /// (the task fails with the error's text). No answer within `timeout`
-  /// fails the execution.
+  /// fails the execution. A cancel does not reach the actor: the slot waits
+  /// for its answer (or the timeout), then reports the execution canceled.
   void add_actor_kind(const std::string& name, caf::actor worker,
                       std::chrono::milliseconds timeout = std::chrono::minutes(1));
 
