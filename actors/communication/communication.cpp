@@ -78,6 +78,10 @@ wire::Message make_info(const std::string& task_id,
   i->set_reason(state.reason());
   i->set_time_ms(state.phase() == wire::RUNNING ? time_ms
                                                 : state.finished_time_ms());
+  if (state.phase() != wire::RUNNING) {
+    i->set_ready_time_ms(state.ready_time_ms());
+    i->set_started_time_ms(state.started_time_ms());
+  }
   if (op != nullptr)
     *i->mutable_op() = *op;
   return m;
@@ -193,6 +197,8 @@ std::optional<wire::TaskState> state_of(const wire::Message& m) {
         s.set_result(i.result());
         s.set_reason(i.reason());
         s.set_finished_time_ms(i.time_ms());
+        s.set_ready_time_ms(i.ready_time_ms());
+        s.set_started_time_ms(i.started_time_ms());
       }
       return s;
     }

@@ -95,6 +95,10 @@ void http_api::routes() {
   });
   // Anything unrouted (unknown path or method) gets a JSON error, not HTML.
   s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+    // httplib calls this for every status >= 400, also for the 4xx/5xx our
+    // routes answered with their own message: keep those.
+    if (!res.body.empty())
+      return;
     ++bad_requests_;
     if (res.status == 413)
       return reply(res, 413, error_json("request body too large"));

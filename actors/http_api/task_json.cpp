@@ -89,6 +89,17 @@ nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& stat
                    {"node", state.has_claim() ? nlohmann::json(state.claim().node_id())
                                               : nlohmann::json(nullptr)},
                    {"attempts", state.attempt()}};
+  // Wall-clock ms of the attempt that ended the task (ready: for a first
+  // attempt its enqueue until a report says otherwise); null while unknown.
+  auto ms = [](std::int64_t v) {
+    return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr);
+  };
+  auto ready = state.ready_time_ms();
+  if (ready == 0 && state.attempt() <= 1)
+    ready = spec.enqueue_time_ms();
+  j["ready_at_ms"] = ms(ready);
+  j["started_at_ms"] = ms(state.started_time_ms());
+  j["finished_at_ms"] = ms(state.finished_time_ms());
   if (details) {
     j["priority"] = spec.priority();
     j["enqueuer"] = spec.enqueuer();

@@ -36,8 +36,10 @@ std::string phase_name(wire::TaskPhase phase);
 /// The inverse of phase_name; nullopt for anything else.
 std::optional<wire::TaskPhase> parse_phase(const std::string& name);
 
-/// {"id", "kind", "state", "node", "attempts"} (+ "result", "reason",
-/// "priority", "enqueuer" with details).
+/// {"id", "kind", "state", "node", "attempts", "ready_at_ms",
+/// "started_at_ms", "finished_at_ms"} (+ "result", "reason", "priority",
+/// "enqueuer" with details). Times are wall-clock ms, null while unknown;
+/// started_at_ms is known once the task ended DONE or FAILED.
 nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& state,
                          bool details);
 

@@ -65,6 +65,12 @@ int compare_states(const wire::TaskState& a, const wire::TaskState& b) {
     return c;
   if (int c = three_way(a.reason(), b.reason()))
     return c;
+  // Two reports of one execution that differ only in its timings: the
+  // earlier times are kept, as for the finish.
+  if (int c = three_way(b.started_time_ms(), a.started_time_ms()))
+    return c;
+  if (int c = three_way(b.ready_time_ms(), a.ready_time_ms()))
+    return c;
   if (int c = three_way(a.has_claim(), b.has_claim()))
     return c;
   return three_way(a.phase(), b.phase()); // unknown phases among themselves

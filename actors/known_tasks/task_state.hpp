@@ -12,8 +12,8 @@
 //   between two RUNNING claims of one attempt the better claim by the
 //   six-criterion ranking wins; a phase unknown to this build (a newer
 //   peer's) ranks below everything. Remaining ties fall to the other fields
-//   (attempt, claim, finished time, result, reason), so two states compare
-//   equal only if they are equal.
+//   (attempt, claim, finished time, result, reason, started and ready
+//   times), so two states compare equal only if they are equal.
 //
 // Why this removes the paper's lottery inconsistency: in the paper each node
 // sorts the claims it happened to receive within its own wait window and a

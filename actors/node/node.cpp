@@ -16,6 +16,11 @@ node::node(caf::actor_system& sys, node_config cfg,
     incarnation_(static_cast<std::uint64_t>(wall_clock_ms())) {
   if (auto problem = cfg_.problem(); !problem.empty())
     throw std::runtime_error(problem);
+  if (cfg_.shell.enabled())
+    cfg_.kinds.add("shell", [shell = cfg_.shell](const std::string& payload,
+                                                  const cancel_token& cancel) {
+      return run_shell(shell, payload, cancel);
+    });
   if (!net) {
     udp_options opts;
     opts.listen = cfg_.listen;

@@ -36,6 +36,8 @@ std::string node_config::problem() const {
            + "': not one of bully, ring, hs, invitation, echo";
   if (auto p = election.problem(); !p.empty())
     return p;
+  if (auto p = shell.problem(); !p.empty())
+    return p;
   return queue.problem();
 }
 

@@ -8,6 +8,7 @@
 #include "broadcast_bridge/bridge_state.hpp"
 #include "common/endpoint.hpp"
 #include "election/election.hpp"
+#include "executor/shell_kind.hpp"
 #include "executor/task_kinds.hpp"
 #include "membership/membership_state.hpp"
 #include "queue_node/queue_config.hpp"
@@ -31,6 +32,7 @@ struct node_config {
   std::string election_algorithm = defaults::election_algorithm;
   election_config election;              // timing; echo's capacity
   task_kinds kinds = task_kinds::with_builtins();
+  shell_config shell;                    // the `shell` kind, off by default
 
   /// The address peers use to reach this node.
   endpoint advertised() const;

@@ -28,10 +28,15 @@ struct task_row {
 } // namespace dice
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::wire::TaskSpec)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_row)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::task_row>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_counters)
 
 namespace dice {
+
+/// Gets every change of a task's merged state on this replica.
+using task_listener =
+  caf::typed_actor<caf::reacts_to<task_event_atom, task_row>>;
 
 using replicated_queue = caf::typed_actor<
   caf::reacts_to<inbound_atom, wire::Message>,        // queue, sync, heartbeats
@@ -39,6 +44,7 @@ using replicated_queue = caf::typed_actor<
   caf::reacts_to<executed_atom, execution_result>,     // from the executor
   caf::reacts_to<coordinator_atom, std::string>,       // from the election
   caf::reacts_to<tick_atom>,
+  caf::reacts_to<subscribe_atom, task_listener>,       // task events
   // enqueue; the answer is the task id, once replicated
   caf::replies_to<submit_atom, wire::TaskSpec>::with<std::string>,
   caf::replies_to<remove_atom, std::string>::with<bool>, // removeByID

@@ -1,5 +1,6 @@
 #include "queue/replicated_queue.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -25,6 +26,7 @@ struct queue_actor_state {
   wire::Heartbeat last_versions;
   std::string id_prefix; // NODE-INCARNATION- : unique across restarts
   std::uint64_t next_task = 1;
+  std::vector<task_listener> listeners;
   static inline const char* name = "replicated_queue";
 };
 
@@ -54,6 +56,21 @@ void flush(queue_ptr self) {
     for (auto& rp : it->second)
       rp.deliver(id);
     st.awaiting_ack.erase(it);
+  }
+  if (!st.listeners.empty()) {
+    std::sort(out.changed.begin(), out.changed.end());
+    out.changed.erase(std::unique(out.changed.begin(), out.changed.end()),
+                      out.changed.end());
+    for (auto& id : out.changed) {
+      const auto* t = st.logic->replica().find(id);
+      if (t == nullptr)
+        continue;
+      task_row r{t->has_spec, t->spec, t->state};
+      if (!t->has_spec)
+        r.spec.set_id(id);
+      for (auto& who : st.listeners)
+        self->send(who, task_event_atom_v, r);
+    }
   }
   // Membership carries our version vector; tell it only when it changed.
   wire::Heartbeat hb;
@@ -109,7 +126,8 @@ replicated_queue::behavior_type queue_fun(queue_ptr self, queue_actor_config cfg
     [self](executed_atom, const execution_result& r) {
       auto& st = self->state;
       st.logic->execution_finished(r.task_id, r.attempt, r.ok,
-                                   r.ok ? r.result : r.reason, st.clock());
+                                   r.ok ? r.result : r.reason, st.clock(),
+                                   r.started_ms);
       flush(self);
     },
     [self, tick](tick_atom) {
@@ -117,6 +135,9 @@ replicated_queue::behavior_type queue_fun(queue_ptr self, queue_actor_config cfg
       st.logic->tick(st.clock());
       flush(self);
       self->delayed_send(self, tick, tick_atom_v);
+    },
+    [self](subscribe_atom, task_listener& who) {
+      self->state.listeners.push_back(std::move(who));
     },
     [self](submit_atom, wire::TaskSpec& spec) -> caf::result<std::string> {
       auto& st = self->state;

@@ -199,6 +199,7 @@ void queue_node::settle(const std::string& task_id, millis now) {
 
   if (is_terminal(s.phase()) && finished_.record(task_id, s))
     out_.finished.push_back(task_id);
+  out_.changed.push_back(task_id);
 
   if (auto p = pending_.find(task_id);
       p != pending_.end() && !names(s, p->second.attempt, p->second.claim)) {
@@ -247,7 +248,14 @@ void queue_node::claim(const std::string& task_id, millis now) {
   const auto* task = tasks_.find(task_id);
   auto attempt = task->state.attempt();
   auto c = make_claim(id_, info_, task->spec, now);
-  pending_[task_id] = pending_claim{attempt, c, now + cfg_.claim_window_ms};
+  // The first attempt is ready from its enqueue on; a re-queued one from
+  // when this node learnt of the re-queue.
+  auto since = ready_since_.find(task_id);
+  millis ready = since == ready_since_.end() ? now : since->second;
+  if (attempt <= 1 && task->spec.enqueue_time_ms() > 0)
+    ready = task->spec.enqueue_time_ms();
+  pending_[task_id] =
+    pending_claim{attempt, c, now + cfg_.claim_window_ms, ready};
   ++counters_.claims;
   wire::OpId none;
   originate(make_dequeue(task_id, attempt, c, none), now);
@@ -319,6 +327,9 @@ void queue_node::end_claim_windows(millis now) {
     }
     running_.start(task_id, pc.attempt, pc.claim,
                    now + cfg_.running_interval_ms);
+    auto* e = running_.mine(task_id);
+    e->ready_ms = pc.ready_ms;
+    e->started_ms = now;
     ++counters_.executions_started;
     out_.start.push_back({task_id, pc.attempt, task->spec});
   }
@@ -352,7 +363,8 @@ void queue_node::requeue(const std::string& task_id,
 
 void queue_node::execution_finished(const std::string& task_id,
                                     std::uint32_t attempt, bool ok,
-                                    const std::string& result, millis now) {
+                                    const std::string& result, millis now,
+                                    millis started) {
   auto* e = running_.mine(task_id);
   if (e == nullptr || e->started_attempt != attempt)
     return; // canceled meanwhile
@@ -366,6 +378,8 @@ void queue_node::execution_finished(const std::string& task_id,
   s.set_attempt(exec.attempt);
   *s.mutable_claim() = exec.claim;
   s.set_finished_time_ms(now);
+  s.set_ready_time_ms(exec.ready_ms);
+  s.set_started_time_ms(started > 0 ? started : exec.started_ms);
   if (ok) {
     // Reported even if our claim lost meanwhile: the work is done.
     s.set_phase(wire::DONE);

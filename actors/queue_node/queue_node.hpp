@@ -116,9 +116,11 @@ public:
   std::optional<wire::OpId> remove(const std::string& task_id, millis now);
   /// Cancels a task that has not ended: CANCELED everywhere.
   bool cancel(const std::string& task_id, millis now);
-  /// The executor's report for an execution started through the outbox.
+  /// The executor's report for an execution started through the outbox;
+  /// `started` is when it began running (0: when it was ordered).
   void execution_finished(const std::string& task_id, std::uint32_t attempt,
-                          bool ok, const std::string& result, millis now);
+                          bool ok, const std::string& result, millis now,
+                          millis started = 0);
 
   // -- outputs ------------------------------------------------------------
 
@@ -164,6 +166,7 @@ private:
     std::uint32_t attempt = 0;
     wire::Claim claim;
     millis window_end = 0;
+    millis ready_ms = 0; // when the claimed attempt became ready
   };
 
   // Numbers, logs, broadcasts and applies one of this node's operations.

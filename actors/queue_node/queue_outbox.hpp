@@ -30,10 +30,13 @@ struct queue_outbox {
   std::vector<std::string> acknowledged;
   /// Tasks that reached a terminal state on this replica.
   std::vector<std::string> finished;
+  /// Tasks whose merged state changed on this replica (task events).
+  std::vector<std::string> changed;
 
   bool empty() const {
     return broadcasts.empty() && sends.empty() && start.empty()
-           && cancel.empty() && acknowledged.empty() && finished.empty();
+           && cancel.empty() && acknowledged.empty() && finished.empty()
+           && changed.empty();
   }
 };
 

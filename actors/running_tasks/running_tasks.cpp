@@ -64,7 +64,7 @@ running_tasks::find_watched(const std::string& task_id) const {
 
 void running_tasks::start(const std::string& task_id, std::uint32_t attempt,
                           const wire::Claim& claim, millis next_heartbeat) {
-  mine_[task_id] = execution{attempt, attempt, claim, next_heartbeat};
+  mine_[task_id] = execution{attempt, attempt, claim, next_heartbeat, 0, 0};
 }
 
 running_tasks::execution* running_tasks::mine(const std::string& task_id) {

@@ -57,6 +57,10 @@ public:
     std::uint32_t attempt = 0;
     wire::Claim claim;
     millis next_heartbeat = 0;
+    /// When the attempt became ready and when its execution started
+    /// (wall-clock ms), reported with its end for the ready-to-start latency.
+    millis ready_ms = 0;
+    millis started_ms = 0;
   };
 
   void start(const std::string& task_id, std::uint32_t attempt,

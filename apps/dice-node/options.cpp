@@ -1,9 +1,11 @@
 #include "options.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -39,6 +41,33 @@ std::string read_key_file(const std::string& path) {
   return key;
 }
 
+/// A whole number option within [lo, hi]; read as a signed number first so
+/// that "-1" is an error, not a huge unsigned value.
+long long ranged(const std::string& name, long long value, long long lo,
+                 long long hi) {
+  if (value < lo || value > hi)
+    throw std::runtime_error("--" + name + " must be from " + std::to_string(lo)
+                             + " to " + std::to_string(hi) + ", got "
+                             + std::to_string(value));
+  return value;
+}
+
+/// --shell-allow values; an INI line may also list several, comma-separated.
+std::vector<std::string> allow_list(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) {
+    std::istringstream parts(v);
+    for (std::string p; std::getline(parts, p, ',');) {
+      auto b = p.find_first_not_of(" \t");
+      auto e = p.find_last_not_of(" \t");
+      if (b == std::string::npos)
+        throw std::runtime_error("--shell-allow: empty program name in '" + v + "'");
+      out.push_back(p.substr(b, e - b + 1));
+    }
+  }
+  return out;
+}
+
 std::string default_id(const endpoint& listen) {
   char host[256] = "node";
   gethostname(host, sizeof(host) - 1);
@@ -51,8 +80,17 @@ node_options parse_node_options(int argc, const char* const* argv) {
   node_options out;
   auto& n = out.node;
   std::string config_file, listen, advertise, multicast, http, key_file;
-  std::vector<std::string> peers;
+  std::vector<std::string> peers, shell_allow;
   long long capacity = 0; // signed, so that a negative value is refused
+  auto& q = n.queue;
+  long long cores = std::max(1u, std::thread::hardware_concurrency());
+  long long slots = cores, max_attempts = q.max_attempts,
+            claim_window = q.claim_window_ms, claim_stagger = q.claim_stagger_ms,
+            running_interval = q.running_interval_ms,
+            running_timeout = q.running_timeout_ms,
+            shell_timeout = n.shell.timeout_ms,
+            gossip_peers = static_cast<long long>(n.timing.gossip_peers_per_heartbeat),
+            shell_output = static_cast<long long>(n.shell.max_output_bytes);
   po::options_description desc("dice-node: one member of a DiCE cluster.\n"
                                "Usage: dice-node [options]\n"
                                "Every option may also be set in the INI file "
@@ -74,11 +112,22 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("heartbeat-ms", po::value(&n.timing.heartbeat_interval_ms)->default_value(defaults::heartbeat_interval_ms), "heartbeat interval")
     ("suspect-after-ms", po::value(&n.timing.suspect_after_ms)->default_value(defaults::suspect_after_ms), "silence after which a peer is suspect")
     ("dead-after-ms", po::value(&n.timing.dead_after_ms)->default_value(defaults::dead_after_ms), "silence after which a peer is dead")
+    ("gossip-peers", po::value(&gossip_peers)->default_value(gossip_peers), "peers listed in one heartbeat (the rest rotate through later ones)")
     ("max-datagram-bytes", po::value(&n.limits.max_datagram_bytes)->default_value(defaults::max_datagram_bytes), "larger datagrams are dropped")
     ("election", po::value(&n.election_algorithm)->default_value(defaults::election_algorithm), "coordinator election: bully, ring (Chang-Roberts), hs (Hirschberg-Sinclair), invitation or echo")
     ("capacity", po::value(&capacity)->default_value(0), "echo: this node's capacity (e.g. battery); the highest wins, ties to the higher id")
     ("election-timeout-ms", po::value(&n.election.answer_timeout_ms)->default_value(defaults::election_answer_timeout_ms), "election: how long to wait for a peer's answer")
     ("election-check-ms", po::value(&n.election.check_interval_ms)->default_value(defaults::election_check_interval_ms), "election: period of the coordinator/member checks")
+    ("slots", po::value(&slots)->default_value(slots), "tasks this node executes at once (default: the core count)")
+    ("max-attempts", po::value(&max_attempts)->default_value(max_attempts), "executions of a task that may fail before it ends FAILED")
+    ("claim-window-ms", po::value(&claim_window)->default_value(claim_window), "how long a claim waits for competing claims before executing")
+    ("claim-stagger-ms", po::value(&claim_stagger)->default_value(claim_stagger), "idle nodes claim a contended task this far apart (0: all at once)")
+    ("running-interval-ms", po::value(&running_interval)->default_value(running_interval), "RUNNING heartbeat interval of an execution")
+    ("running-timeout-ms", po::value(&running_timeout)->default_value(running_timeout), "no RUNNING heartbeat for this long re-queues the task")
+    ("shell-allow", po::value(&shell_allow)->composing(), "enable the `shell` kind for this program (argv[0], exact; repeatable, or a comma list in the INI file)")
+    ("shell-timeout-ms", po::value(&shell_timeout)->default_value(shell_timeout), "a shell task running longer is killed with its process group")
+    ("shell-max-output-bytes", po::value(&shell_output)->default_value(shell_output), "output of a shell task kept in its result")
+    ("scheduler", po::value(&out.scheduler_policy)->default_value(out.scheduler_policy), "CAF scheduler policy: sharing (idle threads sleep) or stealing (idle threads poll)")
     ("log-level", po::value(&out.log_level)->default_value("info"), "trace, debug, info, warn, error or off");
   // clang-format on
   std::ostringstream usage;
@@ -125,6 +174,25 @@ node_options parse_node_options(int argc, const char* const* argv) {
   n.election.capacity = static_cast<std::uint32_t>(capacity);
   if (n.id.empty())
     n.id = default_id(n.listen);
+  constexpr long long day_ms = 86'400'000;
+  q.slots = ranged("slots", slots, 1, defaults::max_slots);
+  q.max_attempts = ranged("max-attempts", max_attempts, 1, 100);
+  q.claim_window_ms = ranged("claim-window-ms", claim_window, 0, 60'000);
+  q.claim_stagger_ms = ranged("claim-stagger-ms", claim_stagger, 0, 60'000);
+  q.running_interval_ms = ranged("running-interval-ms", running_interval, 1, 60'000);
+  q.running_timeout_ms = ranged("running-timeout-ms", running_timeout, 1, day_ms);
+  if (q.running_timeout_ms <= q.running_interval_ms)
+    throw std::runtime_error("--running-timeout-ms (" + std::to_string(running_timeout)
+                             + ") must be longer than --running-interval-ms ("
+                             + std::to_string(running_interval) + ")");
+  n.timing.gossip_peers_per_heartbeat = ranged("gossip-peers", gossip_peers, 1, 256);
+  if (out.scheduler_policy != "sharing" && out.scheduler_policy != "stealing")
+    throw std::runtime_error("--scheduler: '" + out.scheduler_policy
+                             + "' is not one of sharing, stealing");
+  n.shell.allow = allow_list(shell_allow);
+  n.shell.timeout_ms = ranged("shell-timeout-ms", shell_timeout, 1, day_ms);
+  n.shell.max_output_bytes = ranged("shell-max-output-bytes", shell_output, 1,
+                                    defaults::max_result_bytes);
   static const char* levels[] = {"trace", "debug", "info", "warn", "error", "off"};
   if (std::find(std::begin(levels), std::end(levels), out.log_level)
       == std::end(levels))

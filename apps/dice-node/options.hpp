@@ -10,6 +10,9 @@ namespace dice {
 struct node_options {
   node_config node;
   std::string log_level = "info";
+  /// CAF's scheduler: "sharing" (one queue, idle threads block) or
+  /// "stealing" (idle threads poll, ~25 ms after each message).
+  std::string scheduler_policy = "sharing";
   bool help = false;   // --help was given: print `usage` and exit 0
   std::string usage;
 };

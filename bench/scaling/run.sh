@@ -2,14 +2,20 @@
 # Scaling with real processes: for each cluster size N, start N single-slot
 # dice-node processes on 127.0.0.1 (node 1 is the seed of the others), wait
 # until node 1 sees all N alive, submit TASKS sleep tasks of MS ms to node 1
-# with the dice CLI (--wait --json), and record the makespan (the CLI's
-# "seconds"), speedup against N=1, efficiency = speedup/N and duplicate
+# with the dice CLI (--wait --json), and record the makespan (from the first
+# task becoming ready to the last one finishing, by the tasks' own ready_at_ms
+# and finished_at_ms in node 1's /tasks; the CLI's "seconds", which start
+# after the submission returns and are known to its 200 ms polling, are kept
+# as cli_s), speedup against N=1, efficiency = speedup/N and duplicate
 # executions (sum of executions.started over all nodes minus TASKS), plus the
-# summed executions.canceled and queue.claims_lost counters that explain them. The
+# summed executions.canceled and queue.claims_lost counters that explain them,
+# and the p50/p99 time from a task becoming ready to the start of the
+# execution that ended it (ready_at_ms/started_at_ms of node 1's /tasks). The
 # cluster is stopped by pid after each size (and on any exit).
 #
 # Usage: bench/scaling/run.sh [--out DIR] [--nodes "1 2 4 8 16 32"]
 #                             [--tasks 128] [--ms 250] [--build DIR]
+#                             [--node-args "EXTRA dice-node OPTIONS"]
 # Writes DIR/results.csv and DIR/speedup.png (DIR defaults to bench/scaling).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,6 +26,7 @@ sizes="1 2 4 8 16 32"
 tasks=128
 ms=250
 build=${DICE_BUILD:-}
+node_args=()
 while (($#)); do
   case $1 in
     --out) out=$2; shift 2 ;;
@@ -27,7 +34,8 @@ while (($#)); do
     --tasks) tasks=$2; shift 2 ;;
     --ms) ms=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --node-args) read -r -a node_args <<<"$2"; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -68,14 +76,14 @@ alive_count() { # node http port -> number of alive members node 1 sees (incl. i
     jq '[.nodes[] | select(.state == "alive")] | length' 2>/dev/null || echo 0
 }
 
-echo "nodes,tasks,task_ms,makespan_s,ideal_s,speedup,efficiency,duplicates,canceled,claims_lost,done,failed,nodes_used,min_per_node,max_per_node" >"$csv"
+echo "nodes,tasks,task_ms,makespan_s,cli_s,ideal_s,speedup,efficiency,duplicates,canceled,claims_lost,done,failed,nodes_used,min_per_node,max_per_node,ready_start_p50_ms,ready_start_p99_ms" >"$csv"
 base=""
 echo "binaries: $build; logs: $logs; csv: $csv"
 for n in $sizes; do
   ((n >= 1 && n <= 39)) || { echo "run.sh: N must be 1..39" >&2; exit 2; }
   for i in $(seq 1 "$n"); do
     args=(--id "s$n-$i" --listen "127.0.0.1:$(udp_port "$n" "$i")" --http "127.0.0.1:$(http_port "$n" "$i")"
-          --log-level warn)
+          --slots 1 --log-level warn "${node_args[@]}")
     ((i == 1)) || args+=(--peer "127.0.0.1:$(udp_port "$n" 1)")
     "$node_bin" "${args[@]}" >>"$logs/n$n-node$i.log" 2>&1 &
     pids+=($!)
@@ -89,6 +97,7 @@ for n in $sizes; do
   sleep 1 # let the last joiners learn everyone too
   json=$("$cli" --node "http://127.0.0.1:$seed" --json submit sleep "$ms" --count "$tasks" --wait --timeout 600 | tail -n 1) || true
   sleep 0.5
+  "$cli" --node "http://127.0.0.1:$seed" --json tasks --state done >"$logs/n$n-tasks.json" || true
   started=0 canceled=0 lost=0
   for i in $(seq 1 "$n"); do
     read -r s c l < <("$cli" --node "http://127.0.0.1:$(http_port "$n" "$i")" --json stats |
@@ -98,18 +107,33 @@ for n in $sizes; do
   stop_cluster
   read -r secs done failed used minp maxp < <(jq -r \
     '[.seconds, .done, .failed, (.per_node|length), ([.per_node[]]|min // 0), ([.per_node[]]|max // 0)] | @tsv' <<<"$json")
-  if [[ -z $base && $n == 1 ]]; then base=$secs; fi
-  row=$(/usr/bin/python3 - "$n" "$tasks" "$ms" "$secs" "${base:-}" "$((started - tasks))" "$canceled" "$lost" "$done" "$failed" "$used" "$minp" "$maxp" <<'EOF'
-import sys, math
-n, tasks, ms, secs, base, dup, canc, lost, done, failed, used, minp, maxp = sys.argv[1:]
+  row=$(/usr/bin/python3 - "$n" "$tasks" "$ms" "$secs" "${base:-}" "$((started - tasks))" "$canceled" "$lost" "$done" "$failed" "$used" "$minp" "$maxp" "$logs/n$n-tasks.json" <<'EOF'
+import json, sys, math
+n, tasks, ms, secs, base, dup, canc, lost, done, failed, used, minp, maxp, tasks_json = sys.argv[1:]
 n, tasks, ms, secs = int(n), int(tasks), int(ms), float(secs)
 ideal = math.ceil(tasks / n) * ms / 1000.0
-sp = f"{float(base) / secs:.3f}" if base else ""
-eff = f"{float(base) / secs / n:.3f}" if base else ""
-print(",".join(map(str, [n, tasks, ms, f"{secs:.3f}", f"{ideal:.3f}", sp, eff, dup, canc, lost, done, failed, used, minp, maxp])))
+try:
+    rows = json.load(open(tasks_json))["tasks"]
+except (OSError, ValueError, KeyError):
+    rows = []
+# Makespan by the tasks' own clocks (one machine, one wall clock).
+ready = [t["ready_at_ms"] for t in rows if t.get("ready_at_ms")]
+fin = [t["finished_at_ms"] for t in rows if t.get("finished_at_ms")]
+span = (max(fin) - min(ready)) / 1000.0 if ready and fin else secs
+if not base and n == 1:
+    base = str(span)
+sp = f"{float(base) / span:.3f}" if base else ""
+eff = f"{float(base) / span / n:.3f}" if base else ""
+# Ready-to-start latency of each done task (wall-clock ms on one machine).
+lat = sorted(t["started_at_ms"] - t["ready_at_ms"] for t in rows
+             if t.get("started_at_ms") and t.get("ready_at_ms"))
+def pct(p):  # nearest rank
+    return str(lat[max(0, math.ceil(p / 100 * len(lat)) - 1)]) if lat else ""
+print(",".join(map(str, [n, tasks, ms, f"{span:.3f}", f"{secs:.3f}", f"{ideal:.3f}", sp, eff, dup, canc, lost, done, failed, used, minp, maxp, pct(50), pct(99)])))
 EOF
 )
   echo "$row" >>"$csv"
+  if [[ -z $base && $n == 1 ]]; then base=$(cut -d, -f4 <<<"$row"); fi
   echo "N=$n: $row"
 done
 trap - EXIT

@@ -72,3 +72,28 @@ TEST_CASE("task states render with their phase names", "[http_api]") {
   CHECK(j["result"] == "hi");
   CHECK_FALSE(task_json(spec, st, false).contains("result"));
 }
+
+TEST_CASE("task timings render as wall-clock ms, null while unknown",
+          "[http_api]") {
+  wire::TaskSpec spec;
+  spec.set_id("t1");
+  spec.set_kind("sleep");
+  spec.set_enqueue_time_ms(1000);
+  wire::TaskState st;
+  st.set_phase(wire::READY);
+  st.set_attempt(1);
+  auto ready = task_json(spec, st, false);
+  CHECK(ready["ready_at_ms"] == 1000); // a first attempt: from its enqueue
+  CHECK(ready["started_at_ms"].is_null());
+  CHECK(ready["finished_at_ms"].is_null());
+  st.set_attempt(2); // re-queued: unknown until its report
+  CHECK(task_json(spec, st, false)["ready_at_ms"].is_null());
+  st.set_phase(wire::DONE);
+  st.set_ready_time_ms(1500);
+  st.set_started_time_ms(1600);
+  st.set_finished_time_ms(1900);
+  auto done = task_json(spec, st, true);
+  CHECK(done["ready_at_ms"] == 1500);
+  CHECK(done["started_at_ms"] == 1600);
+  CHECK(done["finished_at_ms"] == 1900);
+}

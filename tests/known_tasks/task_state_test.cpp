@@ -78,6 +78,10 @@ wire::TaskState random_state(std::mt19937_64& rng) {
     s.set_reason("timeout");
   if (pick(2) != 0)
     s.set_finished_time_ms(2000 + pick(2));
+  if (pick(2) != 0)
+    s.set_started_time_ms(1500 + pick(2));
+  if (pick(2) != 0)
+    s.set_ready_time_ms(1200 + pick(2));
   return s;
 }
 
@@ -287,4 +291,22 @@ TEST_CASE("a phase from a newer peer never overrides a known one",
   auto ready = state(wire::READY, 0);
   CHECK(compare_states(unknown, ready) < 0);
   CHECK(same(merge(unknown, ready), ready));
+}
+
+TEST_CASE("two DONE reports of one execution keep its earliest timings",
+          "[task_state]") {
+  wire::TaskState a;
+  a.set_phase(wire::DONE);
+  a.set_attempt(1);
+  a.mutable_claim()->set_node_id("n1");
+  a.set_result("ok");
+  a.set_finished_time_ms(3000);
+  a.set_ready_time_ms(1000);
+  a.set_started_time_ms(1200);
+  auto b = a;
+  b.set_started_time_ms(1300);
+  auto m = merge(a, b);
+  CHECK(m.started_time_ms() == 1200);
+  CHECK(merge(b, a).SerializeAsString() == m.SerializeAsString());
+  CHECK(m.ready_time_ms() == 1000);
 }

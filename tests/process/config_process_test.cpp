@@ -119,6 +119,32 @@ TEST_CASE("a malformed --listen fails fast with one line",
   }
 }
 
+TEST_CASE("out-of-range executor and queue tunables fail fast with one line",
+          "[process][config]") {
+  auto args = quiet_addrs();
+  SECTION("no slots") {
+    args.insert(args.end(), {"--slots", "0"});
+    expect_fails_fast(args, "--slots must be from 1 to 1024, got 0");
+  }
+  SECTION("negative slots") {
+    args.insert(args.end(), {"--slots", "-1"});
+    expect_fails_fast(args, "--slots");
+  }
+  SECTION("no attempts") {
+    args.insert(args.end(), {"--max-attempts", "0"});
+    expect_fails_fast(args, "--max-attempts");
+  }
+  SECTION("a running timeout within one heartbeat interval") {
+    args.insert(args.end(), {"--running-timeout-ms", "100"});
+    expect_fails_fast(args, "--running-timeout-ms (100) must be longer than "
+                            "--running-interval-ms (200)");
+  }
+  SECTION("a shell allow-list entry that is no program name") {
+    args.insert(args.end(), {"--shell-allow", "/bin/echo hi"});
+    expect_fails_fast(args, "--shell-allow");
+  }
+}
+
 TEST_CASE("a --peer with a bad port fails fast with one line",
           "[process][config]") {
   auto args = quiet_addrs();

@@ -113,3 +113,25 @@ TEST_CASE("a late claim on a running task: the ranking decides, the loser "
     CHECK(net.canceled.empty());
   }
 }
+
+TEST_CASE("a DONE task tells every replica when it became ready and when "
+          "its execution started",
+          "[queue]") {
+  auto net = three_nodes();
+  auto submitted = net.now;
+  REQUIRE(net.at("a").submit(spec_of("t"), net.now));
+  net.flush();
+  net.run_for(3000);
+  REQUIRE(net.started.size() == 1);
+  for (auto& n : net.nodes) {
+    CAPTURE(n->id());
+    const auto& s = n->replica().find("t")->state;
+    REQUIRE(s.phase() == wire::DONE);
+    CHECK(s.ready_time_ms() == submitted);
+    // The execution starts once its claim window has passed...
+    CHECK(s.started_time_ms() >= submitted + n->config().claim_window_ms);
+    // ...and ran for the task's duration.
+    CHECK(s.finished_time_ms() - s.started_time_ms() == net.task_ms);
+  }
+  CHECK(net.at("b").replica().same_as(net.at("a").replica()));
+}

@@ -1,0 +1,141 @@
+// An application that embeds a DiCE node in its own CAF actor system, adds
+// two task kinds of its own (a function and an actor), submits tasks and
+// follows them to their end through task events.
+//
+// Usage: dice-embed-example [--listen HOST:PORT] [--peer HOST:PORT]...
+// Alone it is a one-node cluster; give it the address of a running
+// dice-node (--peer) and the work may run there too, if that node knows
+// the kinds (only `echo` is built in everywhere).
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/event_based_actor.hpp>
+
+#include "dice/dice.hpp"
+
+namespace {
+
+// The actor kind: upper-cases its payload; refuses an empty one.
+caf::behavior shouter(caf::event_based_actor*) {
+  return {
+    [](const std::string& kind, const std::string& payload) -> caf::result<std::string> {
+      if (payload.empty())
+        return caf::make_error(caf::sec::invalid_argument, kind + ": nothing to shout");
+      std::string out = payload;
+      for (auto& c : out)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      return out;
+    },
+  };
+}
+
+// The function kind: counts the words of its payload.
+dice::embed::outcome count_words(const std::string& payload,
+                                 const std::function<bool()>& canceled) {
+  if (canceled())
+    return dice::embed::outcome::failure("canceled");
+  std::istringstream in(payload);
+  std::size_t n = 0;
+  for (std::string w; in >> w;)
+    ++n;
+  return dice::embed::outcome::success(std::to_string(n));
+}
+
+// Results are bytes: show the unprintable ones as \xNN.
+std::string printable(const std::string& bytes) {
+  std::string out;
+  for (unsigned char c : bytes) {
+    if (std::isprint(c)) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  dice::embed::options opts;
+  opts.id = "embedded-1";
+  opts.listen = "127.0.0.1:0"; // any free port
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--listen")
+      opts.listen = argv[i + 1];
+    else if (flag == "--peer")
+      opts.peers.push_back(argv[i + 1]);
+    else {
+      std::cerr << "usage: dice-embed-example [--listen HOST:PORT] [--peer HOST:PORT]...\n";
+      return 2;
+    }
+  }
+
+  caf::actor_system_config cfg;
+  dice::embed::prepare(cfg);
+  caf::actor_system sys{cfg};
+  try {
+    dice::embed::node node{sys, opts};
+    node.add_kind("wordcount", count_words);
+    node.add_actor_kind("shout", sys.spawn(shouter));
+    std::mutex out_mtx;
+    node.on_event([&](const dice::embed::task_event& ev) {
+      std::lock_guard<std::mutex> guard{out_mtx};
+      std::cout << "event: " << ev.id << " " << ev.kind << " " << ev.state
+                << (ev.node.empty() ? "" : " on " + ev.node) << "\n";
+    });
+    node.start();
+    std::cout << "node " << node.id() << " at " << node.address() << ", kinds:";
+    for (auto& k : node.kinds())
+      std::cout << " " << k;
+    std::cout << std::endl;
+
+    std::vector<dice::embed::task> work = {
+      {"wordcount", "the quick brown fox", 5, {{"embedded-1", 2}}},
+      {"shout", "hello from an embedded node", 1, {}},
+      {"shout", "", 0, {}}, // the actor refuses it: FAILED with its reason
+      {"echo", std::string("bytes\0ok", 8), 0, {}},
+    };
+    std::vector<std::string> ids;
+    for (auto& t : work)
+      ids.push_back(node.submit(t));
+    int failed = 0;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      auto end = node.await(ids[i], std::chrono::seconds(30));
+      std::lock_guard<std::mutex> guard{out_mtx};
+      if (!end) {
+        std::cout << "result: " << work[i].kind << " did not end in 30 s\n";
+        return 1;
+      }
+      if (end->state == "done")
+        std::cout << "result: " << work[i].kind << " -> '" << printable(end->result)
+                  << "' (" << end->result.size() << " bytes, ready to start "
+                  << end->started_at_ms - end->ready_at_ms << " ms)\n";
+      else
+        std::cout << "result: " << work[i].kind << " " << end->state << ": "
+                  << end->reason << "\n";
+      failed += end->state != "done";
+    }
+    {
+      std::lock_guard<std::mutex> guard{out_mtx};
+      std::cout << "summary: " << ids.size() - failed << " done, " << failed
+                << " failed" << std::endl;
+    }
+    node.stop();
+    return failed == 1 ? 0 : 1; // exactly the refused task fails
+  } catch (const std::exception& e) {
+    std::cerr << "dice-embed-example: " << e.what() << "\n";
+    return 1;
+  }
+}

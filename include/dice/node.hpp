@@ -1,0 +1,101 @@
+#pragma once
+// Embedding DiCE: run a node's actor set (bridge, membership, executor,
+// replicated queue) inside your own caf::actor_system, with your own task
+// kinds, and submit tasks and follow them from your code.
+//
+//   caf::actor_system_config cfg;
+//   dice::embed::prepare(cfg);
+//   caf::actor_system sys{cfg};
+//   dice::embed::node n{sys, opts};
+//   n.add_kind("upper", fn);          // kinds before start()
+//   n.start();
+//   auto id = n.submit({"upper", "hi"});
+//   auto ev = n.await(id, std::chrono::seconds(10));
+//
+// Every node of a cluster must register the kinds it may be asked to run.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "dice/task.hpp"
+
+namespace dice::embed {
+
+/// Call once on your config before constructing the actor system.
+void prepare(caf::actor_system_config& cfg);
+
+struct options {
+  std::string id;                          // unique in the cluster
+  std::string listen = "127.0.0.1:7400";   // UDP HOST:PORT (port 0: any)
+  std::string advertise;                   // HOST:PORT peers use; default listen
+  std::vector<std::string> peers;          // seed peers, HOST:PORT
+  std::string cluster_id = "dice";
+  std::string cluster_key;                 // >= 16 bytes; empty: loopback only
+  std::string http;                        // HTTP task API HOST:PORT; empty: off
+  std::size_t slots = 1;                   // tasks executed at once
+  std::uint32_t max_attempts = 3;          // failed executions before FAILED
+  std::vector<std::string> shell_allow;    // enables the `shell` kind
+};
+
+class node {
+public:
+  /// Checks the options; throws std::invalid_argument with a one-line reason.
+  node(caf::actor_system& sys, options opts);
+  ~node(); // stops the node
+  node(const node&) = delete;
+  node& operator=(const node&) = delete;
+
+  // -- before start() -------------------------------------------------------
+
+  /// Adds a kind run by a function (replaces a kind of that name).
+  void add_kind(const std::string& name, kind_function fn);
+  /// Adds a kind run by an actor: it gets a request (std::string kind,
+  /// std::string payload) and answers a std::string result, or an error
+  /// (the task fails with the error's text). No answer within `timeout`
+  /// fails the execution. A cancel does not reach the actor: the slot waits
+  /// for its answer (or the timeout), then reports the execution canceled.
+  void add_actor_kind(const std::string& name, caf::actor worker,
+                      std::chrono::milliseconds timeout = std::chrono::minutes(1));
+
+  /// Spawns the actor set, binds the sockets (and the HTTP API if asked).
+  /// Throws std::runtime_error with a one-line reason (e.g. port in use).
+  void start();
+
+  // -- after start() -----------------------------------------------------------
+
+  /// Enqueues a task; returns its id once another replica holds it (or no
+  /// other node is alive). Throws std::invalid_argument for an unknown kind
+  /// or an oversize payload, std::runtime_error if no answer in `timeout`.
+  std::string submit(const task& t,
+                     std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  /// Calls `fn` for every task state change this node learns, from a CAF
+  /// thread: keep it short and do not block. May be called before start().
+  void on_event(std::function<void(const task_event&)> fn);
+  /// The task's end (done, failed, canceled or removed), or nullopt if it
+  /// did not end within `timeout`.
+  std::optional<task_event> await(const std::string& id,
+                                  std::chrono::milliseconds timeout);
+  /// removeByID / cancel; false if the task is unknown or already ended.
+  bool remove(const std::string& id);
+  bool cancel(const std::string& id);
+
+  /// The kinds this node runs.
+  std::vector<std::string> kinds() const;
+  const std::string& id() const;
+  /// The UDP address peers reach this node at (the bound port if 0 was asked).
+  std::string address() const;
+
+  /// Stops the actors and sockets; idempotent.
+  void stop();
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+} // namespace dice::embed

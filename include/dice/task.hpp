@@ -1,0 +1,59 @@
+#pragma once
+// What an embedding program submits and what it hears back. Plain values:
+// no CAF, no protobuf.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+namespace dice::embed {
+
+/// A task to submit. The payload is bytes (a std::string may hold any).
+struct task {
+  std::string kind;
+  std::string payload;
+  std::int32_t priority = 0; // higher runs first
+  /// Data objects of the task held per node id: the ranking prefers the
+  /// node holding the most when claims compete.
+  std::map<std::string, std::uint32_t> data_objects;
+};
+
+/// A change of a task's replicated state, as this node learnt it.
+struct task_event {
+  std::string id;
+  std::string kind;
+  /// "ready", "running", "done", "failed", "canceled" or "removed".
+  std::string state;
+  std::string node; // the node running (or that ran) it; empty if none
+  std::uint32_t attempts = 0;
+  std::string result; // when done
+  std::string reason; // when failed or canceled
+  /// Wall-clock ms since the epoch, 0 while unknown: when the attempt that
+  /// ended the task became ready, started and finished.
+  std::int64_t ready_at_ms = 0;
+  std::int64_t started_at_ms = 0;
+  std::int64_t finished_at_ms = 0;
+
+  /// done, failed, canceled or removed: nothing more will happen.
+  bool ended() const {
+    return state == "done" || state == "failed" || state == "canceled"
+           || state == "removed";
+  }
+};
+
+/// What a task kind's function returns.
+struct outcome {
+  bool ok = false;
+  std::string result_or_reason; // result on success, reason on failure
+
+  static outcome success(std::string result) { return {true, std::move(result)}; }
+  static outcome failure(std::string reason) { return {false, std::move(reason)}; }
+};
+
+/// A task kind as a function. It runs on one of the node's slot threads
+/// (never on the actor scheduler), so it may block; long work should poll
+/// `canceled()` and return early. An exception counts as a failure.
+using kind_function = std::function<outcome(const std::string& payload,
+                                            const std::function<bool()>& canceled)>;
+
+} // namespace dice::embed

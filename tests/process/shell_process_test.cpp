@@ -1,0 +1,88 @@
+// The shell kind and the executor's tunables as a user meets them: enabled
+// by an allow-list in the INI file, tasks submitted with the dice CLI end
+// DONE with their output or FAILED with the reason after bounded attempts.
+#include <catch2/catch.hpp>
+
+#include "cluster.hpp"
+
+using namespace dice::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+/// The summary (last line) of `dice --json submit ... --wait`.
+nlohmann::json summary_of(const process& cli) {
+  auto out = cli.log();
+  auto trimmed = out.substr(0, out.find_last_not_of('\n') + 1);
+  return nlohmann::json::parse(trimmed.substr(trimmed.rfind('\n') + 1), nullptr,
+                               false);
+}
+
+} // namespace
+
+TEST_CASE("shell tasks run allowed programs only, with bounded retries",
+          "[process][shell]") {
+  cluster c;
+  auto ini = c.dir().write("shell.ini", "shell-allow = /bin/echo, /bin/false\n"
+                                        "max-attempts = 2\n");
+  auto spec = c.make_spec("sh-1");
+  spec.extra_args = {"--config", ini, "--slots", "1"};
+  auto& n = c.start(spec);
+  auto url = "http://" + loopback(n.spec().http_port);
+
+  auto run = [&](const std::string& payload, const std::string& log) {
+    process cli(DICE_CLI_BIN,
+                {"--node", url, "--json", "submit", "shell", payload, "--wait",
+                 "--timeout", "30"},
+                c.dir().file(log));
+    auto code = cli.wait_exit(millis(40000));
+    INFO("dice CLI output:\n" << cli.log() << "\nnode log:\n" << c.logs());
+    REQUIRE(code);
+    auto summary = summary_of(cli);
+    REQUIRE_FALSE(summary.is_discarded());
+    auto ids = summary["ids"].get<std::vector<std::string>>();
+    REQUIRE(ids.size() == 1);
+    auto task = get_json(n.spec().http_port, "/tasks/" + ids[0]);
+    REQUIRE(task);
+    return std::make_pair(*code, *task);
+  };
+
+  SECTION("an allowed program's output is the result") {
+    auto [code, task] = run(R"(["/bin/echo", "hello  world"])", "echo.log");
+    CHECK(code == 0);
+    CHECK(task["state"] == "done");
+    CHECK(task["result"] == "hello  world\n");
+    CHECK(task["attempts"] == 1);
+    CHECK(task["started_at_ms"].get<std::int64_t>()
+          >= task["ready_at_ms"].get<std::int64_t>());
+    CHECK(task["finished_at_ms"].get<std::int64_t>()
+          >= task["started_at_ms"].get<std::int64_t>());
+  }
+  SECTION("a failing program is retried up to --max-attempts, then FAILED") {
+    auto [code, task] = run("/bin/false", "false.log");
+    CHECK(code != 0);
+    CHECK(task["state"] == "failed");
+    CHECK(task["attempts"] == 2);
+    CHECK_THAT(task["reason"].get<std::string>(), Contains("exit status 1"));
+  }
+  SECTION("a program off the allow-list is FAILED with the reason") {
+    auto [code, task] = run("/bin/sh -c true", "sh.log");
+    CHECK(code != 0);
+    CHECK(task["state"] == "failed");
+    CHECK_THAT(task["reason"].get<std::string>(),
+               Contains("'/bin/sh' is not in the node's --shell-allow list"));
+  }
+}
+
+TEST_CASE("without --shell-allow a node refuses shell tasks",
+          "[process][shell]") {
+  cluster c;
+  auto& n = c.start(c.make_spec("plain-1"));
+  auto url = "http://" + loopback(n.spec().http_port);
+  process cli(DICE_CLI_BIN, {"--node", url, "submit", "shell", "/bin/echo hi"},
+              c.dir().file("cli.log"));
+  auto code = cli.wait_exit(millis(10000));
+  REQUIRE(code);
+  CHECK(*code != 0);
+  CHECK_THAT(cli.log(), Contains("unknown kind 'shell'"));
+}
