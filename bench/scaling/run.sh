@@ -39,11 +39,7 @@ while (($#)); do
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-if [[ -z $build ]]; then
-  for b in "$root/build-scale" "$root/build"; do
-    [[ -x $b/apps/dice-node/dice-node && -x $b/apps/dice/dice ]] && { build=$b; break; }
-  done
-fi
+build=${build:-$root/build}
 node_bin=$build/apps/dice-node/dice-node
 cli=$build/apps/dice/dice
 [[ -x $node_bin && -x $cli ]] || { echo "run.sh: no dice-node/dice binaries under '$build' (use --build)" >&2; exit 2; }
