@@ -3,6 +3,9 @@
 // the announcements and keep the RUNNING timeout as the fallback.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <set>
+
 #include "lockstep.hpp"
 
 using namespace dice;
@@ -42,6 +45,21 @@ std::string other_than(lockstep& net, const std::string& a,
   return "";
 }
 
+/// `crashed` go silent (their executions with them); every survivor's
+/// membership then declares `dead` dead.
+void crash_and_detect(lockstep& net, std::set<std::string> crashed,
+                      const std::string& dead) {
+  net.down = std::move(crashed);
+  net.executing.erase(
+    std::remove_if(net.executing.begin(), net.executing.end(),
+                   [&](const auto& e) { return net.down.count(e.node) > 0; }),
+    net.executing.end());
+  for (auto& n : net.nodes)
+    if (!net.down.count(n->id()))
+      n->on_peer_dead(dead, net.now);
+  net.flush();
+}
+
 } // namespace
 
 TEST_CASE("coordinator: only the coordinator re-queues a dead executor's "
@@ -53,12 +71,7 @@ TEST_CASE("coordinator: only the coordinator re-queues a dead executor's "
   if (runner == "b") // make sure the coordinator is not the one to die
     elect(net, "c");
   auto coord = runner == "b" ? std::string{"c"} : std::string{"b"};
-  net.down = {runner};
-  net.executing.clear();
-  for (auto& n : net.nodes)
-    if (n->id() != runner)
-      n->on_peer_dead(runner, net.now);
-  net.flush();
+  crash_and_detect(net, {runner}, runner);
   CHECK(net.count_sent(wire::Message::kRecovery) == 1);
   for (auto& n : net.nodes) {
     if (n->id() == runner)
@@ -84,13 +97,8 @@ TEST_CASE("coordinator: when the coordinator dies too, the RUNNING timeout "
   auto runner = start_long_task(net, "a");
   auto coord = other_than(net, runner);
   elect(net, coord);
-  net.down = {runner, coord};
-  net.executing.clear();
   auto survivor = other_than(net, runner, coord);
-  for (auto& n : net.nodes)
-    if (!net.down.count(n->id()))
-      n->on_peer_dead(runner, net.now);
-  net.flush();
+  crash_and_detect(net, {runner, coord}, runner);
   // No announcement: the task is still RUNNING for now.
   CHECK(phase_on(net.at(survivor), "t") == wire::RUNNING);
   CHECK(net.at(survivor).unrecovered().count(runner) == 1);
@@ -110,12 +118,8 @@ TEST_CASE("coordinator: a node elected after a death recovers the members "
   auto runner = start_long_task(net, "a");
   auto old_coord = other_than(net, runner);
   elect(net, old_coord);
-  net.down = {runner, old_coord}; // the coordinator dies before announcing
-  net.executing.clear();
-  for (auto& n : net.nodes)
-    if (!net.down.count(n->id()))
-      n->on_peer_dead(runner, net.now);
-  net.flush();
+  // The coordinator dies before announcing.
+  crash_and_detect(net, {runner, old_coord}, runner);
   auto next = other_than(net, runner, old_coord);
   REQUIRE(phase_on(net.at(next), "t") == wire::RUNNING);
   for (auto& n : net.nodes)
@@ -145,11 +149,7 @@ TEST_CASE("coordinator: it becomes the enqueuer of record of a dead node's "
   net.task_ms = 60'000;
   net.at("a").submit(spec_of("open"), net.now);
   net.flush();
-  net.down = {"a"};
-  for (auto& n : net.nodes)
-    if (n->id() != "a")
-      n->on_peer_dead("a", net.now);
-  net.flush();
+  crash_and_detect(net, {"a"}, "a");
   CHECK(net.at("b").counters().adopted == 1);
   for (auto id : {"b", "c", "d"}) {
     CAPTURE(id);
