@@ -97,6 +97,29 @@ millis election_state::ring_timeout() const {
   return cfg_.hop_timeout_ms * (8 * static_cast<millis>(view_.size()) + 8);
 }
 
+bool election_state::adopt_elected(const std::string& c, millis now) {
+  if (c == self_ || (announced_ == round_ && coord_ == c))
+    return false; // back at the coordinator, or a duplicate
+  coord_ = c;
+  state_ = "normal";
+  deadline_.reset();
+  announced_ = round_;
+  if (!is_live(c) || c < self_) {
+    // The winner died while this went round, or the round missed us (we
+    // just came up).
+    start_election(now);
+    return false;
+  }
+  return true;
+}
+
+void election_state::restart_when_due(millis now) {
+  if (deadline_ && *deadline_ <= now) {
+    deadline_.reset();
+    start_election(now);
+  }
+}
+
 bool election_state::foreign(const wire::Election& m) {
   if (m.algorithm() == algorithm_)
     return false;

@@ -90,6 +90,13 @@ protected:
   std::string neighbour(int step) const;
   /// A wait bounded by the ring length, for ring, hs and echo.
   millis ring_timeout() const;
+  /// ring, hs: an Elected announcement of `c` arrived. Adopts `c` unless it
+  /// is ours or a repeat (false: nothing to pass on); starts a new election
+  /// instead if `c` is dead or the round missed this node (false too).
+  /// True: pass the announcement on along the ring.
+  bool adopt_elected(const std::string& c, millis now);
+  /// ring, hs: a wait ran out, so the election restarts.
+  void restart_when_due(millis now);
   bool foreign(const wire::Election& m);
 
   std::string algorithm_;
@@ -105,6 +112,7 @@ protected:
   std::optional<millis> check_at_;
   std::optional<millis> probe_at_;
   std::optional<millis> merge_at_;
+  std::uint64_t announced_ = 0; // ring, hs: round of the last Elected seen
   std::uint64_t elections_started_ = 0;
   std::uint64_t ignored_ = 0;
 

@@ -165,29 +165,17 @@ void hs_election::on_message(const std::string& from, const wire::Election& m,
   } else if (m.kind() == "Resp") {
     on_resp(m);
   } else if (m.kind() == "Elected") {
-    const auto& c = m.candidate();
-    if (c == self_ || (announced_ == round_ && coord_ == c))
-      return;
-    coord_ = c;
-    state_ = "normal";
-    role_ = role::not_involved;
-    deadline_.reset();
-    announced_ = round_;
-    if (!is_live(c))
-      return start_election(now); // the winner died while this went round
-    if (c < self_)
-      return start_election(now); // the round missed us (we just came up)
-    send(next(0), m);
+    if (adopt_elected(m.candidate(), now)) {
+      role_ = role::not_involved;
+      send(next(0), m);
+    }
   } else {
     ++ignored_;
   }
 }
 
 void hs_election::tick(millis now) {
-  if (deadline_ && *deadline_ <= now) {
-    deadline_.reset();
-    start_election(now);
-  }
+  restart_when_due(now);
 }
 
 } // namespace dice

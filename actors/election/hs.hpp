@@ -36,7 +36,6 @@ private:
   std::uint32_t phase_ = 0;
   unsigned replies_ = 0; // bit per direction answered in this phase
   bool remain_ = true;
-  std::uint64_t announced_ = 0;
 };
 
 } // namespace dice

@@ -94,28 +94,17 @@ void ring_election::on_message(const std::string& from,
       declare();
     }
   } else if (m.kind() == "Elected") {
-    if (c == self_ || (announced_ == round_ && coord_ == c))
-      return; // back at the coordinator, or a duplicate
-    coord_ = c;
-    state_ = "normal";
-    participant_ = false;
-    deadline_.reset();
-    announced_ = round_;
-    if (!is_live(c))
-      return start_election(now); // the winner died while this went round
-    if (c < self_)
-      return start_election(now); // the round missed us (we just came up)
-    send(neighbour(+1), m);
+    if (adopt_elected(c, now)) {
+      participant_ = false;
+      send(neighbour(+1), m);
+    }
   } else {
     ++ignored_;
   }
 }
 
 void ring_election::tick(millis now) {
-  if (deadline_ && *deadline_ <= now) {
-    deadline_.reset();
-    start_election(now);
-  }
+  restart_when_due(now);
 }
 
 } // namespace dice

@@ -27,7 +27,6 @@ private:
   void forward_election(const std::string& candidate);
 
   bool participant_ = false;
-  std::uint64_t announced_ = 0; // round of the last Elected seen
 };
 
 } // namespace dice
