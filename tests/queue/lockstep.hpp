@@ -116,6 +116,10 @@ struct lockstep {
     }
   }
 
+  static std::uint64_t incarnation_of(const queue_node& n) {
+    return std::stoull(n.origin().substr(n.origin().rfind('#') + 1));
+  }
+
   void exchange_versions() {
     for (auto& from : nodes) {
       if (down.count(from->id()))
@@ -124,7 +128,7 @@ struct lockstep {
       from->fill_heartbeat(&hb);
       for (auto& to : nodes)
         if (to != from && !down.count(to->id()))
-          to->on_peer_heartbeat(from->id(), 1, hb, now);
+          to->on_peer_heartbeat(from->id(), incarnation_of(*from), hb, now);
     }
   }
 
