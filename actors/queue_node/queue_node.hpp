@@ -1,10 +1,13 @@
 #pragma once
-// One node's replicated task queue (seed 000) as a pure state machine: it
-// composes the paper's subsystems (known tasks, ready queue, running tasks,
-// finished tasks, ranking, unknown-task resolution, communication) and adds
-// anti-entropy. Inputs are received messages, timer ticks, peers' version
-// vectors and liveness, user operations and executor reports; outputs are
-// collected in an outbox. Time and randomness are injected.
+// One node's replicated task queue (seed 000) in one object: the paper's
+// subsystems (communication, known tasks, ready queue, ranking, running
+// tasks, finished tasks, unknown-task resolution), each a state machine of
+// its own folder, exchanging the events of queue_events.hpp, which this
+// class delivers in FIFO order (as mailboxes would) until all are handled.
+// dice-node runs the same machines as one actor each (queue/). Inputs are
+// received messages, timer ticks, peers' version vectors and liveness, user
+// operations and executor reports; outputs are collected in an outbox.
+// Time and randomness are injected.
 //
 // The protocol in short:
 //  - submit: ENQUEUE broadcast; acknowledged once a peer's version vector
@@ -36,50 +39,31 @@
 //    SyncRequest; the reply carries the missing ops, or a snapshot once they
 //    left the bounded op log.
 #include <cstdint>
-#include <map>
+#include <deque>
 #include <optional>
-#include <random>
 #include <set>
 #include <string>
 
 #include "common/time.hpp"
+#include "communication/communication_machine.hpp"
 #include "dice.pb.h"
-#include "finished_tasks/finished_tasks.hpp"
-#include "known_tasks/known_tasks.hpp"
-#include "known_tasks/op_log.hpp"
-#include "known_tasks/version_vector.hpp"
-#include "queue_node/peer_versions.hpp"
+#include "finished_tasks/finished_tasks_machine.hpp"
+#include "known_tasks/known_tasks_machine.hpp"
 #include "queue_node/queue_config.hpp"
+#include "queue_node/queue_counters.hpp"
 #include "queue_node/queue_outbox.hpp"
-#include "ready_queue/ready_queue.hpp"
-#include "running_tasks/running_tasks.hpp"
-#include "unknown_resolver/unknown_resolver.hpp"
+#include "queue_node/queue_routes.hpp"
+#include "ranking/ranking_machine.hpp"
+#include "ready_queue/ready_queue_machine.hpp"
+#include "running_tasks/running_tasks_machine.hpp"
+#include "unknown_resolver/unknown_resolver_machine.hpp"
 
 namespace dice {
 
-struct queue_counters {
-  std::uint64_t ops_sent = 0;
-  std::uint64_t ops_received = 0;
-  std::uint64_t duplicate_ops = 0;
-  std::uint64_t claims = 0;
-  std::uint64_t claims_lost = 0;
-  std::uint64_t executions_started = 0;
-  std::uint64_t executions_canceled = 0;
-  std::uint64_t reclaims = 0;
-  std::uint64_t defenses = 0; // RUNNING sent at once to a losing claimer
-  std::uint64_t requeues = 0;
-  std::uint64_t running_heartbeats = 0;
-  std::uint64_t sync_requests = 0;
-  std::uint64_t sync_replies = 0;
-  std::uint64_t snapshots_sent = 0;
-  std::uint64_t snapshots_applied = 0;
-  std::uint64_t rejected = 0; // malformed or unusable messages
-  std::uint64_t recoveries = 0;       // dead members this node recovered
-  std::uint64_t recoveries_heard = 0; // Recovery announcements received
-  std::uint64_t adopted = 0;          // tasks whose enqueuer of record we became
-  std::uint64_t stable_points_sent = 0;
-  std::uint64_t stable_points_applied = 0;
-};
+/// The seeds of one node's subsystems, derived from the node's seed.
+std::uint64_t subsystem_seed(std::uint64_t seed, station s);
+/// ID#INCARNATION: this node's ops are numbered per origin.
+std::string origin_of(const std::string& id, std::uint64_t incarnation);
 
 class queue_node {
 public:
@@ -129,146 +113,78 @@ public:
 
   /// Puts this node's version vector and replica digest into its
   /// membership heartbeat.
-  void fill_heartbeat(wire::Heartbeat* hb) const;
-  const version_vector& seen() const { return seen_; }
+  void fill_heartbeat(wire::Heartbeat* hb) const {
+    communication_.fill_heartbeat(hb);
+  }
+  const version_vector& seen() const { return communication_.seen(); }
 
   /// True once another replica holds the submitted task's ENQUEUE.
-  bool acknowledged(const std::string& task_id) const;
+  bool acknowledged(const std::string& task_id) const {
+    return communication_.acknowledged(task_id);
+  }
   /// True if some peer's version vector covers `op`.
-  bool replicated(const wire::OpId& op) const;
+  bool replicated(const wire::OpId& op) const {
+    return communication_.replicated(op);
+  }
 
   // -- views --------------------------------------------------------------
 
   const std::string& id() const { return id_; }
   const std::string& origin() const { return origin_; }
   const queue_config& config() const { return cfg_; }
-  const known_tasks& replica() const { return tasks_; }
-  const ready_queue& ready() const { return ready_; }
-  const running_tasks& running() const { return running_; }
-  const finished_tasks& finished() const { return finished_; }
-  const unknown_resolver& resolver() const { return resolver_; }
-  const op_log& log() const { return log_; }
-  const queue_counters& counters() const { return counters_; }
+  const known_tasks& replica() const { return known_tasks_.replica(); }
+  const ready_queue& ready() const { return ready_queue_.order(); }
+  const running_tasks& running() const { return running_tasks_.running(); }
+  const finished_tasks& finished() const {
+    return finished_tasks_.finished();
+  }
+  const unknown_resolver& resolver() const {
+    return unknown_resolver_.resolver();
+  }
+  const op_log& log() const { return communication_.log(); }
+  queue_counters counters() const;
   /// True if this node recovers dead members and announces the stable point.
   bool acts_as_coordinator() const {
-    return !coordinated_ || coordinator_ == id_;
+    return communication_.acts_as_coordinator();
   }
   /// The node answering for a task: the coordinator that adopted it after
   /// its enqueuer died, or the enqueuer ("" if the task is unknown).
-  std::string owner_of(const std::string& task_id) const;
+  std::string owner_of(const std::string& task_id) const {
+    return known_tasks_.owner_of(task_id);
+  }
   /// Dead members not yet recovered by an announcement this node heard.
-  const std::set<std::string>& unrecovered() const { return unrecovered_; }
+  const std::set<std::string>& unrecovered() const {
+    return communication_.unrecovered();
+  }
   /// Claims waiting for their window to end.
-  std::size_t pending_claims() const { return pending_.size(); }
+  std::size_t pending_claims() const { return ranking_.pending_claims(); }
+
+  /// Delivers an event to its station (the router's sink).
+  template <station S, class E>
+  void deliver(const E& e);
 
 private:
-  struct pending_claim {
-    std::uint32_t attempt = 0;
-    wire::Claim claim;
-    millis window_end = 0;
-    millis ready_ms = 0; // when the claimed attempt became ready
-  };
-
-  // Numbers, logs, broadcasts and applies one of this node's operations.
-  void originate(wire::Message op, millis now);
-  // Applies a state-carrying message (op or heartbeat) to the replica;
-  // `from_peer` when a peer sent it (it may show the peer is behind).
-  void apply(const wire::Message& m, millis now, bool from_peer);
-  // Logs and applies a peer's operation unless seen already.
-  // `relayed`: resent by a peer from its op log (a sync reply), so it says
-  // nothing about what the peer itself believes now.
-  void receive_op(const wire::Message& m, millis now, bool relayed = false);
-  // Brings every subsystem in line with the task's merged state.
-  void settle(const std::string& task_id, millis now);
-  void learned_spec(const std::string& task_id);
-
-  void defend(const wire::Dequeue& d, millis now);
-  // True if this node is one of the few that tell a losing claimer about
-  // the better claim.
-  bool helps(const std::string& task_id, const std::string& claimer) const;
-  void claim(const std::string& task_id, millis now);
-  void end_claim_windows(millis now);
-  void fill_slots(millis now);
-  // The ready task this node may claim now (its stagger turn has come).
-  std::optional<std::string> next_claim(millis now) const;
-  // Live nodes, this one included, not known to be executing.
-  std::size_t idle_nodes() const;
-  void requeue(const std::string& task_id, std::uint32_t next_attempt,
-               millis now);
-  void reclaim(const std::string& task_id, std::uint32_t attempt, millis now);
-  void cancel_execution(const std::string& task_id);
-
-  void answer(const std::string& task_id);
-  void ask_unknown(millis now);
-  void on_sync_request(const wire::Message& m);
-  void on_sync_reply(const wire::Message& m, millis now);
-  void request_sync(const std::string& peer, millis now, bool snapshot);
-  // One chunk of this replica: the tasks after `after`, within a datagram.
-  void fill_snapshot(wire::SyncReply* r, const std::string& after) const;
-  // Takes in a snapshot chunk's progress; true if more chunks are to come.
-  bool snapshot_chunk(const std::string& peer, const wire::SyncReply& r);
-  void check_acks();
-  // The coordinator's part when `peer` died: re-queue, adopt, announce.
-  void recover(const std::string& peer, millis now);
-  void on_recovery(const wire::Message& m);
-  void announce_stable_point(millis now);
-  void on_stable_point(const wire::Message& m);
-  void compact_to(const std::map<std::string, std::uint64_t>& floors);
-
-  bool names(const wire::TaskState& s, std::uint32_t attempt,
-             const wire::Claim& claim) const;
-  millis jitter(millis range);
+  // Delivers `fresh` and everything it leads to, in FIFO order.
+  void run(ev::events fresh);
+  template <class E>
+  void to_world(const E& e);
 
   std::string id_;
   std::string origin_;
   queue_config cfg_;
-  std::mt19937_64 rng_;
-  wire::NodeInfo info_;
 
-  known_tasks tasks_;
-  ready_queue ready_;
-  running_tasks running_;
-  finished_tasks finished_;
-  unknown_resolver resolver_;
+  communication_machine communication_;
+  known_tasks_machine known_tasks_;
+  ready_queue_machine ready_queue_;
+  ranking_machine ranking_;
+  running_tasks_machine running_tasks_;
+  finished_tasks_machine finished_tasks_;
+  unknown_resolver_machine unknown_resolver_;
 
-  version_vector seen_;
-  op_log log_;
-  std::uint64_t next_seq_ = 1;
-  peer_versions peers_;
-  // Peers whose previous report had our ops but another replica digest.
-  std::set<std::string> differed_;
-  millis next_sync_ = 0;
-  // A snapshot arriving in chunks: from whom, the version vector of its
-  // first chunk, and the last task id received.
-  struct snapshot_progress {
-    std::string peer;
-    version_vector base;
-    std::string cursor;
-  };
-  std::optional<snapshot_progress> snapshot_;
-  millis next_compact_ = 0;
-
-  std::map<std::string, pending_claim> pending_;
-  // When each ready task became ready here: its stagger counts from then.
-  std::map<std::string, millis> ready_since_;
-  // When a slot last became free (-1: all busy): nodes freed together by
-  // equally long tasks must not all claim at once either.
-  millis free_since_ = 0;
-  std::map<std::string, wire::OpId> awaiting_ack_;
-  std::set<std::string> acked_;
-  std::set<std::string> maybe_unknown_;
-  // The coordinator role (see set_coordinator).
-  bool coordinated_ = false;
-  std::string coordinator_;
-  std::set<std::string> unrecovered_;
-  // Dead members already recovered (by us or an announcement we heard),
-  // until they are heard from again: recovered once per death.
-  std::set<std::string> recovered_;
-  std::map<std::string, std::string> adopted_by_; // task id -> new owner
-  millis next_stable_point_ = 0;
-
+  millis now_ = 0;
+  ev::events emitted_;
+  std::deque<ev::event> mailbox_;
   queue_outbox out_;
-  queue_counters counters_;
 };
 
 } // namespace dice

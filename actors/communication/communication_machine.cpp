@@ -1,0 +1,425 @@
+#include "communication/communication_machine.hpp"
+
+#include <utility>
+
+#include "common/defaults.hpp"
+#include "communication/communication.hpp"
+
+namespace dice {
+
+namespace {
+
+// Ops are kept and resent without the transport's header.
+wire::Message body_only(const wire::Message& m) {
+  wire::Message copy = m;
+  copy.clear_cluster_id();
+  copy.clear_sender_id();
+  copy.clear_sender_addr();
+  copy.clear_incarnation();
+  copy.clear_sequence();
+  copy.clear_timestamp_ms();
+  return copy;
+}
+
+wire::OpId* op_field(wire::Message& op) {
+  switch (op.body_case()) {
+    case wire::Message::kEnqueue:
+      return op.mutable_enqueue()->mutable_op();
+    case wire::Message::kDequeue:
+      return op.mutable_dequeue()->mutable_op();
+    case wire::Message::kRemove:
+      return op.mutable_remove()->mutable_op();
+    case wire::Message::kInfo:
+      return op.mutable_info()->mutable_op();
+    default:
+      return nullptr;
+  }
+}
+
+} // namespace
+
+communication_machine::communication_machine(std::string id,
+                                             std::string origin,
+                                             queue_config cfg)
+  : id_(std::move(id)),
+    origin_(std::move(origin)),
+    cfg_(std::move(cfg)),
+    log_(cfg_.op_log_limit) {
+}
+
+wire::OpId communication_machine::next_op() const {
+  return make_op_id(origin_, next_seq_);
+}
+
+void communication_machine::on(const ev::originate& e, millis,
+                               ev::events& out) {
+  auto op = e.op;
+  auto* field = op_field(op);
+  if (field == nullptr)
+    return;
+  auto seq = next_seq_++;
+  *field = make_op_id(origin_, seq);
+  seen_.observe(origin_, seq);
+  log_.add(origin_, seq, op);
+  ++counters_.ops_sent;
+  if (e.ack)
+    awaiting_ack_[task_id_of(op)] = *field;
+  out.push_back(ev::broadcast{op});
+  out.push_back(ev::merge_message{std::move(op), false});
+  if (e.ack)
+    check_acks(out);
+}
+
+void communication_machine::on(const ev::replica_digest& e, millis,
+                               ev::events&) {
+  digest_ = e.digest;
+}
+
+void communication_machine::receive_op(const wire::Message& m, bool relayed,
+                                       ev::events& out) {
+  auto op = op_of(m);
+  if (!op || task_id_of(m).empty()) {
+    ++counters_.rejected;
+    return;
+  }
+  if (!seen_.observe(op->origin(), op->seq())) {
+    ++counters_.duplicate_ops;
+    return;
+  }
+  ++counters_.ops_received;
+  auto body = body_only(m);
+  log_.add(op->origin(), op->seq(), body);
+  out.push_back(ev::merge_message{std::move(body), !relayed});
+}
+
+void communication_machine::on_message(const wire::Message& m, millis now,
+                                       ev::events& out) {
+  if (m.sender_id() == id_)
+    return; // our own broadcast looped back
+  switch (classify(m)) {
+    case queue_message::none:
+      return;
+    case queue_message::operation:
+      receive_op(m, false, out);
+      return;
+    case queue_message::running:
+      if (m.info().task_id().empty() || m.info().claim().node_id().empty()) {
+        ++counters_.rejected;
+        return;
+      }
+      out.push_back(ev::merge_message{m, true});
+      return;
+    case queue_message::question:
+      out.push_back(ev::question_heard{m.do_you_know_this_task().task_id()});
+      return;
+    case queue_message::answer: {
+      const auto& spec = m.has_take_my_task()
+                           ? m.take_my_task().spec()
+                           : m.already_finished_task().spec();
+      auto task_id = task_id_of(m);
+      if (task_id.empty() || spec.id() != task_id) {
+        ++counters_.rejected;
+        return;
+      }
+      out.push_back(ev::answer_seen{task_id});
+      out.push_back(ev::merge_task{spec, false, *state_of(m)});
+      return;
+    }
+    case queue_message::sync_request:
+      on_sync_request(m, out);
+      return;
+    case queue_message::sync_reply:
+      on_sync_reply(m, now, out);
+      return;
+    case queue_message::recovery:
+      on_recovery(m, out);
+      return;
+    case queue_message::stable_point:
+      on_stable_point(m);
+      return;
+  }
+}
+
+// -- anti-entropy -------------------------------------------------------------
+
+void communication_machine::fill_heartbeat(wire::Heartbeat* hb) const {
+  hb->clear_versions();
+  seen_.to_wire(hb->mutable_versions());
+  hb->set_replica_digest(digest_);
+}
+
+void communication_machine::tell_live(ev::events& out) {
+  auto live = peers_.size() + 1;
+  if (live == live_told_)
+    return;
+  live_told_ = live;
+  out.push_back(ev::live_nodes{live});
+}
+
+void communication_machine::on_peer_heartbeat(const std::string& peer,
+                                              std::uint64_t incarnation,
+                                              const wire::Heartbeat& hb,
+                                              millis now, ev::events& out) {
+  if (peer.empty() || peer == id_)
+    return;
+  // Back, or restarted: it speaks for itself, and may die again.
+  unrecovered_.erase(peer);
+  recovered_.erase(peer);
+  auto reported = version_vector::from_wire(hb.versions());
+  // Ops the peer held in its earlier reports (a heartbeat ago or more) and
+  // we still lack were lost, not merely in flight. The stored vector is that
+  // join, so no separate copy of the previous report is kept (with hundreds
+  // of peers, each vector holding hundreds of origins, copies add up).
+  const auto* earlier = peers_.find(peer, incarnation);
+  bool lost_ops = earlier != nullptr && seen_.behind(*earlier);
+  // Same ops seen yet different replicas, two reports running: the
+  // difference was learnt outside the op log (an unknown-task answer whose
+  // ENQUEUE is lost for good), so only a snapshot can carry it.
+  bool differs = reported == seen_ && hb.replica_digest() != digest_;
+  bool diverged = differs && differed_.count(peer) > 0;
+  if (differs)
+    differed_.insert(peer);
+  else
+    differed_.erase(peer);
+  peers_.update(peer, incarnation, reported);
+  tell_live(out);
+  check_acks(out);
+  if (now >= next_sync_ && (lost_ops || diverged))
+    request_sync(peer, now, !lost_ops, out);
+}
+
+void communication_machine::request_sync(const std::string& peer, millis now,
+                                         bool snapshot, ev::events& out) {
+  wire::Message m;
+  auto* req = m.mutable_sync_request();
+  seen_.to_wire(req->mutable_have());
+  // A snapshot under way from this peer continues where it stopped: a lost
+  // chunk costs one chunk, not the whole transfer.
+  if (snapshot_ && snapshot_->peer == peer) {
+    snapshot = true;
+    req->set_snapshot_after(snapshot_->cursor);
+  }
+  req->set_want_snapshot(snapshot);
+  out.push_back(ev::send_to{peer, std::move(m)});
+  next_sync_ = now + cfg_.sync_interval_ms;
+  ++counters_.sync_requests;
+}
+
+void communication_machine::on_sync_request(const wire::Message& m,
+                                            ev::events& out) {
+  if (m.sender_id().empty()) {
+    ++counters_.rejected;
+    return;
+  }
+  const auto& req = m.sync_request();
+  auto have = version_vector::from_wire(req.have());
+  std::optional<std::vector<wire::Message>> ops;
+  if (!req.want_snapshot())
+    ops = log_.missing(have, seen_, cfg_.sync_batch_ops);
+  if (!ops) {
+    // The ops it lacks left our log, or ops cannot tell what differs: the
+    // replica itself goes over, from known_tasks.
+    out.push_back(ev::snapshot_wanted{
+      m.sender_id(), req.want_snapshot() ? req.snapshot_after() : "", seen_});
+    return;
+  }
+  if (ops->empty())
+    return; // nothing the asker lacks
+  // Stop short of a datagram, leaving room for the header; the asker asks
+  // again for the rest.
+  wire::Message reply;
+  auto* r = reply.mutable_sync_reply();
+  const std::size_t budget = defaults::max_datagram_bytes - 4096;
+  std::size_t bytes = 0;
+  for (auto& op : *ops) {
+    bytes += op.ByteSizeLong() + 8;
+    if (bytes > budget && r->ops_size() > 0)
+      break;
+    *r->add_ops() = std::move(op);
+  }
+  ++counters_.sync_replies;
+  out.push_back(ev::send_to{m.sender_id(), std::move(reply)});
+}
+
+void communication_machine::on_sync_reply(const wire::Message& m, millis now,
+                                          ev::events& out) {
+  const auto& r = m.sync_reply();
+  for (const auto& op : r.ops())
+    if (classify(op) == queue_message::operation)
+      receive_op(op, true, out);
+  if (r.snapshot_size() > 0 || r.snapshot_versions_size() > 0) {
+    for (const auto& t : r.snapshot())
+      if (!t.spec().id().empty())
+        out.push_back(ev::merge_task{t.spec(), t.spec_unknown(), t.state()});
+    if (snapshot_chunk(m.sender_id(), r)) {
+      request_sync(m.sender_id(), now, true, out);
+      return;
+    }
+  }
+  // A partial batch: ask straight away for the rest.
+  if (const auto* theirs = peers_.find(m.sender_id());
+      theirs != nullptr && seen_.behind(*theirs))
+    request_sync(m.sender_id(), now, false, out);
+}
+
+bool communication_machine::snapshot_chunk(const std::string& peer,
+                                           const wire::SyncReply& r) {
+  // Merging a chunk's tasks is always safe; raising our version vector is
+  // not until every chunk arrived. The first chunk's vector is the one to
+  // raise to: each later chunk was cut later, and task states only grow, so
+  // together the chunks hold every op that vector names.
+  if (r.snapshot_after().empty())
+    snapshot_ = snapshot_progress{peer,
+                                  version_vector::from_wire(r.snapshot_versions()),
+                                  ""};
+  else if (!snapshot_ || snapshot_->peer != peer
+           || snapshot_->cursor != r.snapshot_after())
+    return false; // a stale or repeated chunk: its tasks are merged, that is all
+  if (r.snapshot_size() > 0)
+    snapshot_->cursor = r.snapshot(r.snapshot_size() - 1).spec().id();
+  if (r.snapshot_more())
+    return true;
+  seen_.raise_to(snapshot_->base);
+  snapshot_.reset();
+  ++counters_.snapshots_applied;
+  return false;
+}
+
+// -- membership and the coordinator role ------------------------------------------
+
+void communication_machine::on_peer_dead(const std::string& peer, millis,
+                                         ev::events& out) {
+  if (peer.empty() || peer == id_)
+    return;
+  peers_.forget(peer);
+  differed_.erase(peer);
+  if (snapshot_ && snapshot_->peer == peer)
+    snapshot_.reset(); // another peer's snapshot starts over
+  tell_live(out);
+  // The coordinator's announcement may come before our own detection.
+  bool announced = recovered_.count(peer) > 0;
+  if (!announced && acts_as_coordinator())
+    recover(peer, out);
+  else if (!announced)
+    unrecovered_.insert(peer); // the coordinator's announcement will come
+  check_acks(out);
+}
+
+void communication_machine::recover(const std::string& peer,
+                                    ev::events& out) {
+  unrecovered_.erase(peer);
+  if (coordinated_)
+    recovered_.insert(peer);
+  ++counters_.recoveries;
+  out.push_back(ev::recover_member{peer, coordinated_});
+}
+
+void communication_machine::on_recovery(const wire::Message& m,
+                                        ev::events& out) {
+  const auto& r = m.recovery();
+  if (r.node_id().empty() || m.sender_id().empty()) {
+    ++counters_.rejected;
+    return;
+  }
+  ++counters_.recoveries_heard;
+  unrecovered_.erase(r.node_id());
+  recovered_.insert(r.node_id());
+  if (r.adopted_size() > 0)
+    out.push_back(ev::tasks_adopted{
+      m.sender_id(), {r.adopted().begin(), r.adopted().end()}});
+}
+
+void communication_machine::set_coordinator(const std::string& coordinator,
+                                            millis now, ev::events& out) {
+  bool was = acts_as_coordinator();
+  coordinated_ = true;
+  coordinator_ = coordinator;
+  if (!acts_as_coordinator())
+    return;
+  // Newly elected: recover the members that died while nobody (or a
+  // coordinator that died too) was in charge.
+  auto pending = unrecovered_;
+  for (const auto& peer : pending)
+    recover(peer, out);
+  if (!was)
+    next_stable_point_ = now;
+}
+
+void communication_machine::compact_to(
+  const std::map<std::string, std::uint64_t>& floors) {
+  log_.compact([&floors](const std::string& origin) {
+    auto f = floors.find(origin);
+    return f == floors.end() ? std::uint64_t{0} : f->second;
+  });
+}
+
+void communication_machine::announce_stable_point(millis now,
+                                                  ev::events& out) {
+  auto floors = peers_.floors(seen_);
+  compact_to(floors);
+  next_stable_point_ = now + cfg_.stable_point_interval_ms;
+  if (peers_.empty())
+    return;
+  wire::Message m;
+  auto* sp = m.mutable_stable_point();
+  for (const auto& [origin, seq] : floors) {
+    if (seq == 0)
+      continue;
+    auto* e = sp->add_stable();
+    e->set_origin(origin);
+    e->set_seq(seq);
+  }
+  ++counters_.stable_points_sent;
+  out.push_back(ev::broadcast{std::move(m)});
+}
+
+void communication_machine::on_stable_point(const wire::Message& m) {
+  // One voice: only the coordinator we follow decides what is stable.
+  if (!coordinated_ || m.sender_id() != coordinator_ || coordinator_ == id_) {
+    ++counters_.rejected;
+    return;
+  }
+  std::map<std::string, std::uint64_t> floors;
+  for (const auto& e : m.stable_point().stable())
+    if (!e.origin().empty())
+      floors[e.origin()] = e.seq();
+  compact_to(floors);
+  ++counters_.stable_points_applied;
+}
+
+// -- acknowledgements and time ----------------------------------------------------
+
+void communication_machine::check_acks(ev::events& out) {
+  for (auto i = awaiting_ack_.begin(); i != awaiting_ack_.end();) {
+    if (peers_.empty() || replicated(i->second)) {
+      acked_.insert(i->first);
+      out.push_back(ev::acknowledged{i->first});
+      i = awaiting_ack_.erase(i);
+    } else {
+      ++i;
+    }
+  }
+}
+
+bool communication_machine::acknowledged(const std::string& task_id) const {
+  return acked_.count(task_id) > 0;
+}
+
+bool communication_machine::replicated(const wire::OpId& op) const {
+  return peers_.covered(op.origin(), op.seq());
+}
+
+void communication_machine::tick(millis now, ev::events& out) {
+  if (coordinated_ && acts_as_coordinator()) {
+    if (now >= next_stable_point_)
+      announce_stable_point(now, out);
+  } else if ((!coordinated_ || coordinator_.empty()) && now >= next_compact_
+             && log_.size() > 0) {
+    // No election, or none won yet: each replica compacts on its own.
+    compact_to(peers_.floors(seen_));
+    next_compact_ = now + cfg_.compact_interval_ms;
+  }
+  check_acks(out);
+}
+
+} // namespace dice

@@ -1,0 +1,113 @@
+#pragma once
+// The communication subsystem (the paper's communication manager) as a
+// state machine: every queue message in and out of the node passes here.
+// It numbers this node's operations, logs them, drops duplicates, and runs
+// anti-entropy: version vectors in heartbeats, retransmission of missed ops,
+// snapshots for replicas that lag too far. It also keeps the coordinator
+// role's bookkeeping (who recovers a dead member, the stable point that
+// bounds the op log) and acknowledges submits once another replica has them.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "known_tasks/op_log.hpp"
+#include "known_tasks/version_vector.hpp"
+#include "queue_node/peer_versions.hpp"
+#include "queue_node/queue_config.hpp"
+#include "queue_node/queue_counters.hpp"
+#include "queue_node/queue_events.hpp"
+
+namespace dice {
+
+class communication_machine {
+public:
+  communication_machine(std::string id, std::string origin, queue_config cfg);
+
+  /// A queue message from a peer (header's sender_id filled).
+  void on_message(const wire::Message& m, millis now, ev::events& out);
+  void on_peer_heartbeat(const std::string& peer, std::uint64_t incarnation,
+                         const wire::Heartbeat& hb, millis now,
+                         ev::events& out);
+  void on_peer_dead(const std::string& peer, millis now, ev::events& out);
+  void set_coordinator(const std::string& coordinator, millis now,
+                       ev::events& out);
+  void tick(millis now, ev::events& out);
+
+  void on(const ev::originate& e, millis now, ev::events& out);
+  void on(const ev::replica_digest& e, millis now, ev::events& out);
+
+  void fill_heartbeat(wire::Heartbeat* hb) const;
+  /// The id the next operation of this node will get.
+  wire::OpId next_op() const;
+  bool acknowledged(const std::string& task_id) const;
+  /// True if some peer's version vector covers `op`.
+  bool replicated(const wire::OpId& op) const;
+
+  const version_vector& seen() const { return seen_; }
+  const op_log& log() const { return log_; }
+  bool acts_as_coordinator() const {
+    return !coordinated_ || coordinator_ == id_;
+  }
+  const std::set<std::string>& unrecovered() const { return unrecovered_; }
+  const queue_counters& counters() const { return counters_; }
+
+private:
+  // Logs and hands on a peer's operation unless seen already. `relayed`:
+  // resent from a peer's op log (a sync reply), so it says nothing about
+  // what that peer believes now.
+  void receive_op(const wire::Message& m, bool relayed, ev::events& out);
+  void on_sync_request(const wire::Message& m, ev::events& out);
+  void on_sync_reply(const wire::Message& m, millis now, ev::events& out);
+  void request_sync(const std::string& peer, millis now, bool snapshot,
+                    ev::events& out);
+  // Takes in a snapshot chunk's progress; true if more chunks are to come.
+  bool snapshot_chunk(const std::string& peer, const wire::SyncReply& r);
+  void recover(const std::string& peer, ev::events& out);
+  void on_recovery(const wire::Message& m, ev::events& out);
+  void announce_stable_point(millis now, ev::events& out);
+  void on_stable_point(const wire::Message& m);
+  void compact_to(const std::map<std::string, std::uint64_t>& floors);
+  void check_acks(ev::events& out);
+  void tell_live(ev::events& out);
+
+  std::string id_;
+  std::string origin_;
+  queue_config cfg_;
+
+  version_vector seen_;
+  op_log log_;
+  std::uint64_t next_seq_ = 1;
+  peer_versions peers_;
+  std::uint64_t digest_ = 0; // the replica's, as known_tasks last said
+  std::size_t live_told_ = 1;
+  // Peers whose previous report had our ops but another replica digest.
+  std::set<std::string> differed_;
+  millis next_sync_ = 0;
+  // A snapshot arriving in chunks: from whom, the version vector of its
+  // first chunk, and the last task id received.
+  struct snapshot_progress {
+    std::string peer;
+    version_vector base;
+    std::string cursor;
+  };
+  std::optional<snapshot_progress> snapshot_;
+  millis next_compact_ = 0;
+
+  std::map<std::string, wire::OpId> awaiting_ack_;
+  std::set<std::string> acked_;
+
+  // The coordinator role (see queue_node::set_coordinator).
+  bool coordinated_ = false;
+  std::string coordinator_;
+  std::set<std::string> unrecovered_;
+  // Dead members already recovered (by us or an announcement we heard),
+  // until they are heard from again: recovered once per death.
+  std::set<std::string> recovered_;
+  millis next_stable_point_ = 0;
+
+  queue_counters counters_;
+};
+
+} // namespace dice

@@ -1,0 +1,211 @@
+#include "known_tasks/known_tasks_machine.hpp"
+
+#include <utility>
+
+#include "common/defaults.hpp"
+#include "communication/communication.hpp"
+
+namespace dice {
+
+known_tasks_machine::known_tasks_machine(std::string id, queue_config cfg)
+  : id_(std::move(id)), cfg_(std::move(cfg)) {
+}
+
+bool known_tasks_machine::learn(const wire::TaskSpec& spec,
+                                ev::events& out) {
+  if (!tasks_.learn_spec(spec))
+    return false;
+  specs_[spec.id()] = std::make_shared<const wire::TaskSpec>(spec);
+  out.push_back(ev::spec_learned{spec.id()});
+  return true;
+}
+
+void known_tasks_machine::publish(const std::string& task_id,
+                                  ev::events& out) {
+  const auto* task = tasks_.find(task_id);
+  auto spec = specs_.find(task_id);
+  out.push_back(ev::task_changed{
+    task_id, spec == specs_.end() ? nullptr : spec->second, task->state});
+  out.push_back(ev::replica_digest{tasks_.digest()});
+}
+
+void known_tasks_machine::on(const ev::merge_message& e, millis,
+                             ev::events& out) {
+  const auto& m = e.message;
+  auto task_id = task_id_of(m);
+  if (task_id.empty())
+    return;
+  bool changed = false;
+  if (m.has_enqueue()) {
+    changed = learn(m.enqueue().spec(), out);
+    changed |= tasks_.merge_state(task_id, initial_state());
+  } else if (auto state = state_of(m)) {
+    changed = tasks_.merge_state(task_id, *state);
+    const auto* task = tasks_.find(task_id);
+    // The sender still thinks the task is ready or running, but it ended:
+    // tell it (ALREADY_FINISHED_TASK) before it executes the task again.
+    // A RUNNING heartbeat of the very claim that ended the task was merely
+    // overtaken by its end: its sender knows.
+    bool overtaken = m.has_info() && m.info().phase() == wire::RUNNING
+                     && m.info().attempt() == task->state.attempt()
+                     && m.info().claim().node_id()
+                          == task->state.claim().node_id();
+    if (e.from_peer && !overtaken && !is_terminal(state->phase())
+        && task->has_spec && is_terminal(task->state.phase()))
+      out.push_back(ev::stale_seen{task_id});
+    if (m.has_info() && m.info().phase() == wire::RUNNING)
+      out.push_back(ev::running_heard{task_id, m.info().attempt(),
+                                      m.info().claim().node_id()});
+  }
+  if (!tasks_.has_spec(task_id))
+    out.push_back(ev::unknown_seen{task_id});
+  if (changed)
+    publish(task_id, out);
+  // After the change: ranking judges the claim against the merged state.
+  if (m.has_dequeue() && e.from_peer)
+    out.push_back(ev::claim_heard{m.dequeue(), tasks_.find(task_id)->state});
+}
+
+void known_tasks_machine::on(const ev::merge_task& e, millis,
+                             ev::events& out) {
+  const auto& task_id = e.spec.id();
+  if (task_id.empty())
+    return;
+  bool changed = !e.spec_unknown && learn(e.spec, out);
+  changed |= tasks_.merge_state(task_id, e.state);
+  if (changed)
+    publish(task_id, out);
+}
+
+void known_tasks_machine::on(const ev::snapshot_wanted& e, millis,
+                             ev::events& out) {
+  wire::Message reply;
+  auto* r = reply.mutable_sync_reply();
+  e.versions.to_wire(r->mutable_snapshot_versions());
+  r->set_snapshot_after(e.after);
+  // Tasks in id order after `after`, as many as fit in one datagram.
+  const std::size_t budget = defaults::max_datagram_bytes - 4096;
+  std::size_t bytes = r->ByteSizeLong();
+  const auto& all = tasks_.tasks();
+  for (auto i = all.upper_bound(e.after); i != all.end(); ++i) {
+    const auto& [task_id, task] = *i;
+    wire::TakeMyTask t;
+    if (task.has_spec) {
+      *t.mutable_spec() = task.spec;
+    } else {
+      t.mutable_spec()->set_id(task_id);
+      t.set_spec_unknown(true);
+    }
+    *t.mutable_state() = task.state;
+    bytes += t.ByteSizeLong() + 8;
+    if (bytes > budget && r->snapshot_size() > 0) {
+      r->set_snapshot_more(true);
+      break;
+    }
+    *r->add_snapshot() = std::move(t);
+  }
+  ++counters_.snapshots_sent;
+  ++counters_.sync_replies;
+  out.push_back(ev::send_to{e.peer, std::move(reply)});
+}
+
+void known_tasks_machine::on(const ev::question_heard& e, millis,
+                             ev::events& out) {
+  if (tasks_.has_spec(e.task_id))
+    out.push_back(ev::known_question{e.task_id});
+}
+
+void known_tasks_machine::on(const ev::answer_due& e, millis,
+                             ev::events& out) {
+  const auto* task = tasks_.find(e.task_id);
+  if (task == nullptr || !task->has_spec)
+    return;
+  if (is_terminal(task->state.phase()))
+    out.push_back(ev::broadcast{make_already_finished(task->spec, task->state)});
+  else
+    out.push_back(ev::broadcast{make_take_my_task(task->spec, task->state)});
+}
+
+void known_tasks_machine::on(const ev::member_recovered& e, millis,
+                             ev::events& out) {
+  if (!e.announce)
+    return; // every node recovers for itself: nothing to announce
+  wire::Message m;
+  auto* r = m.mutable_recovery();
+  r->set_node_id(e.node);
+  for (const auto& task_id : e.requeued)
+    r->add_requeued(task_id);
+  // The dead node can no longer answer for what it enqueued: the
+  // coordinator becomes the enqueuer of record of its unfinished tasks.
+  for (const auto& [task_id, task] : tasks_.tasks()) {
+    if (static_cast<std::size_t>(r->adopted_size()) >= cfg_.recovery_adopt_limit)
+      break;
+    if (task.has_spec && task.spec.enqueuer() == e.node
+        && !is_terminal(task.state.phase()) && owner_of(task_id) == e.node) {
+      adopted_by_[task_id] = id_;
+      r->add_adopted(task_id);
+      ++counters_.adopted;
+    }
+  }
+  out.push_back(ev::broadcast{std::move(m)});
+}
+
+void known_tasks_machine::on(const ev::tasks_adopted& e, millis,
+                             ev::events&) {
+  for (const auto& task_id : e.task_ids)
+    if (!task_id.empty())
+      adopted_by_[task_id] = e.by;
+}
+
+std::string known_tasks_machine::owner_of(const std::string& task_id) const {
+  if (auto it = adopted_by_.find(task_id); it != adopted_by_.end())
+    return it->second;
+  const auto* task = tasks_.find(task_id);
+  return task != nullptr && task->has_spec ? task->spec.enqueuer() : "";
+}
+
+// -- user operations ----------------------------------------------------------
+
+bool known_tasks_machine::submit(wire::TaskSpec spec, millis now,
+                                 ev::events& out) {
+  // submitted_: the ENQUEUE may still be on its way back to this replica.
+  if (spec.id().empty() || tasks_.has_spec(spec.id())
+      || !submitted_.insert(spec.id()).second)
+    return false;
+  if (spec.enqueuer().empty())
+    spec.set_enqueuer(id_);
+  if (spec.enqueue_time_ms() == 0)
+    spec.set_enqueue_time_ms(now);
+  wire::OpId none;
+  out.push_back(ev::originate{make_enqueue(spec, none), true});
+  return true;
+}
+
+bool known_tasks_machine::remove(const std::string& task_id, millis,
+                                 ev::events& out) {
+  if (task_id.empty())
+    return false;
+  const auto* task = tasks_.find(task_id);
+  if (task != nullptr && task->state.phase() == wire::REMOVED)
+    return false;
+  wire::OpId none;
+  out.push_back(ev::originate{make_remove(task_id, none)});
+  return true;
+}
+
+bool known_tasks_machine::cancel(const std::string& task_id, millis now,
+                                 ev::events& out) {
+  const auto* task = tasks_.find(task_id);
+  if (task == nullptr || is_terminal(task->state.phase()))
+    return false;
+  wire::TaskState s;
+  s.set_phase(wire::CANCELED);
+  s.set_attempt(task->state.attempt());
+  s.set_reason("canceled by " + id_);
+  s.set_finished_time_ms(now);
+  wire::OpId none;
+  out.push_back(ev::originate{make_info(task_id, s, now, &none)});
+  return true;
+}
+
+} // namespace dice

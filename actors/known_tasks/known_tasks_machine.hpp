@@ -1,0 +1,60 @@
+#pragma once
+// The known_tasks subsystem: the replica of every task's spec and merged
+// state. It merges what communication delivers, tells the other subsystems
+// of every change, answers for the tasks it holds (unknown-task answers,
+// snapshot chunks) and takes the user's operations on tasks.
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "known_tasks/known_tasks.hpp"
+#include "queue_node/queue_config.hpp"
+#include "queue_node/queue_counters.hpp"
+#include "queue_node/queue_events.hpp"
+
+namespace dice {
+
+class known_tasks_machine {
+public:
+  known_tasks_machine(std::string id, queue_config cfg);
+
+  void on(const ev::merge_message& e, millis now, ev::events& out);
+  void on(const ev::merge_task& e, millis now, ev::events& out);
+  void on(const ev::snapshot_wanted& e, millis now, ev::events& out);
+  void on(const ev::question_heard& e, millis now, ev::events& out);
+  void on(const ev::answer_due& e, millis now, ev::events& out);
+  void on(const ev::member_recovered& e, millis now, ev::events& out);
+  void on(const ev::tasks_adopted& e, millis now, ev::events& out);
+
+  // -- user operations (the paper's API) -------------------------------------
+
+  /// enqueue: false if the id is empty or already known.
+  bool submit(wire::TaskSpec spec, millis now, ev::events& out);
+  /// removeByID: false if the task is already removed.
+  bool remove(const std::string& task_id, millis now, ev::events& out);
+  /// false if the task is unknown or has ended.
+  bool cancel(const std::string& task_id, millis now, ev::events& out);
+
+  const known_tasks& replica() const { return tasks_; }
+  /// The node answering for a task: the coordinator that adopted it after
+  /// its enqueuer died, or the enqueuer ("" if the task is unknown).
+  std::string owner_of(const std::string& task_id) const;
+  const queue_counters& counters() const { return counters_; }
+
+private:
+  bool learn(const wire::TaskSpec& spec, ev::events& out);
+  void publish(const std::string& task_id, ev::events& out);
+
+  std::string id_;
+  queue_config cfg_;
+  known_tasks tasks_;
+  // Specs as shared by the events that carry them.
+  std::map<std::string, std::shared_ptr<const wire::TaskSpec>> specs_;
+  std::set<std::string> submitted_;
+  std::map<std::string, std::string> adopted_by_; // task id -> new owner
+  queue_counters counters_;
+};
+
+} // namespace dice

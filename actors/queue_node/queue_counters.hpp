@@ -1,0 +1,57 @@
+#pragma once
+// What one node's queue did, summed over its subsystems (each counts its
+// own part).
+#include <cstdint>
+
+namespace dice {
+
+struct queue_counters {
+  std::uint64_t ops_sent = 0;
+  std::uint64_t ops_received = 0;
+  std::uint64_t duplicate_ops = 0;
+  std::uint64_t claims = 0;
+  std::uint64_t claims_lost = 0;
+  std::uint64_t executions_started = 0;
+  std::uint64_t executions_canceled = 0;
+  std::uint64_t reclaims = 0;
+  std::uint64_t defenses = 0; // RUNNING sent at once to a losing claimer
+  std::uint64_t requeues = 0;
+  std::uint64_t running_heartbeats = 0;
+  std::uint64_t sync_requests = 0;
+  std::uint64_t sync_replies = 0;
+  std::uint64_t snapshots_sent = 0;
+  std::uint64_t snapshots_applied = 0;
+  std::uint64_t rejected = 0; // malformed or unusable messages
+  std::uint64_t recoveries = 0;       // dead members this node recovered
+  std::uint64_t recoveries_heard = 0; // Recovery announcements received
+  std::uint64_t adopted = 0;          // tasks whose enqueuer of record we became
+  std::uint64_t stable_points_sent = 0;
+  std::uint64_t stable_points_applied = 0;
+
+  queue_counters& operator+=(const queue_counters& o) {
+    ops_sent += o.ops_sent;
+    ops_received += o.ops_received;
+    duplicate_ops += o.duplicate_ops;
+    claims += o.claims;
+    claims_lost += o.claims_lost;
+    executions_started += o.executions_started;
+    executions_canceled += o.executions_canceled;
+    reclaims += o.reclaims;
+    defenses += o.defenses;
+    requeues += o.requeues;
+    running_heartbeats += o.running_heartbeats;
+    sync_requests += o.sync_requests;
+    sync_replies += o.sync_replies;
+    snapshots_sent += o.snapshots_sent;
+    snapshots_applied += o.snapshots_applied;
+    rejected += o.rejected;
+    recoveries += o.recoveries;
+    recoveries_heard += o.recoveries_heard;
+    adopted += o.adopted;
+    stable_points_sent += o.stable_points_sent;
+    stable_points_applied += o.stable_points_applied;
+    return *this;
+  }
+};
+
+} // namespace dice

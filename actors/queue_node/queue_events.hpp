@@ -1,0 +1,219 @@
+#pragma once
+// The messages the queue's subsystems send one another. Each subsystem is a
+// state machine that reads only its own state: what it needs of another's,
+// it learns from these events. queue_node delivers them in one process (in
+// FIFO order, as a mailbox would); in dice-node each subsystem is an actor
+// and they travel as actor messages. No CAF here.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "common/time.hpp"
+#include "dice.pb.h"
+#include "known_tasks/version_vector.hpp"
+
+namespace dice::ev {
+
+// -- from known_tasks -----------------------------------------------------------
+
+/// The merged state of a task changed (to ready_queue, ranking,
+/// running_tasks, finished_tasks and task listeners).
+struct task_changed {
+  std::string task_id;
+  std::shared_ptr<const wire::TaskSpec> spec; // null while unknown
+  wire::TaskState state;
+};
+/// A peer's claim was merged; `state` is the merged state (to ranking, which
+/// tells a losing claimer about the better claim).
+struct claim_heard {
+  wire::Dequeue claim;
+  wire::TaskState state;
+};
+/// A RUNNING heartbeat for (task, attempt, node) (to running_tasks).
+struct running_heard {
+  std::string task_id;
+  std::uint32_t attempt = 0;
+  std::string node;
+};
+/// A message named a task this replica has no spec for (to the resolver).
+struct unknown_seen {
+  std::string task_id;
+};
+/// The spec of a task is known now (to the resolver).
+struct spec_learned {
+  std::string task_id;
+};
+/// A peer still thinks an ended task is live: answer it (to the resolver).
+struct stale_seen {
+  std::string task_id;
+};
+/// Someone asked about a task this replica knows: answer after a back-off
+/// (to the resolver).
+struct known_question {
+  std::string task_id;
+};
+/// The replica's digest after a change (to communication, for heartbeats).
+struct replica_digest {
+  std::uint64_t digest = 0;
+};
+
+// -- from communication ---------------------------------------------------------
+
+/// Merge what a message asserts (to known_tasks): an operation (this
+/// node's own or a peer's) or a RUNNING heartbeat. `from_peer`: a peer sent
+/// it itself, so it tells what that peer believes now.
+struct merge_message {
+  wire::Message message;
+  bool from_peer = false;
+};
+/// Merge a task known from an unknown-task answer or a snapshot chunk.
+struct merge_task {
+  wire::TaskSpec spec; // only the id when spec_unknown
+  bool spec_unknown = false;
+  wire::TaskState state;
+};
+/// A peer wants a snapshot chunk of the tasks after `after`; `versions` is
+/// what this replica has seen, as the reply must say (to known_tasks).
+struct snapshot_wanted {
+  std::string peer;
+  std::string after;
+  version_vector versions;
+};
+/// DO_YOU_KNOW_THIS_TASK heard (to known_tasks, which asks the resolver to
+/// answer if it knows the task).
+struct question_heard {
+  std::string task_id;
+};
+/// An unknown-task answer heard: stay silent (to the resolver).
+struct answer_seen {
+  std::string task_id;
+};
+/// Live nodes, this one included (to ready_queue and ranking).
+struct live_nodes {
+  std::size_t count = 1;
+};
+/// Recover a dead member's executions (to running_tasks).
+struct recover_member {
+  std::string node;
+  bool announce = false; // an election runs: announce the recovery
+};
+/// Another coordinator adopted these tasks (to known_tasks).
+struct tasks_adopted {
+  std::string by;
+  std::vector<std::string> task_ids;
+};
+
+// -- to communication -------------------------------------------------------------
+
+/// Number, log, broadcast and apply one of this node's operations. `ack`:
+/// a submit, answered once another replica holds it.
+struct originate {
+  wire::Message op;
+  bool ack = false;
+};
+
+// -- from the resolver --------------------------------------------------------------
+
+/// Answer a question about a task now (to known_tasks, which holds it).
+struct answer_due {
+  std::string task_id;
+};
+
+// -- claims and executions -----------------------------------------------------------
+
+/// Free slots want tasks (ranking to ready_queue). `free_since`: when a
+/// slot became free, which the claim stagger counts from.
+struct want_tasks {
+  std::size_t count = 0;
+  millis free_since = 0;
+  std::vector<std::string> claimed; // already claimed: skip
+};
+/// A ready task this node may claim now (ready_queue to ranking).
+struct task_offer {
+  std::string task_id;
+  std::uint32_t attempt = 0;
+  std::shared_ptr<const wire::TaskSpec> spec;
+  millis ready_ms = 0; // when the attempt became ready
+};
+/// A claim won its window: execute it (ranking to running_tasks).
+struct start_execution {
+  std::string task_id;
+  std::uint32_t attempt = 0;
+  wire::Claim claim;
+  std::shared_ptr<const wire::TaskSpec> spec;
+  millis ready_ms = 0;
+  wire::TaskState state; // the merged state that named the claim
+};
+/// Stop one of this node's executions: it lost, or the task ended.
+struct stop_execution {
+  std::string task_id;
+};
+/// Claim `attempt` for the execution already running (re-queued while it
+/// ran because its heartbeats went missing).
+struct reclaim_execution {
+  std::string task_id;
+  std::uint32_t attempt = 0;
+};
+/// An execution of this node ended or was stopped (running_tasks to
+/// ranking: the slot is free).
+struct execution_over {
+  std::string task_id;
+};
+/// The executor's report (to running_tasks).
+struct execution_report {
+  std::string task_id;
+  std::uint32_t attempt = 0;
+  bool ok = false;
+  std::string result;
+  millis started = 0;
+};
+/// running_tasks re-queued a dead member's executions; the coordinator
+/// adopts its unfinished tasks and announces both (to known_tasks).
+struct member_recovered {
+  std::string node;
+  std::vector<std::string> requeued;
+  bool announce = false;
+};
+
+// -- to the world (bridge, executor, user) ----------------------------------------------
+
+struct broadcast {
+  wire::Message message;
+};
+struct send_to {
+  std::string peer;
+  wire::Message message;
+};
+struct run_order {
+  std::string task_id;
+  std::uint32_t attempt = 0;
+  std::shared_ptr<const wire::TaskSpec> spec;
+};
+struct cancel_order {
+  std::string task_id;
+  std::uint32_t attempt = 0;
+};
+/// A submitted task is now held by another replica (or none is alive).
+struct acknowledged {
+  std::string task_id;
+};
+/// A task reached (or changed) its terminal state on this replica.
+struct task_finished {
+  std::string task_id;
+};
+
+using event = std::variant<
+  task_changed, claim_heard, running_heard, unknown_seen, spec_learned,
+  stale_seen, known_question, replica_digest, merge_message, merge_task, snapshot_wanted,
+  question_heard, answer_seen, live_nodes, recover_member, tasks_adopted,
+  originate, answer_due, want_tasks, task_offer, start_execution,
+  stop_execution, reclaim_execution, execution_over, execution_report,
+  member_recovered, broadcast, send_to, run_order, cancel_order,
+  acknowledged, task_finished>;
+
+/// What a subsystem emits while handling one input.
+using events = std::vector<event>;
+
+} // namespace dice::ev

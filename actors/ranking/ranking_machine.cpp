@@ -1,0 +1,170 @@
+#include "ranking/ranking_machine.hpp"
+
+#include <utility>
+
+#include "communication/communication.hpp"
+#include "known_tasks/task_state.hpp"
+#include "ranking/ranking.hpp"
+#include "ready_queue/ready_queue.hpp"
+
+namespace dice {
+
+ranking_machine::ranking_machine(std::string id, queue_config cfg)
+  : id_(std::move(id)), cfg_(std::move(cfg)) {
+  info_.set_battery(cfg_.battery);
+  info_.set_device_class(cfg_.device_class);
+  info_.set_slots(static_cast<std::uint32_t>(cfg_.slots));
+}
+
+bool ranking_machine::names(const wire::TaskState& s, std::uint32_t attempt,
+                            const wire::Claim& claim) const {
+  return s.phase() == wire::RUNNING && s.attempt() == attempt
+         && compare_claims(s.claim(), claim) == 0;
+}
+
+void ranking_machine::on(const ev::task_changed& e, millis now,
+                         ev::events& out) {
+  const auto& s = e.state;
+  if (auto p = pending_.find(e.task_id); p != pending_.end()) {
+    p->second.state = s;
+    if (!names(s, p->second.attempt, p->second.claim)) {
+      // Lost the lottery before the window ended: the slot is free again.
+      pending_.erase(p);
+      ++counters_.claims_lost;
+    }
+  }
+  auto x = executing_.find(e.task_id);
+  if (x != executing_.end()) {
+    if (is_terminal(s.phase())) {
+      out.push_back(ev::stop_execution{e.task_id});
+    } else if (s.attempt() > x->second.attempt) {
+      // Re-queued while we still run it (our heartbeats went missing):
+      // claim the new attempt for this same execution.
+      x->second.attempt = s.attempt();
+      out.push_back(ev::reclaim_execution{e.task_id, s.attempt()});
+      return;
+    } else if (!names(s, x->second.attempt, x->second.claim)) {
+      // A better claim for our attempt arrived late: the loser cancels.
+      out.push_back(ev::stop_execution{e.task_id});
+    }
+  }
+  if (s.phase() != wire::RUNNING || s.claim().node_id() != id_)
+    return;
+  auto p = pending_.find(e.task_id);
+  bool pending_named = p != pending_.end();
+  bool executing_named = x != executing_.end()
+                         && names(s, x->second.attempt, x->second.claim);
+  // Our claim, yet neither waiting nor executing: a previous incarnation of
+  // this node made it and took the execution down with it.
+  if (!pending_named && !executing_named) {
+    ++counters_.requeues;
+    wire::OpId none;
+    out.push_back(ev::originate{
+      make_info(e.task_id, ready_state(s.attempt() + 1), now, &none)});
+  }
+}
+
+void ranking_machine::on(const ev::claim_heard& e, millis now,
+                         ev::events& out) {
+  // A claim that lost to ours: its claimer may not have heard ours (lost
+  // broadcast) and would execute at the end of its window. Tell it now.
+  const auto& d = e.claim;
+  const auto& s = e.state;
+  if (d.claim().node_id() == id_)
+    return;
+  if (s.phase() != wire::RUNNING || s.attempt() != d.attempt()
+      || compare_claims(s.claim(), d.claim()) >= 0)
+    return;
+  auto p = pending_.find(d.task_id());
+  auto x = executing_.find(d.task_id());
+  bool ours = (p != pending_.end() && names(s, p->second.attempt, p->second.claim))
+              || (x != executing_.end() && names(s, x->second.attempt, x->second.claim));
+  // The winner may not hear the losing claim, or its answer may be lost:
+  // a few other nodes that know the better claim answer too.
+  if (!ours && !helps(d.task_id(), d.claim().node_id()))
+    return;
+  // Sent to the claimer alone: the others heard the winning claim or will
+  // hear its RUNNING heartbeats.
+  out.push_back(ev::send_to{d.claim().node_id(),
+                            make_info(d.task_id(), s, now, nullptr)});
+  ++counters_.defenses;
+}
+
+bool ranking_machine::helps(const std::string& task_id,
+                            const std::string& claimer) const {
+  if (cfg_.claim_helpers == 0)
+    return false;
+  // About claim_helpers nodes pick themselves, each from its own hash alone.
+  auto u = static_cast<double>(rendezvous_hash(task_id, id_ + "/" + claimer)
+                               >> 11)
+           * 0x1.0p-53;
+  return u * static_cast<double>(live_)
+         < static_cast<double>(cfg_.claim_helpers);
+}
+
+void ranking_machine::on(const ev::task_offer& e, millis now,
+                         ev::events& out) {
+  if (busy() >= cfg_.slots || pending_.count(e.task_id) > 0
+      || executing_.count(e.task_id) > 0)
+    return; // the slot was taken meanwhile
+  auto c = make_claim(id_, info_, *e.spec, now);
+  claim_ticket t{e.attempt, c, now + cfg_.claim_window_ms, e.ready_ms, e.spec,
+                 {}};
+  pending_[e.task_id] = std::move(t);
+  ++counters_.claims;
+  if (busy() >= cfg_.slots)
+    free_since_ = -1;
+  wire::OpId none;
+  out.push_back(ev::originate{make_dequeue(e.task_id, e.attempt, c, none)});
+}
+
+void ranking_machine::on(const ev::execution_over& e, millis now,
+                         ev::events& out) {
+  executing_.erase(e.task_id);
+  want_tasks(now, out);
+}
+
+void ranking_machine::on(const ev::live_nodes& e, millis, ev::events&) {
+  live_ = e.count;
+}
+
+void ranking_machine::end_windows(millis now, ev::events& out) {
+  for (auto p = pending_.begin(); p != pending_.end();) {
+    if (p->second.window_end > now) {
+      ++p;
+      continue;
+    }
+    auto task_id = p->first;
+    auto t = std::move(p->second);
+    p = pending_.erase(p);
+    if (!names(t.state, t.attempt, t.claim)) {
+      ++counters_.claims_lost;
+      continue;
+    }
+    executing_[task_id] = execution{t.attempt, t.claim};
+    out.push_back(ev::start_execution{task_id, t.attempt, t.claim, t.spec,
+                                      t.ready_ms, t.state});
+  }
+}
+
+void ranking_machine::want_tasks(millis now, ev::events& out) {
+  if (busy() >= cfg_.slots) {
+    free_since_ = -1;
+    return;
+  }
+  if (free_since_ < 0)
+    free_since_ = now;
+  ev::want_tasks w;
+  w.count = cfg_.slots - busy();
+  w.free_since = free_since_;
+  for (const auto& [task_id, t] : pending_)
+    w.claimed.push_back(task_id);
+  out.push_back(std::move(w));
+}
+
+void ranking_machine::tick(millis now, ev::events& out) {
+  end_windows(now, out);
+  want_tasks(now, out);
+}
+
+} // namespace dice

@@ -1,0 +1,72 @@
+#pragma once
+// The ranking subsystem: this node's part in the dequeue lottery. A free
+// slot claims the task ready_queue offers (DEQUEUE with this node's Claim)
+// and waits a claim window; it then executes only if the merged state still
+// names its claim. The merge order (ranking.hpp) picks the same winner on
+// every replica, however late a claim is, so a losing claim frees its slot
+// and a losing execution is stopped (the concurrent-execution tie-break).
+// A winner also tells a losing claimer at once, as do about claim_helpers
+// other nodes, in case it missed the better claim.
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "queue_node/queue_config.hpp"
+#include "queue_node/queue_counters.hpp"
+#include "queue_node/queue_events.hpp"
+
+namespace dice {
+
+class ranking_machine {
+public:
+  ranking_machine(std::string id, queue_config cfg);
+
+  void on(const ev::task_changed& e, millis now, ev::events& out);
+  void on(const ev::claim_heard& e, millis now, ev::events& out);
+  void on(const ev::task_offer& e, millis now, ev::events& out);
+  void on(const ev::execution_over& e, millis now, ev::events& out);
+  void on(const ev::live_nodes& e, millis now, ev::events& out);
+  /// Ends claim windows and asks for tasks while slots are free.
+  void tick(millis now, ev::events& out);
+
+  /// Claims waiting for their window to end.
+  std::size_t pending_claims() const { return pending_.size(); }
+  const queue_counters& counters() const { return counters_; }
+
+private:
+  struct claim_ticket {
+    std::uint32_t attempt = 0;
+    wire::Claim claim;
+    millis window_end = 0;
+    millis ready_ms = 0;
+    std::shared_ptr<const wire::TaskSpec> spec;
+    wire::TaskState state; // the merged state, as last heard
+  };
+  struct execution {
+    std::uint32_t attempt = 0;
+    wire::Claim claim;
+  };
+  bool names(const wire::TaskState& s, std::uint32_t attempt,
+             const wire::Claim& claim) const;
+  // True if this node is one of the few that tell a losing claimer about
+  // the better claim.
+  bool helps(const std::string& task_id, const std::string& claimer) const;
+  void end_windows(millis now, ev::events& out);
+  void want_tasks(millis now, ev::events& out);
+  std::size_t busy() const { return pending_.size() + executing_.size(); }
+
+  std::string id_;
+  queue_config cfg_;
+  wire::NodeInfo info_;
+  std::map<std::string, claim_ticket> pending_;
+  std::map<std::string, execution> executing_;
+  std::size_t live_ = 1;
+  // When a slot last became free (-1: all busy): nodes freed together by
+  // equally long tasks must not all claim at once either.
+  millis free_since_ = 0;
+  queue_counters counters_;
+};
+
+} // namespace dice

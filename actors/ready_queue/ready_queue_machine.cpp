@@ -1,0 +1,99 @@
+#include "ready_queue/ready_queue_machine.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace dice {
+
+ready_queue_machine::ready_queue_machine(std::string id, queue_config cfg)
+  : id_(std::move(id)), cfg_(std::move(cfg)), ready_(id_) {
+}
+
+void ready_queue_machine::on(const ev::task_changed& e, millis now,
+                             ev::events&) {
+  const auto& s = e.state;
+  if (e.spec && s.phase() == wire::READY) {
+    auto& t = tasks_[e.task_id];
+    if (!t.spec || t.attempt != s.attempt())
+      t = ready_task{e.spec, s.attempt(), now};
+    // A re-queued task goes ahead of first attempts of its priority.
+    ready_.insert(e.task_id, e.spec->priority(), s.attempt() > 1);
+  } else {
+    tasks_.erase(e.task_id);
+    ready_.erase(e.task_id);
+  }
+  // Nodes known to be executing do not compete for claims.
+  auto was = runner_.find(e.task_id);
+  bool other = s.phase() == wire::RUNNING && s.claim().node_id() != id_;
+  if (was != runner_.end() && (!other || was->second != s.claim().node_id())) {
+    if (--per_node_[was->second] == 0)
+      per_node_.erase(was->second);
+    runner_.erase(was);
+    was = runner_.end();
+  }
+  if (other && was == runner_.end()) {
+    runner_[e.task_id] = s.claim().node_id();
+    ++per_node_[s.claim().node_id()];
+  }
+}
+
+void ready_queue_machine::on(const ev::live_nodes& e, millis, ev::events&) {
+  live_ = std::max<std::size_t>(e.count, 1);
+}
+
+void ready_queue_machine::on(const ev::want_tasks& e, millis now,
+                             ev::events& out) {
+  std::set<std::string> skip(e.claimed.begin(), e.claimed.end());
+  for (std::size_t i = 0; i < e.count; ++i) {
+    auto next = next_claim(now, e.free_since, skip);
+    if (!next)
+      return;
+    skip.insert(*next);
+    const auto& t = tasks_.at(*next);
+    // The first attempt is ready from its enqueue on; a re-queued one from
+    // when this node learnt of the re-queue.
+    millis ready = t.since;
+    if (t.attempt <= 1 && t.spec->enqueue_time_ms() > 0)
+      ready = t.spec->enqueue_time_ms();
+    out.push_back(ev::task_offer{*next, t.attempt, t.spec, ready});
+  }
+}
+
+std::size_t ready_queue_machine::idle_nodes() const {
+  auto busy = std::min(per_node_.size(), live_ - 1);
+  return live_ - busy;
+}
+
+std::optional<std::string>
+ready_queue_machine::next_claim(millis now, millis free_since,
+                                const std::set<std::string>& skip) const {
+  // The first few tasks of the walk suffice: later ones rank worse for us.
+  constexpr std::size_t lookahead = 4;
+  auto walk = ready_.next(lookahead + skip.size());
+  walk.erase(std::remove_if(walk.begin(), walk.end(),
+                            [&](const std::string& t) { return skip.count(t) > 0; }),
+             walk.end());
+  if (walk.empty())
+    return std::nullopt;
+  auto idle = idle_nodes();
+  if (cfg_.claim_stagger_ms == 0 || idle <= 1)
+    return walk.front(); // nobody to collide with
+  // This node's rank for a task among `idle` nodes, estimated from its own
+  // rendezvous hash alone (hashes are uniform): no need to hash every peer.
+  const auto priority = tasks_.at(walk.front()).spec->priority();
+  for (std::size_t i = 0; i < walk.size() && i < lookahead; ++i) {
+    const auto& t = tasks_.at(walk[i]);
+    if (t.spec->priority() != priority)
+      break; // priority first, whatever the stagger
+    auto from = std::max(t.since, free_since);
+    auto u = static_cast<double>(rendezvous_hash(walk[i], id_) >> 11)
+             * 0x1.0p-53;
+    auto wait = static_cast<millis>(u * static_cast<double>(idle)
+                                    * static_cast<double>(cfg_.claim_stagger_ms));
+    if (now >= from + wait)
+      return walk[i];
+  }
+  return std::nullopt;
+}
+
+} // namespace dice

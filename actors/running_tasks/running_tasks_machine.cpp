@@ -1,0 +1,164 @@
+#include "running_tasks/running_tasks_machine.hpp"
+
+#include <utility>
+
+#include "communication/communication.hpp"
+#include "known_tasks/task_state.hpp"
+#include "ranking/ranking.hpp"
+
+namespace dice {
+
+running_tasks_machine::running_tasks_machine(std::string id, queue_config cfg,
+                                             std::uint64_t seed)
+  : id_(std::move(id)), cfg_(std::move(cfg)), rng_(seed) {
+}
+
+millis running_tasks_machine::deadline(millis now) {
+  // Jittered so that the nodes watching a silent executor do not all
+  // re-queue its task at once.
+  millis jitter = 0;
+  if (cfg_.requeue_jitter_ms > 0)
+    jitter = static_cast<millis>(
+      rng_() % static_cast<std::uint64_t>(cfg_.requeue_jitter_ms + 1));
+  return now + cfg_.running_timeout_ms + jitter;
+}
+
+void running_tasks_machine::on(const ev::task_changed& e, millis now,
+                               ev::events&) {
+  const auto& s = e.state;
+  if (running_.mine(e.task_id) != nullptr)
+    states_[e.task_id] = s;
+  if (s.phase() == wire::RUNNING && s.claim().node_id() != id_)
+    running_.watch(e.task_id, s.attempt(), s.claim().node_id(), deadline(now));
+  else
+    running_.unwatch(e.task_id);
+}
+
+void running_tasks_machine::on(const ev::running_heard& e, millis now,
+                               ev::events&) {
+  running_.heard(e.task_id, e.attempt, e.node, deadline(now));
+}
+
+void running_tasks_machine::on(const ev::start_execution& e, millis now,
+                               ev::events& out) {
+  if (running_.mine(e.task_id) != nullptr)
+    return;
+  running_.start(e.task_id, e.attempt, e.claim,
+                 now + cfg_.running_interval_ms);
+  auto* x = running_.mine(e.task_id);
+  x->ready_ms = e.ready_ms;
+  x->started_ms = now;
+  states_[e.task_id] = e.state;
+  ++counters_.executions_started;
+  out.push_back(ev::run_order{e.task_id, e.attempt, e.spec});
+}
+
+void running_tasks_machine::on(const ev::stop_execution& e, millis,
+                               ev::events& out) {
+  auto* x = running_.mine(e.task_id);
+  if (x == nullptr)
+    return;
+  out.push_back(ev::cancel_order{e.task_id, x->started_attempt});
+  ++counters_.executions_canceled;
+  running_.stop(e.task_id);
+  states_.erase(e.task_id);
+  out.push_back(ev::execution_over{e.task_id});
+}
+
+void running_tasks_machine::on(const ev::reclaim_execution& e, millis now,
+                               ev::events& out) {
+  auto* x = running_.mine(e.task_id);
+  if (x == nullptr)
+    return;
+  x->attempt = e.attempt;
+  ++counters_.reclaims;
+  wire::OpId none;
+  // The same claim (and so the same, older dequeue time) as before.
+  out.push_back(
+    ev::originate{make_dequeue(e.task_id, e.attempt, x->claim, none)});
+}
+
+void running_tasks_machine::on(const ev::execution_report& e, millis now,
+                               ev::events& out) {
+  auto* x = running_.mine(e.task_id);
+  if (x == nullptr || x->started_attempt != e.attempt)
+    return; // canceled meanwhile
+  auto exec = *x;
+  auto state = states_[e.task_id];
+  running_.stop(e.task_id);
+  states_.erase(e.task_id);
+  out.push_back(ev::execution_over{e.task_id});
+  if (is_terminal(state.phase()))
+    return;
+  wire::OpId none;
+  wire::TaskState s;
+  s.set_attempt(exec.attempt);
+  *s.mutable_claim() = exec.claim;
+  s.set_finished_time_ms(now);
+  s.set_ready_time_ms(exec.ready_ms);
+  s.set_started_time_ms(e.started > 0 ? e.started : exec.started_ms);
+  if (e.ok) {
+    // Reported even if our claim lost meanwhile: the work is done.
+    s.set_phase(wire::DONE);
+    s.set_result(e.result);
+    out.push_back(ev::originate{make_info(e.task_id, s, now, &none)});
+    return;
+  }
+  bool named = state.phase() == wire::RUNNING
+               && state.attempt() == exec.attempt
+               && compare_claims(state.claim(), exec.claim) == 0;
+  if (!named)
+    return; // superseded: the winner reports
+  // The attempt this execution was started for counts: a reclaim renumbers
+  // the same execution after its heartbeats went missing, which is no
+  // failed execution.
+  if (exec.started_attempt >= cfg_.max_attempts) {
+    s.set_phase(wire::FAILED);
+    s.set_reason(e.result);
+    out.push_back(ev::originate{make_info(e.task_id, s, now, &none)});
+  } else {
+    requeue(e.task_id, exec.attempt + 1, now, out);
+  }
+}
+
+void running_tasks_machine::on(const ev::recover_member& e, millis now,
+                               ev::events& out) {
+  ev::member_recovered r{e.node, {}, e.announce};
+  for (const auto& task_id : running_.run_by(e.node)) {
+    const auto* w = running_.find_watched(task_id);
+    if (w == nullptr)
+      continue;
+    requeue(task_id, w->attempt + 1, now, out);
+    r.requeued.push_back(task_id);
+  }
+  out.push_back(std::move(r));
+}
+
+void running_tasks_machine::requeue(const std::string& task_id,
+                                    std::uint32_t next_attempt, millis now,
+                                    ev::events& out) {
+  ++counters_.requeues;
+  wire::OpId none;
+  out.push_back(
+    ev::originate{make_info(task_id, ready_state(next_attempt), now, &none)});
+}
+
+void running_tasks_machine::tick(millis now, ev::events& out) {
+  for (const auto& task_id :
+       running_.heartbeats_due(now, cfg_.running_interval_ms)) {
+    const auto* x = running_.mine(task_id);
+    wire::TaskState s;
+    s.set_phase(wire::RUNNING);
+    s.set_attempt(x->attempt);
+    *s.mutable_claim() = x->claim;
+    out.push_back(ev::broadcast{make_info(task_id, s, now, nullptr)});
+    ++counters_.running_heartbeats;
+  }
+  for (const auto& task_id : running_.overdue(now)) {
+    const auto* w = running_.find_watched(task_id);
+    if (w != nullptr)
+      requeue(task_id, w->attempt + 1, now, out);
+  }
+}
+
+} // namespace dice

@@ -1,0 +1,36 @@
+#pragma once
+// The unknown_resolver subsystem: asks about tasks this replica has no spec
+// for, and answers others' questions about tasks it holds, after a random
+// back-off so that usually one node answers (seed 000, algorithm 2).
+#include <random>
+#include <string>
+
+#include "queue_node/queue_events.hpp"
+#include "unknown_resolver/unknown_resolver.hpp"
+
+namespace dice {
+
+class unknown_resolver_machine {
+public:
+  /// `stale_wait`: how soon a node that missed a task's end is told (within
+  /// its claim window).
+  unknown_resolver_machine(resolver_config cfg, millis stale_wait,
+                           std::uint64_t seed);
+
+  void on(const ev::unknown_seen& e, millis now, ev::events& out);
+  void on(const ev::spec_learned& e, millis now, ev::events& out);
+  void on(const ev::stale_seen& e, millis now, ev::events& out);
+  void on(const ev::known_question& e, millis now, ev::events& out);
+  void on(const ev::answer_seen& e, millis now, ev::events& out);
+  /// Questions and answers whose time has come.
+  void tick(millis now, ev::events& out);
+
+  const unknown_resolver& resolver() const { return resolver_; }
+
+private:
+  unknown_resolver resolver_;
+  millis stale_wait_;
+  std::mt19937_64 rng_;
+};
+
+} // namespace dice
