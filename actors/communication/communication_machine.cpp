@@ -38,6 +38,10 @@ wire::OpId* op_field(wire::Message& op) {
 
 } // namespace
 
+std::string origin_of(const std::string& id, std::uint64_t incarnation) {
+  return id + "#" + std::to_string(incarnation);
+}
+
 communication_machine::communication_machine(std::string id,
                                              std::string origin,
                                              queue_config cfg)

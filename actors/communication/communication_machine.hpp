@@ -21,6 +21,10 @@
 
 namespace dice {
 
+/// ID#INCARNATION: this node's ops are numbered per origin, since a
+/// restarted node remembers nothing.
+std::string origin_of(const std::string& id, std::uint64_t incarnation);
+
 class communication_machine {
 public:
   communication_machine(std::string id, std::string origin, queue_config cfg);

@@ -1,8 +1,12 @@
 #pragma once
-// The replicated queue actor: one node's replica (queue_node and the paper's
-// subsystems it composes), fed by the bridge, membership and the executor.
-// User operations answer once they hold: submit answers with the task id
-// only after another replica holds the task (or no other node is alive).
+// The node facade of the replicated queue: the one actor the rest of the
+// node talks to. It spawns the queue's subsystem actors (communication,
+// known_tasks, ready_queue, ranking, running_tasks, finished_tasks,
+// unknown_resolver; see queue_interfaces.hpp), wires them to one another,
+// passes them what the bridge, membership, the election and the executor
+// report, and carries out what they send out: broadcasts, executions, task
+// events, and the answers to user operations. Submit answers with the task
+// id only once another replica holds the task (or no other node is alive).
 #include <string>
 #include <vector>
 
@@ -13,24 +17,7 @@
 #include "broadcast_bridge/broadcast_bridge.hpp"
 #include "executor/executor.hpp"
 #include "membership/membership.hpp"
-#include "queue_node/queue_node.hpp"
-
-namespace dice {
-
-/// One task of the replica as the API shows it.
-struct task_row {
-  bool has_spec = false;
-  wire::TaskSpec spec;
-  wire::TaskState state;
-  std::string owner; // enqueuer, or the coordinator that adopted the task
-};
-
-} // namespace dice
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::wire::TaskSpec)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_row)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::task_row>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_counters)
+#include "queue/queue_interfaces.hpp"
 
 namespace dice {
 
@@ -38,12 +25,11 @@ namespace dice {
 using task_listener =
   caf::typed_actor<caf::reacts_to<task_event_atom, task_row>>;
 
-using replicated_queue = caf::typed_actor<
+using replicated_queue = queue_world::extend<
   caf::reacts_to<inbound_atom, wire::Message>,        // queue, sync, heartbeats
   caf::reacts_to<peer_event_atom, peer_change>,        // from membership
   caf::reacts_to<executed_atom, execution_result>,     // from the executor
   caf::reacts_to<coordinator_atom, std::string>,       // from the election
-  caf::reacts_to<tick_atom>,
   caf::reacts_to<subscribe_atom, task_listener>,       // task events
   // enqueue; the answer is the task id, once replicated
   caf::replies_to<submit_atom, wire::TaskSpec>::with<std::string>,

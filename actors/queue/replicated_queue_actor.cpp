@@ -1,141 +1,159 @@
 #include "queue/replicated_queue.hpp"
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <map>
+#include <memory>
 
 #include <caf/actor_system.hpp>
 #include <caf/send.hpp>
 #include <caf/typed_event_based_actor.hpp>
-#include <spdlog/spdlog.h>
 
 namespace dice {
 
 namespace {
 
-struct queue_actor_state {
-  std::unique_ptr<queue_node> logic;
+struct facade_state {
+  queue_handles to;
   broadcast_bridge bridge;
-  membership members;
   executor exec;
-  std::function<millis()> clock;
   std::map<std::string, std::string> addr_of; // node id -> HOST:PORT
   std::map<std::string, std::vector<caf::typed_response_promise<std::string>>>
     awaiting_ack;
-  wire::Heartbeat last_versions;
   std::string id_prefix; // NODE-INCARNATION- : unique across restarts
   std::uint64_t next_task = 1;
   std::vector<task_listener> listeners;
   static inline const char* name = "replicated_queue";
 };
 
-using queue_ptr = replicated_queue::stateful_pointer<queue_actor_state>;
+using facade_ptr = replicated_queue::stateful_pointer<facade_state>;
 
-/// Carries out everything the replica asked for since the last call.
-void flush(queue_ptr self) {
-  auto& st = self->state;
-  auto out = st.logic->take_outbox();
-  for (auto& m : out.broadcasts)
-    self->send(st.bridge, broadcast_atom_v, std::move(m));
-  for (auto& s : out.sends) {
-    auto it = st.addr_of.find(s.to);
-    if (it != st.addr_of.end())
-      self->send(st.bridge, send_atom_v, it->second, std::move(s.message));
-  }
-  for (auto& o : out.start)
-    self->send(st.exec, run_atom_v,
-               execution_request{o.task_id, o.attempt, o.spec.kind(),
-                                 o.spec.payload()});
-  for (auto& o : out.cancel)
-    self->send(st.exec, cancel_atom_v, o.task_id);
-  for (auto& id : out.acknowledged) {
-    auto it = st.awaiting_ack.find(id);
-    if (it == st.awaiting_ack.end())
-      continue;
-    for (auto& rp : it->second)
-      rp.deliver(id);
-    st.awaiting_ack.erase(it);
-  }
-  if (!st.listeners.empty()) {
-    std::sort(out.changed.begin(), out.changed.end());
-    out.changed.erase(std::unique(out.changed.begin(), out.changed.end()),
-                      out.changed.end());
-    for (auto& id : out.changed) {
-      const auto* t = st.logic->replica().find(id);
-      if (t == nullptr)
-        continue;
-      task_row r{t->has_spec, t->spec, t->state};
-      if (!t->has_spec)
-        r.spec.set_id(id);
-      for (auto& who : st.listeners)
-        self->send(who, task_event_atom_v, r);
-    }
-  }
-  // Membership carries our version vector; tell it only when it changed.
-  wire::Heartbeat hb;
-  st.logic->fill_heartbeat(&hb);
-  if (hb.SerializeAsString() != st.last_versions.SerializeAsString()) {
-    st.last_versions = hb;
-    self->send(st.members, versions_atom_v, std::move(hb));
-  }
+// Spawns the subsystem actors, tied to the facade's lifetime, and tells
+// each where the others are.
+void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
+                      membership members) {
+  auto& sys = self->system();
+  subsystem_config sc{cfg.node_id, cfg.incarnation, cfg.incarnation,
+                      cfg.queue,   cfg.tick_ms,     cfg.clock};
+  auto& to = self->state.to;
+  to.communication = spawn_communication(sys, sc, members);
+  to.known_tasks = spawn_known_tasks(sys, sc);
+  to.ready_queue = spawn_ready_queue(sys, sc);
+  to.ranking = spawn_ranking(sys, sc);
+  to.running_tasks = spawn_running_tasks(sys, sc);
+  to.finished_tasks = spawn_finished_tasks(sys, sc);
+  to.unknown_resolver = spawn_unknown_resolver(sys, sc);
+  to.world = caf::actor_cast<queue_world>(self);
+  auto wiring = std::make_shared<const queue_handles>(to);
+  auto tie = [&](const auto& h) {
+    self->link_to(h);
+    self->send(h, queue_wiring{wiring});
+  };
+  tie(to.communication);
+  tie(to.known_tasks);
+  tie(to.ready_queue);
+  tie(to.ranking);
+  tie(to.running_tasks);
+  tie(to.finished_tasks);
+  tie(to.unknown_resolver);
 }
 
-replicated_queue::behavior_type queue_fun(queue_ptr self, queue_actor_config cfg,
-                                          broadcast_bridge bridge,
-                                          membership members, executor exec) {
+// Asks the subsystems that count for their counters and answers the sum.
+caf::result<queue_counters> collect_stats(facade_ptr self) {
+  struct sum {
+    queue_counters total;
+    int missing = 4;
+  };
+  auto rp = self->make_response_promise<queue_counters>();
+  auto acc = std::make_shared<sum>();
+  auto add = [rp, acc](const queue_counters& c) mutable {
+    acc->total += c;
+    if (--acc->missing == 0)
+      rp.deliver(acc->total);
+  };
+  auto fail = [rp](caf::error& e) mutable { rp.deliver(std::move(e)); };
+  const auto& to = self->state.to;
+  auto wait = caf::infinite;
+  self->request(to.communication, wait, stats_atom_v).then(add, fail);
+  self->request(to.known_tasks, wait, stats_atom_v).then(add, fail);
+  self->request(to.ranking, wait, stats_atom_v).then(add, fail);
+  self->request(to.running_tasks, wait, stats_atom_v).then(add, fail);
+  return rp;
+}
+
+replicated_queue::behavior_type facade_fun(facade_ptr self,
+                                           queue_actor_config cfg,
+                                           broadcast_bridge bridge,
+                                           membership members, executor exec) {
   auto& st = self->state;
-  st.logic = std::make_unique<queue_node>(cfg.node_id, cfg.incarnation,
-                                          cfg.incarnation, cfg.queue);
   char inc[17];
-  std::snprintf(inc, sizeof(inc), "%llx", static_cast<unsigned long long>(cfg.incarnation));
+  std::snprintf(inc, sizeof(inc), "%llx",
+                static_cast<unsigned long long>(cfg.incarnation));
   st.id_prefix = cfg.node_id + "-" + inc + "-";
   st.bridge = bridge;
-  st.members = members;
   st.exec = exec;
-  st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
-  auto tick = std::chrono::milliseconds(cfg.tick_ms);
-  self->send(self, tick_atom_v);
+  spawn_subsystems(self, cfg, members);
   return {
-    [self](inbound_atom, const wire::Message& m) {
+    // -- from the node's other actors ------------------------------------
+    [self](inbound_atom, wire::Message& m) {
       auto& st = self->state;
-      auto now = st.clock();
       if (!m.sender_addr().empty())
         st.addr_of[m.sender_id()] = m.sender_addr();
-      if (m.has_heartbeat())
-        st.logic->on_peer_heartbeat(m.sender_id(), m.incarnation(),
-                                    m.heartbeat(), now);
-      else
-        st.logic->on_message(m, now);
-      flush(self);
+      self->send(st.to.communication, inbound_atom_v, std::move(m));
     },
     [self](peer_event_atom, const peer_change& c) {
-      auto& st = self->state;
-      st.addr_of[c.id] = c.addr;
-      // A restart loses whatever the old incarnation was running.
-      if (c.to == peer_state::dead || c.restarted) {
-        st.logic->on_peer_dead(c.id, st.clock());
-        flush(self);
-      }
+      self->state.addr_of[c.id] = c.addr;
+      self->send(self->state.to.communication, peer_event_atom_v, c);
     },
-    [self](coordinator_atom, const std::string& coordinator) {
-      auto& st = self->state;
-      st.logic->set_coordinator(coordinator, st.clock());
-      flush(self);
+    [self](coordinator_atom, const std::string& who) {
+      self->send(self->state.to.communication, coordinator_atom_v, who);
     },
     [self](executed_atom, const execution_result& r) {
-      auto& st = self->state;
-      st.logic->execution_finished(r.task_id, r.attempt, r.ok,
-                                   r.ok ? r.result : r.reason, st.clock(),
-                                   r.started_ms);
-      flush(self);
+      self->send(self->state.to.running_tasks,
+                 ev::execution_report{r.task_id, r.attempt, r.ok,
+                                      r.ok ? r.result : r.reason,
+                                      r.started_ms});
     },
-    [self, tick](tick_atom) {
-      auto& st = self->state;
-      st.logic->tick(st.clock());
-      flush(self);
-      self->delayed_send(self, tick, tick_atom_v);
+    // -- what the subsystems send out --------------------------------------
+    [self](const ev::broadcast& e) {
+      self->send(self->state.bridge, broadcast_atom_v, e.message);
     },
+    [self](const ev::send_to& e) {
+      auto& st = self->state;
+      if (auto it = st.addr_of.find(e.peer); it != st.addr_of.end())
+        self->send(st.bridge, send_atom_v, it->second, e.message);
+    },
+    [self](const ev::run_order& e) {
+      self->send(self->state.exec, run_atom_v,
+                 execution_request{e.task_id, e.attempt, e.spec->kind(),
+                                   e.spec->payload()});
+    },
+    [self](const ev::cancel_order& e) {
+      self->send(self->state.exec, cancel_atom_v, e.task_id);
+    },
+    [self](const ev::acknowledged& e) {
+      auto& st = self->state;
+      auto it = st.awaiting_ack.find(e.task_id);
+      if (it == st.awaiting_ack.end())
+        return;
+      for (auto& rp : it->second)
+        rp.deliver(e.task_id);
+      st.awaiting_ack.erase(it);
+    },
+    [](const ev::task_finished&) {
+      // task events (task_changed) already tell listeners about ends
+    },
+    [self](const ev::task_changed& e) {
+      auto& st = self->state;
+      if (st.listeners.empty())
+        return;
+      task_row r{e.spec != nullptr, e.spec ? *e.spec : wire::TaskSpec{},
+                 e.state, ""};
+      if (!e.spec)
+        r.spec.set_id(e.task_id);
+      for (auto& who : st.listeners)
+        self->send(who, task_event_atom_v, r);
+    },
+    // -- the user's operations ---------------------------------------------
     [self](subscribe_atom, task_listener& who) {
       self->state.listeners.push_back(std::move(who));
     },
@@ -144,38 +162,36 @@ replicated_queue::behavior_type queue_fun(queue_ptr self, queue_actor_config cfg
       if (spec.id().empty())
         spec.set_id(st.id_prefix + std::to_string(st.next_task++));
       auto id = spec.id();
-      if (!st.logic->submit(std::move(spec), st.clock()))
-        return caf::make_error(caf::sec::invalid_argument,
-                               "task id '" + id + "' is empty or already known");
+      // Waiting before asking: the acknowledgement may overtake the answer.
       auto rp = self->make_response_promise<std::string>();
       st.awaiting_ack[id].push_back(rp);
-      flush(self);
+      self->request(st.to.known_tasks, caf::infinite, submit_atom_v,
+                    std::move(spec))
+        .then([self, id](bool accepted) {
+          if (accepted)
+            return;
+          auto& waiting = self->state.awaiting_ack;
+          auto it = waiting.find(id);
+          if (it == waiting.end())
+            return;
+          for (auto& p : it->second)
+            p.deliver(caf::make_error(caf::sec::invalid_argument,
+                                      "task id '" + id
+                                        + "' is empty or already known"));
+          waiting.erase(it);
+        });
       return rp;
     },
     [self](remove_atom, const std::string& id) {
-      auto& st = self->state;
-      bool ok = st.logic->remove(id, st.clock()).has_value();
-      flush(self);
-      return ok;
+      return self->delegate(self->state.to.known_tasks, remove_atom_v, id);
     },
     [self](cancel_atom, const std::string& id) {
-      auto& st = self->state;
-      bool ok = st.logic->cancel(id, st.clock());
-      flush(self);
-      return ok;
+      return self->delegate(self->state.to.known_tasks, cancel_atom_v, id);
     },
     [self](tasks_atom) {
-      std::vector<task_row> rows;
-      for (auto& [id, t] : self->state.logic->replica().tasks()) {
-        task_row r{t.has_spec, t.spec, t.state,
-                   self->state.logic->owner_of(id)};
-        if (!t.has_spec)
-          r.spec.set_id(id);
-        rows.push_back(std::move(r));
-      }
-      return rows;
+      return self->delegate(self->state.to.known_tasks, tasks_atom_v);
     },
-    [self](stats_atom) { return self->state.logic->counters(); },
+    [self](stats_atom) { return collect_stats(self); },
   };
 }
 
@@ -185,7 +201,7 @@ replicated_queue spawn_replicated_queue(caf::actor_system& sys,
                                         queue_actor_config cfg,
                                         broadcast_bridge bridge,
                                         membership members, executor exec) {
-  auto q = sys.spawn(queue_fun, std::move(cfg), bridge, members, exec);
+  auto q = sys.spawn(facade_fun, std::move(cfg), bridge, members, exec);
   for (auto topic : {"queue", "sync", "membership"})
     caf::anon_send(bridge, subscribe_atom_v, std::string{topic}, wire_listener{q});
   caf::anon_send(members, subscribe_atom_v, peer_listener{q});

@@ -14,10 +14,6 @@ std::uint64_t subsystem_seed(std::uint64_t seed, station s) {
   return z ^ (z >> 31);
 }
 
-std::string origin_of(const std::string& id, std::uint64_t incarnation) {
-  return id + "#" + std::to_string(incarnation);
-}
-
 namespace {
 
 const std::string& checked(const std::string& id, const queue_config& cfg) {

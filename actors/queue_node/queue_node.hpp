@@ -60,10 +60,6 @@
 
 namespace dice {
 
-/// The seeds of one node's subsystems, derived from the node's seed.
-std::uint64_t subsystem_seed(std::uint64_t seed, station s);
-/// ID#INCARNATION: this node's ops are numbered per origin.
-std::string origin_of(const std::string& id, std::uint64_t incarnation);
 
 class queue_node {
 public:

@@ -1,0 +1,86 @@
+// The communication subsystem as an actor: every queue message between
+// this node and the bridge passes through its communication_machine
+// (communication/communication_machine.hpp). It also hands membership the
+// version vector and digest that heartbeats carry.
+#include "communication/communication_machine.hpp"
+#include "queue/subsystem_actor.hpp"
+
+namespace dice {
+
+namespace {
+
+struct communication_state : subsystem_state<communication_machine> {
+  membership members;
+  std::string last_versions; // as last handed to membership, serialized
+  static inline const char* name = "communication";
+};
+
+using self_ptr = communication_actor::stateful_pointer<communication_state>;
+
+// Membership carries our version vector; tell it only when it changed.
+void share_versions(self_ptr self) {
+  auto& st = self->state;
+  wire::Heartbeat hb;
+  st.machine->fill_heartbeat(&hb);
+  auto bytes = hb.SerializeAsString();
+  if (bytes == st.last_versions)
+    return;
+  st.last_versions = std::move(bytes);
+  self->send(st.members, versions_atom_v, std::move(hb));
+}
+
+template <class F>
+void input(self_ptr self, F&& f) {
+  ev::events out;
+  f(*self->state.machine, self->state.clock(), out);
+  dispatch(self, out);
+}
+
+} // namespace
+
+communication_actor spawn_communication(caf::actor_system& sys,
+                                        const subsystem_config& cfg,
+                                        membership members) {
+  return sys.spawn([cfg, members](self_ptr self)
+                     -> communication_actor::behavior_type {
+    start_subsystem(self, cfg,
+                    std::make_unique<communication_machine>(
+                      cfg.node_id, origin_of(cfg.node_id, cfg.incarnation),
+                      cfg.queue));
+    self->state.members = members;
+    return {
+      [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },
+      [self](inbound_atom, const wire::Message& m) {
+        input(self, [&m](communication_machine& c, millis now, ev::events& out) {
+          if (m.has_heartbeat())
+            c.on_peer_heartbeat(m.sender_id(), m.incarnation(), m.heartbeat(),
+                                now, out);
+          else
+            c.on_message(m, now, out);
+        });
+      },
+      [self](peer_event_atom, const peer_change& p) {
+        // A restart loses whatever the old incarnation was running.
+        if (p.to != peer_state::dead && !p.restarted)
+          return;
+        input(self, [&p](communication_machine& c, millis now, ev::events& out) {
+          c.on_peer_dead(p.id, now, out);
+        });
+      },
+      [self](coordinator_atom, const std::string& who) {
+        input(self, [&who](communication_machine& c, millis now, ev::events& out) {
+          c.set_coordinator(who, now, out);
+        });
+      },
+      [self](const ev::originate& e) { handle(self, e); },
+      [self](const ev::replica_digest& e) { handle(self, e); },
+      [self](tick_atom) {
+        tick(self);
+        share_versions(self);
+      },
+      [self](stats_atom) { return self->state.machine->counters(); },
+    };
+  });
+}
+
+} // namespace dice

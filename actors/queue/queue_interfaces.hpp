@@ -1,0 +1,179 @@
+#pragma once
+// The typed interfaces of the queue's subsystem actors (one per folder:
+// communication, known_tasks, ready_queue, ranking, running_tasks,
+// finished_tasks, unknown_resolver) and of the node facade that fronts
+// them (replicated_queue.hpp). Each actor drives the state machine of its
+// folder; the events between them are those of queue_node/queue_events.hpp,
+// routed by queue_node/queue_routes.hpp.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/fwd.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "membership/membership.hpp"
+#include "membership/node_view.hpp"
+#include "queue_node/queue_config.hpp"
+#include "queue_node/queue_counters.hpp"
+#include "queue_node/queue_events.hpp"
+#include "type_ids.hpp"
+
+namespace dice {
+
+/// One task of the replica as the API shows it.
+struct task_row {
+  bool has_spec = false;
+  wire::TaskSpec spec;
+  wire::TaskState state;
+  std::string owner; // enqueuer, or the coordinator that adopted it
+};
+
+struct queue_handles;
+/// Sent once to every subsystem actor before anything else.
+using queue_wiring = std::shared_ptr<const queue_handles>;
+
+} // namespace dice
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::wire::TaskSpec)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_row)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::task_row>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_counters)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_wiring)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::task_changed)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::claim_heard)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::running_heard)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::unknown_seen)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::spec_learned)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::stale_seen)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::known_question)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::replica_digest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::merge_message)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::merge_task)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::snapshot_wanted)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::question_heard)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::answer_seen)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::live_nodes)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::recover_member)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::tasks_adopted)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::originate)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::answer_due)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::want_tasks)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::task_offer)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::start_execution)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::stop_execution)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::reclaim_execution)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::execution_over)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::execution_report)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::member_recovered)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::broadcast)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::send_to)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::run_order)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::cancel_order)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::acknowledged)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::task_finished)
+
+namespace dice {
+
+using caf::reacts_to;
+using caf::replies_to;
+
+using communication_actor = caf::typed_actor<
+  reacts_to<queue_wiring>,
+  reacts_to<inbound_atom, wire::Message>,  // queue, sync, heartbeats
+  reacts_to<peer_event_atom, peer_change>, // deaths and restarts
+  reacts_to<coordinator_atom, std::string>, // the election's outcome
+  reacts_to<ev::originate>, reacts_to<ev::replica_digest>,
+  reacts_to<tick_atom>,
+  replies_to<stats_atom>::with<queue_counters>>;
+
+using known_tasks_actor = caf::typed_actor<
+  reacts_to<queue_wiring>,
+  reacts_to<ev::merge_message>, reacts_to<ev::merge_task>,
+  reacts_to<ev::snapshot_wanted>, reacts_to<ev::question_heard>,
+  reacts_to<ev::answer_due>, reacts_to<ev::member_recovered>,
+  reacts_to<ev::tasks_adopted>,
+  // the paper's enqueue, removeByID and cancel: false if refused
+  replies_to<submit_atom, wire::TaskSpec>::with<bool>,
+  replies_to<remove_atom, std::string>::with<bool>,
+  replies_to<cancel_atom, std::string>::with<bool>,
+  replies_to<tasks_atom>::with<std::vector<task_row>>,
+  replies_to<stats_atom>::with<queue_counters>>;
+
+using ready_queue_actor = caf::typed_actor<
+  reacts_to<queue_wiring>,
+  reacts_to<ev::task_changed>, reacts_to<ev::live_nodes>,
+  reacts_to<ev::want_tasks>>;
+
+using ranking_actor = caf::typed_actor<
+  reacts_to<queue_wiring>,
+  reacts_to<ev::task_changed>, reacts_to<ev::claim_heard>,
+  reacts_to<ev::task_offer>, reacts_to<ev::execution_over>,
+  reacts_to<ev::live_nodes>, reacts_to<tick_atom>,
+  replies_to<stats_atom>::with<queue_counters>>;
+
+using running_tasks_actor = caf::typed_actor<
+  reacts_to<queue_wiring>,
+  reacts_to<ev::task_changed>, reacts_to<ev::running_heard>,
+  reacts_to<ev::start_execution>, reacts_to<ev::stop_execution>,
+  reacts_to<ev::reclaim_execution>, reacts_to<ev::execution_report>,
+  reacts_to<ev::recover_member>, reacts_to<tick_atom>,
+  replies_to<stats_atom>::with<queue_counters>>;
+
+using finished_tasks_actor = caf::typed_actor<
+  reacts_to<queue_wiring>, reacts_to<ev::task_changed>>;
+
+using unknown_resolver_actor = caf::typed_actor<
+  reacts_to<queue_wiring>,
+  reacts_to<ev::unknown_seen>, reacts_to<ev::spec_learned>,
+  reacts_to<ev::stale_seen>, reacts_to<ev::known_question>,
+  reacts_to<ev::answer_seen>, reacts_to<tick_atom>>;
+
+/// What the subsystems send out of the queue: to the bridge, the executor
+/// and the user (the node facade takes these).
+using queue_world = caf::typed_actor<
+  reacts_to<ev::task_changed>, reacts_to<ev::broadcast>,
+  reacts_to<ev::send_to>, reacts_to<ev::run_order>,
+  reacts_to<ev::cancel_order>, reacts_to<ev::acknowledged>,
+  reacts_to<ev::task_finished>>;
+
+struct queue_handles {
+  communication_actor communication;
+  known_tasks_actor known_tasks;
+  ready_queue_actor ready_queue;
+  ranking_actor ranking;
+  running_tasks_actor running_tasks;
+  finished_tasks_actor finished_tasks;
+  unknown_resolver_actor unknown_resolver;
+  queue_world world;
+};
+
+/// What every subsystem actor of one node starts from.
+struct subsystem_config {
+  std::string node_id;
+  std::uint64_t incarnation = 0;
+  std::uint64_t seed = 0;
+  queue_config queue;
+  millis tick_ms = 10;
+  std::function<millis()> clock; // the wall clock if unset
+};
+
+communication_actor spawn_communication(caf::actor_system& sys,
+                                        const subsystem_config& cfg,
+                                        membership members);
+known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
+                                    const subsystem_config& cfg);
+ready_queue_actor spawn_ready_queue(caf::actor_system& sys,
+                                    const subsystem_config& cfg);
+ranking_actor spawn_ranking(caf::actor_system& sys,
+                            const subsystem_config& cfg);
+running_tasks_actor spawn_running_tasks(caf::actor_system& sys,
+                                        const subsystem_config& cfg);
+finished_tasks_actor spawn_finished_tasks(caf::actor_system& sys,
+                                          const subsystem_config& cfg);
+unknown_resolver_actor spawn_unknown_resolver(caf::actor_system& sys,
+                                              const subsystem_config& cfg);
+
+} // namespace dice

@@ -1,0 +1,107 @@
+#pragma once
+// What every queue subsystem actor does alike: it owns its state machine,
+// handles one event at a time with the clock's time, and sends whatever the
+// machine emitted to the actors the routing table names. Ticking subsystems
+// (timers: claim windows, heartbeats, back-offs, compaction) tick
+// themselves every tick_ms once wired.
+#include <chrono>
+#include <memory>
+#include <utility>
+
+#include <caf/typed_event_based_actor.hpp>
+
+#include "common/time.hpp"
+#include "queue/queue_interfaces.hpp"
+#include "queue_node/queue_routes.hpp"
+
+namespace dice {
+
+template <class Machine>
+struct subsystem_state {
+  std::unique_ptr<Machine> machine;
+  queue_wiring wiring;
+  std::function<millis()> clock;
+  millis tick_ms = 10;
+  static inline const char* name = "queue_subsystem";
+};
+
+/// Sends each emitted event to the actor of its station.
+template <class Self>
+struct actor_sink {
+  Self* self;
+  const queue_handles& to;
+
+  template <station S, class E>
+  void deliver(const E& e) {
+    if constexpr (S == station::communication)
+      self->send(to.communication, e);
+    else if constexpr (S == station::known_tasks)
+      self->send(to.known_tasks, e);
+    else if constexpr (S == station::ready_queue)
+      self->send(to.ready_queue, e);
+    else if constexpr (S == station::ranking)
+      self->send(to.ranking, e);
+    else if constexpr (S == station::running_tasks)
+      self->send(to.running_tasks, e);
+    else if constexpr (S == station::finished_tasks)
+      self->send(to.finished_tasks, e);
+    else if constexpr (S == station::unknown_resolver)
+      self->send(to.unknown_resolver, e);
+    else
+      self->send(to.world, e);
+  }
+};
+
+template <class Self, class Machine>
+void start_subsystem(Self* self, const subsystem_config& cfg,
+                     std::unique_ptr<Machine> machine) {
+  auto& st = self->state;
+  st.machine = std::move(machine);
+  st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
+  st.tick_ms = cfg.tick_ms;
+}
+
+template <class Self>
+void dispatch(Self* self, ev::events& out) {
+  // The wiring is every actor's first message, so it is there when events
+  // flow; an event emitted before would have nowhere to go.
+  if (!self->state.wiring)
+    return;
+  actor_sink<Self> sink{self, *self->state.wiring};
+  for (const auto& e : out)
+    route(e, sink);
+}
+
+/// Hands one event to the machine and sends on what it emitted.
+template <class Self, class E>
+void handle(Self* self, const E& e) {
+  ev::events out;
+  self->state.machine->on(e, self->state.clock(), out);
+  dispatch(self, out);
+}
+
+template <class Self>
+void tick(Self* self) {
+  ev::events out;
+  self->state.machine->tick(self->state.clock(), out);
+  dispatch(self, out);
+  self->delayed_send(self, std::chrono::milliseconds(self->state.tick_ms),
+                     tick_atom_v);
+}
+
+/// Takes the wiring.
+template <class Self>
+void wire_up(Self* self, queue_wiring w) {
+  self->state.wiring = std::move(w);
+}
+
+/// Takes the wiring and starts the machine's timer.
+template <class Self>
+void wire_up_and_tick(Self* self, queue_wiring w) {
+  bool first = !self->state.wiring;
+  wire_up(self, std::move(w));
+  if (first)
+    self->send(self, tick_atom_v);
+}
+
+} // namespace dice

@@ -1,0 +1,23 @@
+// The ready_queue subsystem as an actor: drives its ready_queue_machine (see
+// ready_queue/ready_queue_machine.hpp) with the events routed to it.
+#include "ready_queue/ready_queue_machine.hpp"
+#include "queue/subsystem_actor.hpp"
+
+namespace dice {
+
+ready_queue_actor spawn_ready_queue(caf::actor_system& sys,
+    const subsystem_config& cfg) {
+  using self_ptr =
+    ready_queue_actor::stateful_pointer<subsystem_state<ready_queue_machine>>;
+  return sys.spawn([cfg](self_ptr self) -> ready_queue_actor::behavior_type {
+    start_subsystem(self, cfg, std::make_unique<ready_queue_machine>(cfg.node_id, cfg.queue));
+    return {
+      [self](queue_wiring& w) { wire_up(self, std::move(w)); },
+      [self](const ev::task_changed& e) { handle(self, e); },
+      [self](const ev::live_nodes& e) { handle(self, e); },
+      [self](const ev::want_tasks& e) { handle(self, e); },
+    };
+  });
+}
+
+} // namespace dice
