@@ -9,17 +9,19 @@
 #include <nlohmann/json.hpp>
 
 #include "sim_cli.hpp"
+#include "sim_cluster/actor_cluster.hpp"
 #include "sim_cluster/sim_cluster.hpp"
 
 namespace {
 
 nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
-                       double wall_ms) {
+                       bool actors, double wall_ms) {
   auto per_task = [&](double n) {
     return r.tasks == 0 ? 0.0 : n / static_cast<double>(r.tasks);
   };
   nlohmann::json j;
   j["seed"] = r.seed;
+  j["actors"] = actors;
   j["nodes"] = o.nodes;
   j["loss"] = o.faults.loss;
   j["duplicate"] = o.faults.duplicate;
@@ -77,7 +79,7 @@ int main(int argc, char** argv) {
   auto start = std::chrono::steady_clock::now();
   dice::sim_report r;
   try {
-    r = dice::run_simulation(o);
+    r = cli.actors ? dice::run_actor_simulation(o) : dice::run_simulation(o);
   } catch (const std::exception& e) {
     std::cerr << "dice-sim: " << e.what() << "\n";
     return 2;
@@ -86,7 +88,7 @@ int main(int argc, char** argv) {
     std::chrono::steady_clock::now() - start;
   bool sound = r.converged && r.violations.empty();
   if (cli.json) {
-    std::cout << to_json(o, r, wall.count()).dump() << std::endl;
+    std::cout << to_json(o, r, cli.actors, wall.count()).dump() << std::endl;
   } else {
     auto shown = r;
     if (shown.violations.size() > 20) {

@@ -57,6 +57,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("claim-window-ms", po::value(&o.queue.claim_window_ms)->default_value(defaults.queue.claim_window_ms), "how long a claim waits for competing claims")
     ("claim-stagger-ms", po::value(&o.queue.claim_stagger_ms)->default_value(defaults.queue.claim_stagger_ms), "per-rank delay of idle nodes' claims on one task (0: all claim at once)")
     ("seed", po::value(&o.seed)->default_value(defaults.seed), "seed of the whole run: the same seed replays it")
+    ("actors", po::bool_switch(&out.actors), "run each node as its real actor set (bridge, membership, the queue facade and its seven subsystem actors) under CAF's test scheduler; slower, and without --remove, --fail and the per-kind traffic")
     ("json", po::bool_switch(&out.json), "print the report as one JSON object on the last line")
     ("dump", po::bool_switch(&out.dump), "if the run did not converge, print every replica task by task");
   // clang-format on
@@ -93,6 +94,8 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   probability("loss", o.faults.loss);
   probability("duplicate", o.faults.duplicate);
   probability("fail", o.fail_probability);
+  if (out.actors && (removes > 0 || o.fail_probability > 0))
+    throw std::runtime_error("--actors runs no --remove or --fail scenario");
   if (o.faults.loss >= 1.0)
     throw std::runtime_error("--loss must be below 1 (nothing would arrive)");
 

@@ -10,6 +10,7 @@ struct sim_cli {
   sim_options sim;
   bool json = false;
   bool dump = false; // print every replica when the run did not converge
+  bool actors = false; // real CAF actor sets per node (run_actor_simulation)
   bool help = false; // print `usage` and exit 0
   std::string usage;
 };

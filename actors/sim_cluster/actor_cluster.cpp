@@ -1,0 +1,471 @@
+#include "sim_cluster/actor_cluster.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <set>
+#include <stdexcept>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+#include <caf/send.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+#include "broadcast_bridge/broadcast_bridge.hpp"
+#include "broadcast_bridge/sim_transport.hpp"
+#include "common/caf_setup.hpp"
+#include "communication/communication.hpp"
+#include "membership/membership.hpp"
+#include "queue/replicated_queue.hpp"
+
+namespace dice {
+
+namespace {
+
+caf::actor_system_config& deterministic(caf::actor_system_config& cfg) {
+  register_message_types(cfg);
+  cfg.set("scheduler.policy", caf::atom("testing"));
+  cfg.set("logger.file-verbosity", caf::atom("quiet"));
+  cfg.set("logger.console-verbosity", caf::atom("quiet"));
+  return cfg;
+}
+
+struct traffic {
+  std::uint64_t datagrams = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t queue_messages = 0; // a broadcast counts once
+  std::uint64_t queue_bytes = 0;    // queue and RUNNING, every copy
+};
+
+/// Counts what a node sends, by reading the envelopes it hands on.
+class counting_transport : public transport {
+public:
+  counting_transport(std::shared_ptr<transport> inner, traffic* t)
+    : inner_(std::move(inner)), t_(t) {
+  }
+  void start(receive_handler h) override { inner_->start(std::move(h)); }
+  void stop() override { inner_->stop(); }
+  bool send_to(const std::string& addr, const std::string& bytes) override {
+    count(bytes, 1);
+    return inner_->send_to(addr, bytes);
+  }
+  std::size_t broadcast(const std::vector<std::string>& targets,
+                        const std::string& bytes) override {
+    count(bytes, targets.size());
+    return inner_->broadcast(targets, bytes);
+  }
+
+private:
+  void count(const std::string& bytes, std::size_t copies) {
+    t_->datagrams += copies;
+    t_->bytes += copies * bytes.size();
+    wire::Envelope env;
+    wire::Message m;
+    if (!env.ParseFromString(bytes) || !m.ParseFromString(env.message()))
+      return;
+    // As run_simulation counts them: queue messages apart from RUNNING
+    // heartbeats; bytes of both.
+    auto kind = classify(m);
+    if (kind == queue_message::none)
+      return;
+    t_->queue_bytes += copies * bytes.size();
+    if (kind != queue_message::running)
+      ++t_->queue_messages;
+  }
+  std::shared_ptr<transport> inner_;
+  traffic* t_;
+};
+
+struct sleeper_state {
+  std::vector<execution_listener> listeners;
+  std::set<std::string> canceled;
+  static inline const char* name = "sleeper";
+};
+
+/// An executor in virtual time: a task ends `payload` ms after it starts,
+/// unless canceled first.
+executor spawn_sleeper(caf::actor_system& sys, std::string node,
+                       std::map<std::string, int>* counts) {
+  using ptr = executor::stateful_pointer<sleeper_state>;
+  return sys.spawn([node, counts](ptr self) -> executor::behavior_type {
+    auto key = [](const std::string& task, std::uint32_t attempt) {
+      return task + "/" + std::to_string(attempt);
+    };
+    return {
+      [=](run_atom, const execution_request& r) {
+        ++(*counts)[r.task_id];
+        self->state.canceled.erase(key(r.task_id, r.attempt));
+        execution_result done{r.task_id, r.attempt, true, false,
+                              "slept " + r.payload + " ms", "", 0, 0};
+        self->delayed_send(self,
+                           std::chrono::milliseconds(std::stoll(r.payload)),
+                           executed_atom_v, done);
+      },
+      [=](cancel_atom, const std::string& task_id) {
+        // The cancel names the task only: every attempt of it stops.
+        for (std::uint32_t a = 0; a <= 64; ++a)
+          self->state.canceled.insert(key(task_id, a));
+      },
+      [=](subscribe_atom, execution_listener& who) {
+        self->state.listeners.push_back(std::move(who));
+      },
+      [=](executed_atom, const execution_result& r) {
+        if (self->state.canceled.count(key(r.task_id, r.attempt)) > 0)
+          return;
+        for (auto& who : self->state.listeners)
+          self->send(who, executed_atom_v, r);
+      },
+      [](stats_atom) { return executor_stats{}; },
+    };
+  });
+}
+
+struct node_actors {
+  std::string addr;
+  std::uint64_t incarnation = 1;
+  broadcast_bridge bridge;
+  membership members;
+  executor exec;
+  replicated_queue queue;
+  bool up = true;
+};
+
+} // namespace
+
+struct actor_cluster::impl {
+  // Declaration order: the hub outlives the actor system, whose actors'
+  // transports point into it.
+  sim_hub hub;
+  caf::actor_system_config cfg;
+  caf::actor_system sys;
+  caf::scheduler::test_coordinator& sched;
+  queue_config queue;
+  std::map<std::string, node_actors> nodes;
+  std::map<std::string, int> executions;
+  std::set<std::string> acknowledged;
+  traffic sent;
+
+  impl(std::uint64_t seed, link_faults faults, queue_config q)
+    : hub(seed),
+      sys(deterministic(cfg)),
+      sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
+      queue(std::move(q)) {
+    hub.network().set_default_faults(faults);
+    hub.now = 1'000'000;
+  }
+
+  static std::string addr_of(const std::string& id) {
+    return "10.1." + std::to_string(std::stoi(id.substr(1)) / 250) + "."
+           + std::to_string(std::stoi(id.substr(1)) % 250) + ":7400";
+  }
+
+  static void stop(node_actors& n) {
+    for (caf::actor a : {caf::actor_cast<caf::actor>(n.queue),
+                         caf::actor_cast<caf::actor>(n.exec),
+                         caf::actor_cast<caf::actor>(n.members),
+                         caf::actor_cast<caf::actor>(n.bridge)})
+      if (a)
+        caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  }
+};
+
+actor_cluster::actor_cluster(std::uint64_t seed, link_faults faults,
+                             queue_config queue)
+  : impl_(std::make_unique<impl>(seed, faults, std::move(queue))) {
+}
+
+actor_cluster::~actor_cluster() {
+  for (auto& [id, n] : impl_->nodes)
+    impl::stop(n);
+  impl_->sched.run();
+}
+
+void actor_cluster::start(const std::string& id, std::uint64_t incarnation) {
+  auto& m = *impl_;
+  auto addr = impl::addr_of(id);
+  auto clock = [hub = &m.hub] { return hub->now; };
+  bridge_config bc;
+  bc.self = bridge_identity{"dice", id, addr, incarnation};
+  bc.cluster_key = "sim-key";
+  bc.net = std::make_shared<counting_transport>(m.hub.make_transport(addr),
+                                                &m.sent);
+  bc.clock = clock;
+  auto bridge = spawn_broadcast_bridge(m.sys, std::move(bc));
+  membership_actor_config mc;
+  mc.self_id = id;
+  mc.self_addr = addr;
+  mc.incarnation = incarnation;
+  if (id != "n1")
+    mc.seeds.push_back(impl::addr_of("n1"));
+  mc.clock = clock;
+  auto members = spawn_membership(m.sys, bridge, std::move(mc));
+  auto exec = spawn_sleeper(m.sys, id, &m.executions);
+  queue_actor_config qc;
+  qc.node_id = id;
+  qc.incarnation = incarnation;
+  qc.queue = m.queue;
+  qc.clock = clock;
+  auto queue = spawn_replicated_queue(m.sys, qc, bridge, members, exec);
+  m.nodes[id] = node_actors{addr, incarnation, bridge, members, exec, queue, true};
+  m.sched.run();
+}
+
+void actor_cluster::crash(const std::string& id) {
+  auto& n = impl_->nodes.at(id);
+  impl_->hub.network().crash(n.addr);
+  impl::stop(n);
+  n.up = false;
+  impl_->sched.run();
+}
+
+void actor_cluster::restart(const std::string& id) {
+  auto& n = impl_->nodes.at(id);
+  impl_->hub.network().restart(n.addr);
+  start(id, n.incarnation + 1);
+}
+
+void actor_cluster::step(millis ms) {
+  auto& m = *impl_;
+  m.hub.now += ms;
+  m.sched.clock().advance_time(std::chrono::milliseconds(ms));
+  m.hub.deliver_due(m.hub.now);
+  m.sched.run();
+}
+
+millis actor_cluster::now() const {
+  return impl_->hub.now;
+}
+
+std::optional<std::string> actor_cluster::submit(const std::string& id,
+                                                 millis task_ms,
+                                                 millis limit_ms) {
+  auto& m = *impl_;
+  auto result = std::make_shared<std::optional<std::string>>();
+  wire::TaskSpec spec;
+  spec.set_kind("sleep");
+  spec.set_payload(std::to_string(task_ms));
+  auto q = m.nodes.at(id).queue;
+  auto* acked = &m.acknowledged;
+  m.sys.spawn([result, q, spec, acked](caf::event_based_actor* self) {
+    self->request(q, caf::infinite, submit_atom_v, spec)
+      .then([result, acked](std::string& task_id) {
+        acked->insert(task_id);
+        *result = task_id;
+      });
+  });
+  m.sched.run();
+  for (millis waited = 0; waited < limit_ms && !*result; waited += 10)
+    step(10);
+  return *result;
+}
+
+const std::set<std::string>& actor_cluster::acknowledged() const {
+  return impl_->acknowledged;
+}
+
+std::vector<task_row> actor_cluster::tasks_of(const std::string& id) {
+  auto& m = *impl_;
+  auto rows = std::make_shared<std::optional<std::vector<task_row>>>();
+  auto q = m.nodes.at(id).queue;
+  m.sys.spawn([rows, q](caf::event_based_actor* self) {
+    self->request(q, caf::infinite, tasks_atom_v)
+      .then([rows](std::vector<task_row>& r) { *rows = std::move(r); });
+  });
+  m.sched.run();
+  if (!*rows)
+    throw std::runtime_error("node " + id + " did not list its tasks");
+  return std::move(**rows);
+}
+
+std::vector<std::string> actor_cluster::live_nodes() const {
+  std::vector<std::string> ids;
+  for (const auto& [id, n] : impl_->nodes)
+    if (n.up)
+      ids.push_back(id);
+  return ids;
+}
+
+bool actor_cluster::is_up(const std::string& id) const {
+  return impl_->nodes.at(id).up;
+}
+
+void actor_cluster::set_faults(link_faults faults) {
+  impl_->hub.network().set_default_faults(faults);
+}
+
+void actor_cluster::partition(
+  const std::vector<std::vector<std::string>>& groups) {
+  std::vector<std::vector<std::string>> addrs;
+  for (const auto& g : groups) {
+    addrs.emplace_back();
+    for (const auto& id : g)
+      addrs.back().push_back(impl_->nodes.at(id).addr);
+  }
+  impl_->hub.network().partition(addrs);
+}
+
+void actor_cluster::heal() {
+  impl_->hub.network().heal();
+}
+
+const std::map<std::string, int>& actor_cluster::executions() const {
+  return impl_->executions;
+}
+
+std::uint64_t actor_cluster::datagrams_sent() const {
+  return impl_->sent.datagrams;
+}
+
+std::uint64_t actor_cluster::queue_messages_sent() const {
+  return impl_->sent.queue_messages;
+}
+
+std::uint64_t actor_cluster::queue_bytes_sent() const {
+  return impl_->sent.queue_bytes;
+}
+
+// -- the dice-sim scenario ---------------------------------------------------------
+
+namespace {
+
+// Every accepted task DONE and every live replica identical; the problems
+// found otherwise.
+std::vector<std::string> check(actor_cluster& c,
+                               const std::set<std::string>& accepted,
+                               std::size_t* done) {
+  std::vector<std::string> problems;
+  std::optional<std::vector<task_row>> reference;
+  std::string reference_id;
+  *done = accepted.size();
+  for (const auto& id : c.live_nodes()) {
+    auto rows = c.tasks_of(id);
+    std::set<std::string> held;
+    for (const auto& r : rows) {
+      held.insert(r.spec.id());
+      if (accepted.count(r.spec.id()) > 0 && r.state.phase() != wire::DONE)
+        problems.push_back(id + ": " + r.spec.id() + " is not DONE");
+    }
+    for (const auto& t : accepted)
+      if (held.count(t) == 0)
+        problems.push_back(id + ": accepted task " + t + " is missing");
+    if (!reference) {
+      reference = std::move(rows);
+      reference_id = id;
+      continue;
+    }
+    bool same = rows.size() == reference->size();
+    for (std::size_t i = 0; same && i < rows.size(); ++i)
+      same = rows[i].spec.id() == (*reference)[i].spec.id()
+             && rows[i].state.SerializeAsString()
+                  == (*reference)[i].state.SerializeAsString();
+    if (!same)
+      problems.push_back(id + " and " + reference_id + " hold different replicas");
+  }
+  if (!problems.empty())
+    *done = 0;
+  return problems;
+}
+
+} // namespace
+
+sim_report run_actor_simulation(const sim_options& o) {
+  if (o.nodes < 1 || o.nodes > 60000)
+    throw std::invalid_argument("--nodes must be between 1 and 60000");
+  spdlog::set_level(spdlog::level::warn);
+  sim_report r;
+  r.seed = o.seed;
+  r.tasks = o.tasks;
+  actor_cluster c(o.seed, o.faults, o.queue);
+  std::mt19937_64 rng(o.seed);
+  std::vector<std::string> ids;
+  for (std::size_t i = 1; i <= o.nodes; ++i) {
+    ids.push_back("n" + std::to_string(i));
+    c.start(ids.back(), 1);
+  }
+  const millis step = 10;
+  const millis start = c.now();
+  auto elapsed = [&] { return c.now() - start; };
+  while (elapsed() < o.submit_at_ms)
+    c.step(step);
+  // Submissions spread over the nodes; crashes of other nodes meanwhile.
+  std::set<std::string> accepted;
+  std::vector<std::pair<millis, std::string>> restarts;
+  millis first_submit = elapsed();
+  std::size_t crashes_left = std::min(o.crashes, o.nodes > 1 ? o.nodes - 1 : 0);
+  if (o.partition && o.nodes > 1) {
+    std::vector<std::string> a(ids.begin(), ids.begin() + ids.size() / 2);
+    std::vector<std::string> b(ids.begin() + ids.size() / 2, ids.end());
+    c.partition({a, b});
+  }
+  const millis gap =
+    o.tasks == 0 ? 0 : o.submit_spread_ms / static_cast<millis>(o.tasks);
+  millis next_step = elapsed() + step;
+  for (std::size_t t = 0; t < o.tasks; ++t) {
+    auto at = ids[t % ids.size()];
+    if (!c.is_up(at))
+      at = c.live_nodes().front();
+    c.submit(at, o.task_ms, 0);
+    // Time moves on while submissions spread (in whole steps).
+    while (first_submit + static_cast<millis>(t) * gap >= next_step) {
+      c.step(step);
+      next_step += step;
+    }
+    if (crashes_left > 0 && rng() % (o.tasks / (o.crashes + 1) + 1) == 0) {
+      auto victim = ids[1 + rng() % (ids.size() - 1)];
+      if (c.is_up(victim)) {
+        c.crash(victim);
+        restarts.emplace_back(elapsed() + o.down_ms, victim);
+        --crashes_left;
+        ++r.crashes;
+      }
+    }
+  }
+  bool healed = !o.partition;
+  for (millis limit = o.max_time_ms; elapsed() < limit;) {
+    c.step(step);
+    for (auto& [when, who] : restarts)
+      if (!who.empty() && elapsed() >= when) {
+        c.restart(who);
+        who.clear();
+      }
+    if (!healed && elapsed() >= o.submit_at_ms + o.partition_ms) {
+      c.heal();
+      healed = true;
+    }
+    if (elapsed() >= o.faults_until_ms)
+      c.set_faults({0, 0, o.faults.min_delay, o.faults.max_delay});
+    if (elapsed() % 100 != 0 || !healed)
+      continue;
+    bool restarted = std::all_of(restarts.begin(), restarts.end(),
+                                 [](const auto& p) { return p.second.empty(); });
+    accepted = c.acknowledged();
+    std::size_t done = 0;
+    if (restarted && check(c, accepted, &done).empty()) {
+      r.converged = true;
+      r.done = done;
+      break;
+    }
+  }
+  r.makespan_ms = elapsed() - first_submit;
+  accepted = c.acknowledged();
+  r.accepted = accepted.size();
+  if (!r.converged)
+    r.violations = check(c, accepted, &r.done);
+  for (const auto& [task, n] : c.executions()) {
+    r.executions += static_cast<std::size_t>(n);
+    r.duplicates += static_cast<std::size_t>(n - 1);
+  }
+  auto per_task = [&](double x) {
+    return o.tasks == 0 ? 0.0 : x / static_cast<double>(o.tasks);
+  };
+  r.queue_messages = c.queue_messages_sent();
+  r.queue_bytes = c.queue_bytes_sent();
+  r.messages_per_task = per_task(static_cast<double>(r.queue_messages));
+  r.bytes_per_task = per_task(static_cast<double>(r.queue_bytes));
+  return r;
+}
+
+} // namespace dice

@@ -1,0 +1,79 @@
+#pragma once
+// Whole clusters of real node actor sets in one process: per node a
+// broadcast bridge on the simulated network, membership, the replicated
+// queue facade with its seven subsystem actors, and an executor that runs a
+// task for its payload's milliseconds of virtual time. CAF's test
+// coordinator runs every actor on the calling thread and fires timers only
+// as virtual time advances, so a seed replays the same run.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/time.hpp"
+#include "queue/queue_interfaces.hpp"
+#include "sim_cluster/sim_cluster.hpp"
+
+namespace dice {
+
+class actor_cluster {
+public:
+  /// Nodes with `queue` settings; faults apply to every link.
+  actor_cluster(std::uint64_t seed, link_faults faults, queue_config queue);
+  ~actor_cluster();
+  actor_cluster(const actor_cluster&) = delete;
+  actor_cluster& operator=(const actor_cluster&) = delete;
+
+  /// Starts node `id` ("n1", "n2", ...); every node but n1 joins through n1.
+  void start(const std::string& id, std::uint64_t incarnation);
+  /// The process dies: its actors stop, its datagrams stop.
+  void crash(const std::string& id);
+  /// A new process for a crashed node, one incarnation up.
+  void restart(const std::string& id);
+  /// Advances virtual time by `ms`, delivering datagrams and running every
+  /// actor until all mailboxes are empty.
+  void step(millis ms);
+  millis now() const;
+
+  /// Submits a sleep task of `task_ms` to node `id`; the task id once
+  /// acknowledged, nullopt if not within `limit_ms` (0: do not wait; see
+  /// acknowledged()).
+  std::optional<std::string> submit(const std::string& id, millis task_ms,
+                                    millis limit_ms = 2000);
+  /// Every submitted task acknowledged so far.
+  const std::set<std::string>& acknowledged() const;
+  /// Node `id`'s replica, as its facade lists it.
+  std::vector<task_row> tasks_of(const std::string& id);
+  std::vector<std::string> live_nodes() const;
+  bool is_up(const std::string& id) const;
+  void set_faults(link_faults faults);
+  void partition(const std::vector<std::vector<std::string>>& groups);
+  void heal();
+
+  /// Executions started per task id, cluster-wide.
+  const std::map<std::string, int>& executions() const;
+  /// Datagrams handed to the network (every kind, heartbeats included).
+  std::uint64_t datagrams_sent() const;
+  /// Queue messages sent (a broadcast counts once), RUNNING heartbeats and
+  /// membership apart, as run_simulation counts them.
+  std::uint64_t queue_messages_sent() const;
+  /// Bytes of queue messages and RUNNING heartbeats, every copy.
+  std::uint64_t queue_bytes_sent() const;
+
+  struct impl;
+
+private:
+  std::unique_ptr<impl> impl_;
+};
+
+/// The dice-sim scenario (submissions, crashes with restarts, a healing
+/// partition, loss and duplication) on real actor sets. The report fills
+/// tasks, accepted, done, executions, duplicates, converged, makespan_ms,
+/// messages_per_task, bytes_per_task, crashes and the violations; the
+/// per-kind traffic and queue counters are only known to run_simulation.
+sim_report run_actor_simulation(const sim_options& opts);
+
+} // namespace dice
