@@ -12,4 +12,12 @@ void register_message_types(caf::actor_system_config& cfg) {
   (void) cfg;
 }
 
+caf::actor_system_config& deterministic(caf::actor_system_config& cfg) {
+  register_message_types(cfg);
+  cfg.set("scheduler.policy", caf::atom("testing"));
+  cfg.set("logger.file-verbosity", caf::atom("quiet"));
+  cfg.set("logger.console-verbosity", caf::atom("quiet"));
+  return cfg;
+}
+
 } // namespace dice

@@ -25,14 +25,6 @@ namespace dice {
 
 namespace {
 
-caf::actor_system_config& deterministic(caf::actor_system_config& cfg) {
-  register_message_types(cfg);
-  cfg.set("scheduler.policy", caf::atom("testing"));
-  cfg.set("logger.file-verbosity", caf::atom("quiet"));
-  cfg.set("logger.console-verbosity", caf::atom("quiet"));
-  return cfg;
-}
-
 struct traffic {
   std::uint64_t datagrams = 0;
   std::uint64_t bytes = 0;

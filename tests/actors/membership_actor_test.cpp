@@ -33,14 +33,6 @@ namespace {
 /// every tick fires at its exact virtual time.
 constexpr millis step_ms = 50;
 
-caf::actor_system_config& deterministic(caf::actor_system_config& cfg) {
-  register_message_types(cfg);
-  cfg.set("scheduler.policy", caf::atom("testing"));
-  cfg.set("logger.file-verbosity", caf::atom("quiet"));
-  cfg.set("logger.console-verbosity", caf::atom("quiet"));
-  return cfg;
-}
-
 struct sim_node {
   std::string id;
   std::string addr;
