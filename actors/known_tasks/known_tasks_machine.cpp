@@ -15,7 +15,6 @@ bool known_tasks_machine::learn(const wire::TaskSpec& spec,
                                 ev::events& out) {
   if (!tasks_.learn_spec(spec))
     return false;
-  specs_[spec.id()] = std::make_shared<const wire::TaskSpec>(spec);
   out.push_back(ev::spec_learned{spec.id()});
   return true;
 }
@@ -23,9 +22,17 @@ bool known_tasks_machine::learn(const wire::TaskSpec& spec,
 void known_tasks_machine::publish(const std::string& task_id,
                                   ev::events& out) {
   const auto* task = tasks_.find(task_id);
-  auto spec = specs_.find(task_id);
-  out.push_back(ev::task_changed{
-    task_id, spec == specs_.end() ? nullptr : spec->second, task->state});
+  std::shared_ptr<const wire::TaskSpec> spec;
+  if (task->has_spec) {
+    auto& shared = specs_[task_id];
+    if (!shared)
+      shared = std::make_shared<const wire::TaskSpec>(task->spec);
+    spec = shared;
+    // Ended tasks rarely change again: no second copy kept for them.
+    if (is_terminal(task->state.phase()))
+      specs_.erase(task_id);
+  }
+  out.push_back(ev::task_changed{task_id, std::move(spec), task->state});
   out.push_back(ev::replica_digest{tasks_.digest()});
 }
 

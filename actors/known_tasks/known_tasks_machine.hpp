@@ -50,7 +50,7 @@ private:
   std::string id_;
   queue_config cfg_;
   known_tasks tasks_;
-  // Specs as shared by the events that carry them.
+  // Specs of unended tasks as shared by the events that carry them.
   std::map<std::string, std::shared_ptr<const wire::TaskSpec>> specs_;
   std::set<std::string> submitted_;
   std::map<std::string, std::string> adopted_by_; // task id -> new owner

@@ -10,7 +10,6 @@
 #include <cstddef>
 #include <map>
 #include <memory>
-#include <random>
 #include <string>
 
 #include "queue_node/queue_config.hpp"

@@ -73,23 +73,22 @@ private:
 
 struct sleeper_state {
   std::vector<execution_listener> listeners;
-  std::set<std::string> canceled;
+  // The attempt each running task runs; a cancel removes it, and a timer
+  // for anything else is stale.
+  std::map<std::string, std::uint32_t> running;
   static inline const char* name = "sleeper";
 };
 
 /// An executor in virtual time: a task ends `payload` ms after it starts,
 /// unless canceled first.
-executor spawn_sleeper(caf::actor_system& sys, std::string node,
+executor spawn_sleeper(caf::actor_system& sys,
                        std::map<std::string, int>* counts) {
   using ptr = executor::stateful_pointer<sleeper_state>;
-  return sys.spawn([node, counts](ptr self) -> executor::behavior_type {
-    auto key = [](const std::string& task, std::uint32_t attempt) {
-      return task + "/" + std::to_string(attempt);
-    };
+  return sys.spawn([counts](ptr self) -> executor::behavior_type {
     return {
       [=](run_atom, const execution_request& r) {
         ++(*counts)[r.task_id];
-        self->state.canceled.erase(key(r.task_id, r.attempt));
+        self->state.running[r.task_id] = r.attempt;
         execution_result done{r.task_id, r.attempt, true, false,
                               "slept " + r.payload + " ms", "", 0, 0};
         self->delayed_send(self,
@@ -97,16 +96,17 @@ executor spawn_sleeper(caf::actor_system& sys, std::string node,
                            executed_atom_v, done);
       },
       [=](cancel_atom, const std::string& task_id) {
-        // The cancel names the task only: every attempt of it stops.
-        for (std::uint32_t a = 0; a <= 64; ++a)
-          self->state.canceled.insert(key(task_id, a));
+        self->state.running.erase(task_id);
       },
       [=](subscribe_atom, execution_listener& who) {
         self->state.listeners.push_back(std::move(who));
       },
       [=](executed_atom, const execution_result& r) {
-        if (self->state.canceled.count(key(r.task_id, r.attempt)) > 0)
+        auto& running = self->state.running;
+        auto it = running.find(r.task_id);
+        if (it == running.end() || it->second != r.attempt)
           return;
+        running.erase(it);
         for (auto& who : self->state.listeners)
           self->send(who, executed_atom_v, r);
       },
@@ -194,7 +194,7 @@ void actor_cluster::start(const std::string& id, std::uint64_t incarnation) {
     mc.seeds.push_back(impl::addr_of("n1"));
   mc.clock = clock;
   auto members = spawn_membership(m.sys, bridge, std::move(mc));
-  auto exec = spawn_sleeper(m.sys, id, &m.executions);
+  auto exec = spawn_sleeper(m.sys, &m.executions);
   queue_actor_config qc;
   qc.node_id = id;
   qc.incarnation = incarnation;
@@ -416,6 +416,7 @@ sim_report run_actor_simulation(const sim_options& o) {
     }
   }
   bool healed = !o.partition;
+  bool calm = false; // faults over
   for (millis limit = o.max_time_ms; elapsed() < limit;) {
     c.step(step);
     for (auto& [when, who] : restarts)
@@ -427,8 +428,10 @@ sim_report run_actor_simulation(const sim_options& o) {
       c.heal();
       healed = true;
     }
-    if (elapsed() >= o.faults_until_ms)
+    if (!calm && elapsed() >= o.faults_until_ms) {
       c.set_faults({0, 0, o.faults.min_delay, o.faults.max_delay});
+      calm = true;
+    }
     if (elapsed() % 100 != 0 || !healed)
       continue;
     bool restarted = std::all_of(restarts.begin(), restarts.end(),
