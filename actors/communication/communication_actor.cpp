@@ -32,8 +32,11 @@ void share_versions(self_ptr self) {
 template <class F>
 void input(self_ptr self, F&& f) {
   ev::events out;
-  f(*self->state.machine, self->state.clock(), out);
+  auto now = self->state.clock();
+  f(*self->state.machine, now, out);
   dispatch(self, out);
+  // The next tick also tells membership what changed.
+  arm(self, now);
 }
 
 } // namespace
@@ -72,8 +75,14 @@ communication_actor spawn_communication(caf::actor_system& sys,
           c.set_coordinator(who, now, out);
         });
       },
-      [self](const ev::originate& e) { handle(self, e); },
-      [self](const ev::replica_digest& e) { handle(self, e); },
+      [self](const ev::originate& e) {
+        handle(self, e);
+        arm(self, self->state.clock()); // share the new version
+      },
+      [self](const ev::replica_digest& e) {
+        handle(self, e);
+        arm(self, self->state.clock());
+      },
       [self](tick_atom) {
         tick(self);
         share_versions(self);

@@ -150,14 +150,14 @@ void communication_machine::fill_heartbeat(wire::Heartbeat* hb) const {
   hb->clear_versions();
   seen_.to_wire(hb->mutable_versions());
   hb->set_replica_digest(digest_);
+  hb->mutable_info()->set_slots(static_cast<std::uint32_t>(cfg_.slots));
 }
 
 void communication_machine::tell_live(ev::events& out) {
-  auto live = peers_.size() + 1;
-  if (live == live_told_)
+  if (peer_slots_ == slots_told_)
     return;
-  live_told_ = live;
-  out.push_back(ev::live_nodes{live});
+  slots_told_ = peer_slots_;
+  out.push_back(ev::live_nodes{peer_slots_.size() + 1, peer_slots_});
 }
 
 void communication_machine::on_peer_heartbeat(const std::string& peer,
@@ -186,6 +186,7 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   else
     differed_.erase(peer);
   peers_.update(peer, incarnation, reported);
+  peer_slots_[peer] = hb.has_info() ? hb.info().slots() : 0;
   tell_live(out);
   check_acks(out);
   if (now >= next_sync_ && (lost_ops || diverged))
@@ -296,6 +297,7 @@ void communication_machine::on_peer_dead(const std::string& peer, millis,
   if (peer.empty() || peer == id_)
     return;
   peers_.forget(peer);
+  peer_slots_.erase(peer);
   differed_.erase(peer);
   if (snapshot_ && snapshot_->peer == peer)
     snapshot_.reset(); // another peer's snapshot starts over
@@ -424,6 +426,18 @@ void communication_machine::tick(millis now, ev::events& out) {
     next_compact_ = now + cfg_.compact_interval_ms;
   }
   check_acks(out);
+}
+
+std::optional<millis> communication_machine::next_due() const {
+  std::optional<millis> due;
+  auto at = [&](millis t) { due = due ? std::min(*due, t) : t; };
+  if (!awaiting_ack_.empty())
+    at(0); // replicated() may turn true with any peer's report
+  if (coordinated_ && acts_as_coordinator())
+    at(next_stable_point_);
+  else if ((!coordinated_ || coordinator_.empty()) && log_.size() > 0)
+    at(next_compact_);
+  return due;
 }
 
 } // namespace dice

@@ -38,6 +38,9 @@ public:
   void set_coordinator(const std::string& coordinator, millis now,
                        ev::events& out);
   void tick(millis now, ev::events& out);
+  /// When tick has work next (submits to acknowledge, the stable point to
+  /// announce, the op log to compact); nothing: only an input brings work.
+  std::optional<millis> next_due() const;
 
   void on(const ev::originate& e, millis now, ev::events& out);
   void on(const ev::replica_digest& e, millis now, ev::events& out);
@@ -85,7 +88,9 @@ private:
   std::uint64_t next_seq_ = 1;
   peer_versions peers_;
   std::uint64_t digest_ = 0; // the replica's, as known_tasks last said
-  std::size_t live_told_ = 1;
+  // Live peers and their slots, as heard in heartbeats and last told.
+  std::map<std::string, std::uint32_t> peer_slots_;
+  std::map<std::string, std::uint32_t> slots_told_;
   // Peers whose previous report had our ops but another replica digest.
   std::set<std::string> differed_;
   millis next_sync_ = 0;

@@ -62,6 +62,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::originate)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::answer_due)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::want_tasks)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::task_offer)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::offer_later)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::start_execution)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::stop_execution)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::reclaim_execution)
@@ -110,7 +111,8 @@ using ready_queue_actor = caf::typed_actor<
 using ranking_actor = caf::typed_actor<
   reacts_to<queue_wiring>,
   reacts_to<ev::task_changed>, reacts_to<ev::claim_heard>,
-  reacts_to<ev::task_offer>, reacts_to<ev::execution_over>,
+  reacts_to<ev::task_offer>, reacts_to<ev::offer_later>,
+  reacts_to<ev::execution_over>,
   reacts_to<ev::live_nodes>, reacts_to<tick_atom>,
   replies_to<stats_atom>::with<queue_counters>>;
 

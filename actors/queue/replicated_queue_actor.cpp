@@ -23,6 +23,17 @@ struct facade_state {
   std::uint64_t next_task = 1;
   std::vector<task_listener> listeners;
   static inline const char* name = "replicated_queue";
+
+  // Stopped (or crashed, in a simulation) with submits still unconfirmed:
+  // their callers get an error now instead of waiting for ever.
+  ~facade_state() {
+    for (auto& [id, promises] : awaiting_ack)
+      for (auto& p : promises)
+        if (p.pending())
+          p.deliver(caf::make_error(caf::sec::request_receiver_down,
+                                    "node stopped before task '" + id
+                                      + "' was replicated"));
+  }
 };
 
 using facade_ptr = replicated_queue::stateful_pointer<facade_state>;

@@ -2,10 +2,14 @@
 // What every queue subsystem actor does alike: it owns its state machine,
 // handles one event at a time with the clock's time, and sends whatever the
 // machine emitted to the actors the routing table names. Ticking subsystems
-// (timers: claim windows, heartbeats, back-offs, compaction) tick
-// themselves every tick_ms once wired.
+// (timers: claim windows, heartbeats, back-offs, compaction) tick when
+// their machine has something due, at most once per tick_ms: an idle node
+// of a large cluster sleeps instead of waking a hundred times a second.
+#include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <type_traits>
 #include <utility>
 
 #include <caf/typed_event_based_actor.hpp>
@@ -22,6 +26,8 @@ struct subsystem_state {
   queue_wiring wiring;
   std::function<millis()> clock;
   millis tick_ms = 10;
+  millis last_tick = 0;
+  std::optional<millis> tick_at; // when the next scheduled tick comes
   static inline const char* name = "queue_subsystem";
 };
 
@@ -72,21 +78,53 @@ void dispatch(Self* self, ev::events& out) {
     route(e, sink);
 }
 
+template <class M, class = void>
+struct has_next_due : std::false_type {};
+template <class M>
+struct has_next_due<M, std::void_t<decltype(std::declval<const M&>().next_due())>>
+  : std::true_type {};
+
+/// Schedules a tick for the machine's next deadline (or `also`, if
+/// earlier), no sooner than tick_ms after the last tick. A tick already
+/// on its way in time is enough.
+template <class Self>
+void arm(Self* self, std::optional<millis> also = std::nullopt) {
+  auto& st = self->state;
+  auto due = st.machine->next_due();
+  if (also && (!due || *also < *due))
+    due = also;
+  if (!due || !st.wiring)
+    return;
+  auto at = std::max(*due, st.last_tick + st.tick_ms);
+  if (st.tick_at && *st.tick_at <= at)
+    return;
+  st.tick_at = at;
+  auto delay = std::max<millis>(at - st.clock(), 0);
+  self->delayed_send(self, std::chrono::milliseconds(delay), tick_atom_v);
+}
+
 /// Hands one event to the machine and sends on what it emitted.
 template <class Self, class E>
 void handle(Self* self, const E& e) {
   ev::events out;
   self->state.machine->on(e, self->state.clock(), out);
   dispatch(self, out);
+  using machine_type = typename decltype(self->state.machine)::element_type;
+  if constexpr (has_next_due<machine_type>::value)
+    arm(self);
 }
 
 template <class Self>
 void tick(Self* self) {
+  auto& st = self->state;
+  // Any tick clears the schedule: one scheduled earlier but still on its
+  // way then only adds a tick, never leaves the machine without one.
+  st.tick_at.reset();
+  st.last_tick = st.clock();
   ev::events out;
-  self->state.machine->tick(self->state.clock(), out);
+  st.machine->tick(st.last_tick, out);
   dispatch(self, out);
-  self->delayed_send(self, std::chrono::milliseconds(self->state.tick_ms),
-                     tick_atom_v);
+  arm(self);
 }
 
 /// Takes the wiring.

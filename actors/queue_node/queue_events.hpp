@@ -5,7 +5,9 @@
 // FIFO order, as a mailbox would); in dice-node each subsystem is an actor
 // and they travel as actor messages. No CAF here.
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -90,9 +92,11 @@ struct question_heard {
 struct answer_seen {
   std::string task_id;
 };
-/// Live nodes, this one included (to ready_queue and ranking).
+/// Live nodes, this one included (to ready_queue and ranking), and the
+/// slots each peer said it has (0: not said).
 struct live_nodes {
   std::size_t count = 1;
+  std::map<std::string, std::uint32_t> peer_slots;
 };
 /// Recover a dead member's executions (to running_tasks).
 struct recover_member {
@@ -136,6 +140,12 @@ struct task_offer {
   std::uint32_t attempt = 0;
   std::shared_ptr<const wire::TaskSpec> spec;
   millis ready_ms = 0; // when the attempt became ready
+};
+/// The free slots got fewer tasks than they asked for (ready_queue to
+/// ranking): ask again at `at`, when a waiting claim's turn comes, or, with
+/// no `at`, once some task changes.
+struct offer_later {
+  std::optional<millis> at;
 };
 /// A claim won its window: execute it (ranking to running_tasks).
 struct start_execution {
@@ -208,7 +218,7 @@ using event = std::variant<
   task_changed, claim_heard, running_heard, unknown_seen, spec_learned,
   stale_seen, known_question, replica_digest, merge_message, merge_task, snapshot_wanted,
   question_heard, answer_seen, live_nodes, recover_member, tasks_adopted,
-  originate, answer_due, want_tasks, task_offer, start_execution,
+  originate, answer_due, want_tasks, task_offer, offer_later, start_execution,
   stop_execution, reclaim_execution, execution_over, execution_report,
   member_recovered, broadcast, send_to, run_order, cancel_order,
   acknowledged, task_finished>;

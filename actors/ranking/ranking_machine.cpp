@@ -1,5 +1,6 @@
 #include "ranking/ranking_machine.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "communication/communication.hpp"
@@ -24,6 +25,7 @@ bool ranking_machine::names(const wire::TaskState& s, std::uint32_t attempt,
 
 void ranking_machine::on(const ev::task_changed& e, millis now,
                          ev::events& out) {
+  ask_soon(now);
   const auto& s = e.state;
   if (auto p = pending_.find(e.task_id); p != pending_.end()) {
     p->second.state = s;
@@ -118,14 +120,27 @@ void ranking_machine::on(const ev::task_offer& e, millis now,
   out.push_back(ev::originate{make_dequeue(e.task_id, e.attempt, c, none)});
 }
 
+void ranking_machine::on(const ev::offer_later& e, millis now,
+                         ev::events&) {
+  if (e.at)
+    ask_at_ = ask_at_ ? std::min(*ask_at_, *e.at) : std::max(*e.at, now);
+}
+
 void ranking_machine::on(const ev::execution_over& e, millis now,
                          ev::events& out) {
   executing_.erase(e.task_id);
+  ask_soon(now);
   want_tasks(now, out);
 }
 
-void ranking_machine::on(const ev::live_nodes& e, millis, ev::events&) {
+void ranking_machine::on(const ev::live_nodes& e, millis now, ev::events&) {
   live_ = e.count;
+  ask_soon(now);
+}
+
+void ranking_machine::ask_soon(millis now) {
+  if (!ask_at_ || *ask_at_ > now)
+    ask_at_ = now;
 }
 
 void ranking_machine::end_windows(millis now, ev::events& out) {
@@ -139,6 +154,7 @@ void ranking_machine::end_windows(millis now, ev::events& out) {
     p = pending_.erase(p);
     if (!names(t.state, t.attempt, t.claim)) {
       ++counters_.claims_lost;
+      ask_soon(now);
       continue;
     }
     executing_[task_id] = execution{t.attempt, t.claim};
@@ -154,6 +170,9 @@ void ranking_machine::want_tasks(millis now, ev::events& out) {
   }
   if (free_since_ < 0)
     free_since_ = now;
+  if (!ask_at_ || *ask_at_ > now)
+    return; // asked already; ready_queue says when to ask again
+  ask_at_.reset();
   ev::want_tasks w;
   w.count = cfg_.slots - busy();
   w.free_since = free_since_;
@@ -165,6 +184,15 @@ void ranking_machine::want_tasks(millis now, ev::events& out) {
 void ranking_machine::tick(millis now, ev::events& out) {
   end_windows(now, out);
   want_tasks(now, out);
+}
+
+std::optional<millis> ranking_machine::next_due() const {
+  std::optional<millis> due;
+  for (const auto& [task_id, t] : pending_)
+    due = due ? std::min(*due, t.window_end) : t.window_end;
+  if (busy() < cfg_.slots && ask_at_)
+    due = due ? std::min(*due, *ask_at_) : *ask_at_;
+  return due;
 }
 
 } // namespace dice

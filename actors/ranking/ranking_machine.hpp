@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "queue_node/queue_config.hpp"
@@ -25,10 +26,14 @@ public:
   void on(const ev::task_changed& e, millis now, ev::events& out);
   void on(const ev::claim_heard& e, millis now, ev::events& out);
   void on(const ev::task_offer& e, millis now, ev::events& out);
+  void on(const ev::offer_later& e, millis now, ev::events& out);
   void on(const ev::execution_over& e, millis now, ev::events& out);
   void on(const ev::live_nodes& e, millis now, ev::events& out);
   /// Ends claim windows and asks for tasks while slots are free.
   void tick(millis now, ev::events& out);
+  /// The next claim window to end, or, with a slot free, the next time to
+  /// ask ready_queue for tasks.
+  std::optional<millis> next_due() const;
 
   /// Claims waiting for their window to end.
   std::size_t pending_claims() const { return pending_.size(); }
@@ -54,6 +59,9 @@ private:
   bool helps(const std::string& task_id, const std::string& claimer) const;
   void end_windows(millis now, ev::events& out);
   void want_tasks(millis now, ev::events& out);
+  // Ask for tasks at the next tick: something changed that may give a
+  // free slot a task.
+  void ask_soon(millis now);
   std::size_t busy() const { return pending_.size() + executing_.size(); }
 
   std::string id_;
@@ -65,6 +73,8 @@ private:
   // When a slot last became free (-1: all busy): nodes freed together by
   // equally long tasks must not all claim at once either.
   millis free_since_ = 0;
+  // When free slots ask ready_queue next (none: not until a task changes).
+  std::optional<millis> ask_at_ = millis{0};
   queue_counters counters_;
 };
 

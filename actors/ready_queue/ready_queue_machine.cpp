@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "ready_queue/claim_matching.hpp"
+
 namespace dice {
 
 ready_queue_machine::ready_queue_machine(std::string id, queue_config cfg)
@@ -18,9 +20,11 @@ void ready_queue_machine::on(const ev::task_changed& e, millis now,
       t = ready_task{e.spec, s.attempt(), now};
     // A re-queued task goes ahead of first attempts of its priority.
     ready_.insert(e.task_id, e.spec->priority(), s.attempt() > 1);
+    common_.insert(e.task_id, e.spec->priority(), s.attempt() > 1);
   } else {
     tasks_.erase(e.task_id);
     ready_.erase(e.task_id);
+    common_.erase(e.task_id);
   }
   // Nodes known to be executing do not compete for claims.
   auto was = runner_.find(e.task_id);
@@ -39,24 +43,57 @@ void ready_queue_machine::on(const ev::task_changed& e, millis now,
 
 void ready_queue_machine::on(const ev::live_nodes& e, millis, ev::events&) {
   live_ = std::max<std::size_t>(e.count, 1);
+  peer_slots_ = e.peer_slots;
 }
 
 void ready_queue_machine::on(const ev::want_tasks& e, millis now,
                              ev::events& out) {
   std::set<std::string> skip(e.claimed.begin(), e.claimed.end());
-  for (std::size_t i = 0; i < e.count; ++i) {
-    auto next = next_claim(now, e.free_since, skip);
+  auto offers = matched(e.count, skip);
+  skip.insert(offers.begin(), offers.end());
+  std::optional<millis> later;
+  while (offers.size() < e.count) {
+    auto next = next_claim(now, e.free_since, skip, later);
     if (!next)
-      return;
+      break;
     skip.insert(*next);
-    const auto& t = tasks_.at(*next);
+    offers.push_back(*next);
+  }
+  for (const auto& id : offers) {
+    const auto& t = tasks_.at(id);
     // The first attempt is ready from its enqueue on; a re-queued one from
     // when this node learnt of the re-queue.
     millis ready = t.since;
     if (t.attempt <= 1 && t.spec->enqueue_time_ms() > 0)
       ready = t.spec->enqueue_time_ms();
-    out.push_back(ev::task_offer{*next, t.attempt, t.spec, ready});
+    out.push_back(ev::task_offer{id, t.attempt, t.spec, ready});
   }
+  if (offers.size() < e.count)
+    out.push_back(ev::offer_later{later});
+}
+
+std::vector<std::string>
+ready_queue_machine::matched(std::size_t free,
+                             const std::set<std::string>& skip) const {
+  if (cfg_.claim_stagger_ms == 0 || free == 0)
+    return {}; // no stagger: every free slot claims the head of its walk
+  std::map<std::string, std::size_t> free_slots{{id_, free}};
+  std::size_t seats = free;
+  for (const auto& [node, slots] : peer_slots_) {
+    auto i = per_node_.find(node);
+    std::size_t running = i == per_node_.end() ? 0 : i->second;
+    std::size_t n = std::max<std::size_t>(slots, 1);
+    if (n > running) {
+      free_slots[node] = n - running;
+      seats += n - running;
+    }
+  }
+  // Tasks past the free slots of the whole cluster go to nobody now.
+  auto tasks = common_.next(seats + skip.size());
+  tasks.erase(std::remove_if(tasks.begin(), tasks.end(),
+                             [&](const std::string& t) { return skip.count(t) > 0; }),
+              tasks.end());
+  return match_claims(tasks, std::move(free_slots), id_);
 }
 
 std::size_t ready_queue_machine::idle_nodes() const {
@@ -66,7 +103,8 @@ std::size_t ready_queue_machine::idle_nodes() const {
 
 std::optional<std::string>
 ready_queue_machine::next_claim(millis now, millis free_since,
-                                const std::set<std::string>& skip) const {
+                                const std::set<std::string>& skip,
+                                std::optional<millis>& later) const {
   // The first few tasks of the walk suffice: later ones rank worse for us.
   constexpr std::size_t lookahead = 4;
   auto walk = ready_.next(lookahead + skip.size());
@@ -88,10 +126,12 @@ ready_queue_machine::next_claim(millis now, millis free_since,
     auto from = std::max(t.since, free_since);
     auto u = static_cast<double>(rendezvous_hash(walk[i], id_) >> 11)
              * 0x1.0p-53;
-    auto wait = static_cast<millis>(u * static_cast<double>(idle)
+    // One stagger first: the node the matching chose claims before.
+    auto wait = static_cast<millis>((1.0 + u * static_cast<double>(idle))
                                     * static_cast<double>(cfg_.claim_stagger_ms));
     if (now >= from + wait)
       return walk[i];
+    later = later ? std::min(*later, from + wait) : from + wait;
   }
   return std::nullopt;
 }

@@ -1,9 +1,13 @@
 #pragma once
-// The ready_queue subsystem: the tasks waiting to run, in this node's walk
-// order, and the claim stagger. When ranking has free slots it asks for
-// tasks; the queue offers those whose turn has come for this node. Among
-// `idle` nodes each waits its rendezvous rank times claim_stagger_ms for a
-// task, so the first claim is usually heard before anyone else claims.
+// The ready_queue subsystem: the tasks waiting to run, and which of them
+// this node claims. When ranking has free slots it asks for tasks; the
+// queue offers at once the tasks the common matching gives this node
+// (claim_matching.hpp), so idle nodes that agree on who is free take
+// disjoint tasks with no wait. A free slot the matching leaves without a
+// task may still claim, late, in case the node matched to a task cannot
+// take it: among `idle` nodes each waits one claim_stagger_ms plus its
+// rendezvous rank times claim_stagger_ms, so the first claim is usually
+// heard before anyone else claims.
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -33,17 +37,26 @@ private:
     std::uint32_t attempt = 0;
     millis since = 0; // when the attempt became ready here
   };
-  // The ready task this node may claim now, skipping `skip`.
+  // The ready tasks the common matching gives this node's `free` slots.
+  std::vector<std::string> matched(std::size_t free,
+                                   const std::set<std::string>& skip) const;
+  // The ready task a slot left without a match may claim now, if any;
+  // else `later` becomes the earliest time one may.
   std::optional<std::string> next_claim(millis now, millis free_since,
-                                        const std::set<std::string>& skip) const;
+                                        const std::set<std::string>& skip,
+                                        std::optional<millis>& later) const;
   // Live nodes, this one included, not known to be executing.
   std::size_t idle_nodes() const;
 
   std::string id_;
   queue_config cfg_;
   ready_queue ready_;
+  // The same tasks in the order common to all nodes, for the matching.
+  ready_queue common_{""};
   std::map<std::string, ready_task> tasks_;
   std::size_t live_ = 1;
+  // Live peers and their slots (0: not said, taken as 1).
+  std::map<std::string, std::uint32_t> peer_slots_;
   // Who runs each running task, and how many each node runs (others only).
   std::map<std::string, std::string> runner_;
   std::map<std::string, std::size_t> per_node_;

@@ -6,6 +6,7 @@
 // silence past a deadline, or the executor's death, re-queues the task as
 // READY(attempt+1), a state every node computes alike.
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -29,6 +30,12 @@ public:
   void on(const ev::recover_member& e, millis now, ev::events& out);
   /// RUNNING heartbeats due, and re-queues of silent executors.
   void tick(millis now, ev::events& out);
+  /// While any execution runs, here or watched elsewhere, every tick.
+  std::optional<millis> next_due() const {
+    if (running_.executing() > 0 || running_.watched_count() > 0)
+      return millis{0};
+    return std::nullopt;
+  }
 
   const running_tasks& running() const { return running_; }
   const queue_counters& counters() const { return counters_; }

@@ -45,6 +45,9 @@ public:
                                     millis limit_ms = 2000);
   /// Every submitted task acknowledged so far.
   const std::set<std::string>& acknowledged() const;
+  /// Submissions neither acknowledged nor refused yet (a submitter that
+  /// crashes refuses its pending ones).
+  std::size_t unanswered() const;
   /// Node `id`'s replica, as its facade lists it.
   std::vector<task_row> tasks_of(const std::string& id);
   std::vector<std::string> live_nodes() const;

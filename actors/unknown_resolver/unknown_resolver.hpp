@@ -77,6 +77,8 @@ public:
   bool answering(const std::string& task_id) const {
     return answering_.count(task_id) > 0;
   }
+  /// Nothing to ask or answer.
+  bool idle() const { return asking_.empty() && answering_.empty(); }
 
   // -- counters -------------------------------------------------------------
   std::uint64_t questions_sent() const { return questions_; }

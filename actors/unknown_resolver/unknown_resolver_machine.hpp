@@ -2,6 +2,7 @@
 // The unknown_resolver subsystem: asks about tasks this replica has no spec
 // for, and answers others' questions about tasks it holds, after a random
 // back-off so that usually one node answers (seed 000, algorithm 2).
+#include <optional>
 #include <random>
 #include <string>
 
@@ -24,6 +25,12 @@ public:
   void on(const ev::answer_seen& e, millis now, ev::events& out);
   /// Questions and answers whose time has come.
   void tick(millis now, ev::events& out);
+  /// While questions or answers wait, every tick.
+  std::optional<millis> next_due() const {
+    if (resolver_.idle())
+      return std::nullopt;
+    return millis{0};
+  }
 
   const unknown_resolver& resolver() const { return resolver_; }
 

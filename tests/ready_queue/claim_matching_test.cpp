@@ -1,0 +1,84 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ready_queue/claim_matching.hpp"
+
+using namespace dice;
+
+namespace {
+
+std::vector<std::string> ids(const std::string& prefix, int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(prefix + std::to_string(i));
+  return out;
+}
+
+// What each node claims when all of them see `tasks` and `free_slots`.
+std::map<std::string, std::vector<std::string>>
+everyone(const std::vector<std::string>& tasks,
+         const std::map<std::string, std::size_t>& free_slots) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [node, n] : free_slots)
+    out[node] = match_claims(tasks, free_slots, node);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("nodes that agree on the view claim disjoint tasks, as many as "
+          "there are free slots",
+          "[ready_queue]") {
+  auto [tasks, nodes, slots] = GENERATE(table<int, int, std::size_t>(
+    {{40, 32, 1}, {32, 32, 1}, {5, 32, 1}, {100, 8, 3}, {0, 4, 1}}));
+  CAPTURE(tasks, nodes, slots);
+  auto task_ids = ids("task-", tasks);
+  std::map<std::string, std::size_t> free;
+  for (const auto& n : ids("node-", nodes))
+    free[n] = slots;
+  std::set<std::string> claimed;
+  std::size_t total = 0;
+  for (const auto& [node, mine] : everyone(task_ids, free)) {
+    CHECK(mine.size() <= slots);
+    total += mine.size();
+    claimed.insert(mine.begin(), mine.end());
+  }
+  auto seats = static_cast<std::size_t>(nodes) * slots;
+  auto expected = std::min(static_cast<std::size_t>(tasks), seats);
+  CHECK(total == expected);          // every free slot or every task used
+  CHECK(claimed.size() == expected); // no task claimed twice
+  // The tasks first in the common order are the ones taken.
+  for (std::size_t i = 0; i < expected; ++i)
+    CHECK(claimed.count(task_ids[i]) == 1);
+}
+
+TEST_CASE("a node that claimed drops out of everyone's matching without "
+          "moving anyone else's task",
+          "[ready_queue]") {
+  auto task_ids = ids("t", 20);
+  std::map<std::string, std::size_t> free;
+  for (const auto& n : ids("n", 12))
+    free[n] = 1;
+  auto before = everyone(task_ids, free);
+  // n3 claims its task: the others see it busy and the task gone.
+  auto taken = before.at("n3").at(0);
+  free.erase("n3");
+  task_ids.erase(std::find(task_ids.begin(), task_ids.end(), taken));
+  auto after = everyone(task_ids, free);
+  for (const auto& [node, mine] : after) {
+    CAPTURE(node);
+    CHECK(mine == before.at(node));
+  }
+}
+
+TEST_CASE("a node with no free slot in the view gets nothing",
+          "[ready_queue]") {
+  std::map<std::string, std::size_t> free{{"a", 0}, {"b", 1}};
+  CHECK(match_claims({"t1", "t2"}, free, "a").empty());
+  CHECK(match_claims({"t1", "t2"}, free, "b").size() == 1);
+}
