@@ -56,10 +56,12 @@ namespace dice::defaults {
 
 /// How long a DEQUEUE claim waits for competing claims before executing.
 constexpr millis claim_window_ms = 100;
-/// Idle nodes stagger their claims on a contended task: each waits its
+/// A free slot that the common matching left without a task (see
+/// ready_queue/claim_matching.hpp) claims only after this plus its
 /// rendezvous rank among the idle nodes times this (estimated from its own
-/// hash of the task), so usually the first claim is heard before the next
-/// node's turn and only one node claims. Keep it above the network delay.
+/// hash of the task), so the matched node claims first and usually only one
+/// node claims. Keep it above the network delay. 0: no matching, every
+/// free slot claims the head of its own walk at once.
 constexpr millis claim_stagger_ms = 50;
 /// Besides the winner, about this many nodes tell a losing claimer that a
 /// better claim holds the task (either message may be lost).

@@ -16,10 +16,13 @@
 //    with its Claim for (task, attempt) and waits a claim window; it then
 //    executes only if the merged state still names its claim. The merge
 //    order picks the same winner on every replica, however late a claim is.
-//  - contention: among idle nodes each waits its turn for a task (its
-//    rendezvous rank times claim_stagger_ms), so the first claim is usually
-//    heard before anyone else claims; a losing claimer is told at once by
-//    the winner and by about claim_helpers other nodes.
+//  - contention: every node matches the ready tasks to the free slots of
+//    the live nodes the same way (ready_queue/claim_matching.hpp) and
+//    claims its own matches at once, so nodes with the same view claim
+//    disjoint tasks; a slot left unmatched waits one claim_stagger_ms plus
+//    its rendezvous rank times claim_stagger_ms before it claims. A losing
+//    claimer is told at once by the winner and by about claim_helpers
+//    other nodes.
 //  - while executing: RUNNING heartbeats; at the end INFO DONE, or on
 //    failure READY(attempt+1) (FAILED after max_attempts).
 //  - silence of an executor (or its death) re-queues the task as

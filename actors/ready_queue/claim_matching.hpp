@@ -1,11 +1,14 @@
 #pragma once
 // Which ready tasks this node claims at once. Every node computes the same
-// greedy matching of ready tasks to the free slots of the live nodes: tasks
-// in one order common to all nodes (ready_queue with an empty node id), each
-// to the free node that ranks best for it by rendezvous hash. Nodes that
-// see the same tasks and the same free slots claim disjoint tasks with no
-// wait; where views differ the claims may collide, and the lottery settles
-// them as it settles any other.
+// matching of the first ready tasks to the free slots of the live nodes:
+// the nodes with free slots take turns (in an order drawn from the first
+// task), each taking, from the first class of tasks (priority, then
+// re-queued first) with one left, the one that ranks best for it by
+// rendezvous hash. Nodes that see the same tasks and the same free slots
+// claim disjoint tasks with no wait; a node that thinks it is the only one
+// free takes its own favourite, so nodes whose views differ rarely pick the
+// same task; when they do, the lottery settles it as it settles any other
+// collision.
 #include <cstddef>
 #include <map>
 #include <string>
@@ -13,11 +16,12 @@
 
 namespace dice {
 
-/// The tasks of `tasks` (in the common order) matched to `self`, at most
-/// `free_slots.at(self)` of them. `free_slots`: free slots per node, this
-/// one included; nodes with none may be left out.
+/// The tasks matched to `self`, at most `free_slots.at(self)` of them.
+/// `classes`: the candidate tasks, grouped by class, the class walked first
+/// first. `free_slots`: free slots per node, this one included; nodes with
+/// none may be left out.
 std::vector<std::string>
-match_claims(const std::vector<std::string>& tasks,
+match_claims(const std::vector<std::vector<std::string>>& classes,
              std::map<std::string, std::size_t> free_slots,
              const std::string& self);
 

@@ -106,4 +106,22 @@ std::vector<std::string> ready_queue::next(std::size_t n) const {
   return result;
 }
 
+std::vector<std::vector<std::string>>
+ready_queue::next_by_class(std::size_t n,
+                           const std::set<std::string>& skip) const {
+  std::vector<std::vector<std::string>> result;
+  const entry* last = nullptr;
+  for (auto i = order_.begin(); i != order_.end() && n > 0; ++i) {
+    if (skip.count(i->task_id) > 0)
+      continue;
+    if (last == nullptr || last->priority != i->priority
+        || last->retry != i->retry)
+      result.emplace_back();
+    result.back().push_back(i->task_id);
+    last = &*i;
+    --n;
+  }
+  return result;
+}
+
 } // namespace dice

@@ -49,6 +49,11 @@ public:
   /// This node's first `n` tasks, in order.
   std::vector<std::string> next(std::size_t n) const;
 
+  /// The first `n` tasks not in `skip`, in order, grouped by class (same
+  /// priority and retry flag).
+  std::vector<std::vector<std::string>>
+  next_by_class(std::size_t n, const std::set<std::string>& skip) const;
+
   const std::string& node_id() const { return node_id_; }
 
 private:

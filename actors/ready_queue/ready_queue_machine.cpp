@@ -88,12 +88,11 @@ ready_queue_machine::matched(std::size_t free,
       seats += n - running;
     }
   }
-  // Tasks past the free slots of the whole cluster go to nobody now.
-  auto tasks = common_.next(seats + skip.size());
-  tasks.erase(std::remove_if(tasks.begin(), tasks.end(),
-                             [&](const std::string& t) { return skip.count(t) > 0; }),
-              tasks.end());
-  return match_claims(tasks, std::move(free_slots), id_);
+  // Candidates: the first tasks in the common order, a few more than the
+  // free slots so that each node has some choice of its own.
+  constexpr std::size_t least_candidates = 64;
+  auto classes = common_.next_by_class(std::max(seats, least_candidates), skip);
+  return match_claims(classes, std::move(free_slots), id_);
 }
 
 std::size_t ready_queue_machine::idle_nodes() const {

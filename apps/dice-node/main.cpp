@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
 
   caf::actor_system_config cfg;
   dice::register_message_types(cfg);
-  cfg.set("scheduler.max-threads", 2);
+  cfg.set("scheduler.max-threads", opts.scheduler_threads);
   cfg.set("scheduler.policy", caf::atom_from_string(opts.scheduler_policy));
   caf::actor_system sys{cfg};
   try {

@@ -90,6 +90,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
             running_timeout = q.running_timeout_ms,
             shell_timeout = n.shell.timeout_ms,
             gossip_peers = static_cast<long long>(n.timing.gossip_peers_per_heartbeat),
+            scheduler_threads = static_cast<long long>(out.scheduler_threads),
             shell_output = static_cast<long long>(n.shell.max_output_bytes);
   po::options_description desc("dice-node: one member of a DiCE cluster.\n"
                                "Usage: dice-node [options]\n"
@@ -121,13 +122,14 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("slots", po::value(&slots)->default_value(slots), "tasks this node executes at once (default: the core count)")
     ("max-attempts", po::value(&max_attempts)->default_value(max_attempts), "executions of a task that may fail before it ends FAILED")
     ("claim-window-ms", po::value(&claim_window)->default_value(claim_window), "how long a claim waits for competing claims before executing")
-    ("claim-stagger-ms", po::value(&claim_stagger)->default_value(claim_stagger), "idle nodes claim a contended task this far apart (0: all at once)")
+    ("claim-stagger-ms", po::value(&claim_stagger)->default_value(claim_stagger), "a free slot with no task of its own in the common matching waits this, plus its rank times this, before it claims (0: no matching, all claim at once)")
     ("running-interval-ms", po::value(&running_interval)->default_value(running_interval), "RUNNING heartbeat interval of an execution")
     ("running-timeout-ms", po::value(&running_timeout)->default_value(running_timeout), "no RUNNING heartbeat for this long re-queues the task")
     ("shell-allow", po::value(&shell_allow)->composing(), "enable the `shell` kind for this program (argv[0], exact; repeatable, or a comma list in the INI file)")
     ("shell-timeout-ms", po::value(&shell_timeout)->default_value(shell_timeout), "a shell task running longer is killed with its process group")
     ("shell-max-output-bytes", po::value(&shell_output)->default_value(shell_output), "output of a shell task kept in its result")
     ("scheduler", po::value(&out.scheduler_policy)->default_value(out.scheduler_policy), "CAF scheduler policy: sharing (idle threads sleep) or stealing (idle threads poll)")
+    ("scheduler-threads", po::value(&scheduler_threads)->default_value(scheduler_threads), "CAF worker threads for the node's actors (executions run on threads of their own)")
     ("log-level", po::value(&out.log_level)->default_value("info"), "trace, debug, info, warn, error or off");
   // clang-format on
   std::ostringstream usage;
@@ -189,6 +191,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
   if (out.scheduler_policy != "sharing" && out.scheduler_policy != "stealing")
     throw std::runtime_error("--scheduler: '" + out.scheduler_policy
                              + "' is not one of sharing, stealing");
+  out.scheduler_threads = ranged("scheduler-threads", scheduler_threads, 1, 64);
   n.shell.allow = allow_list(shell_allow);
   n.shell.timeout_ms = ranged("shell-timeout-ms", shell_timeout, 1, day_ms);
   n.shell.max_output_bytes = ranged("shell-max-output-bytes", shell_output, 1,

@@ -1,6 +1,7 @@
 #pragma once
 // dice-node's options: command line first, then the INI file given by
 // --config (the command line wins), validated into a node_config.
+#include <cstddef>
 #include <string>
 
 #include "node/node_config.hpp"
@@ -13,6 +14,9 @@ struct node_options {
   /// CAF's scheduler: "sharing" (one queue, idle threads block) or
   /// "stealing" (idle threads poll, ~25 ms after each message).
   std::string scheduler_policy = "sharing";
+  /// CAF worker threads. Executions run on threads of their own, so the
+  /// actors need few; each extra thread costs wake-ups between actors.
+  std::size_t scheduler_threads = 2;
   bool help = false;   // --help was given: print `usage` and exit 0
   std::string usage;
 };

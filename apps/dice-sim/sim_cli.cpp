@@ -55,7 +55,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("fail", po::value(&o.fail_probability)->default_value(0.0, "0"), "probability that an execution fails transiently")
     ("max-time-ms", po::value(&max_time_ms)->default_value(0), "give up (not converged) at this virtual time (0: 90 s plus 4x the ideal makespan)")
     ("claim-window-ms", po::value(&o.queue.claim_window_ms)->default_value(defaults.queue.claim_window_ms), "how long a claim waits for competing claims")
-    ("claim-stagger-ms", po::value(&o.queue.claim_stagger_ms)->default_value(defaults.queue.claim_stagger_ms), "per-rank delay of idle nodes' claims on one task (0: all claim at once)")
+    ("claim-stagger-ms", po::value(&o.queue.claim_stagger_ms)->default_value(defaults.queue.claim_stagger_ms), "delay, and per-rank delay, of a free slot's claim when the common matching gave it no task (0: no matching, all claim at once)")
     ("seed", po::value(&o.seed)->default_value(defaults.seed), "seed of the whole run: the same seed replays it")
     ("actors", po::bool_switch(&out.actors), "run each node as its real actor set (bridge, membership, the queue facade and its seven subsystem actors) under CAF's test scheduler; slower, and without --remove, --fail and the per-kind traffic")
     ("json", po::bool_switch(&out.json), "print the report as one JSON object on the last line")

@@ -130,6 +130,10 @@ TEST_CASE("out-of-range executor and queue tunables fail fast with one line",
     args.insert(args.end(), {"--slots", "-1"});
     expect_fails_fast(args, "--slots");
   }
+  SECTION("no scheduler threads") {
+    args.insert(args.end(), {"--scheduler-threads", "0"});
+    expect_fails_fast(args, "--scheduler-threads must be from 1 to 64, got 0");
+  }
   SECTION("no attempts") {
     args.insert(args.end(), {"--max-attempts", "0"});
     expect_fails_fast(args, "--max-attempts");

@@ -120,9 +120,10 @@ TEST_CASE("a task matched to a node that went silent is claimed by "
   // n3 goes silent, unnoticed yet; pick a task the matching gives to n3.
   net.down = {"n3"};
   std::string id;
-  for (int t = 0; id.empty(); ++t)
-    if (!match_claims({"t" + std::to_string(t)}, free, "n3").empty())
+  for (int t = 0; id.empty() && t < 1000; ++t)
+    if (!match_claims({{"t" + std::to_string(t)}}, free, "n3").empty())
       id = "t" + std::to_string(t);
+  REQUIRE(!id.empty());
   const millis submitted = net.now;
   net.at("n0").submit(spec_of(id), net.now);
   net.flush();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ready_queue/claim_matching.hpp"
+#include "ready_queue/ready_queue.hpp"
 
 using namespace dice;
 
@@ -19,13 +20,13 @@ std::vector<std::string> ids(const std::string& prefix, int n) {
   return out;
 }
 
-// What each node claims when all of them see `tasks` and `free_slots`.
+// What each node claims when all of them see `classes` and `free_slots`.
 std::map<std::string, std::vector<std::string>>
-everyone(const std::vector<std::string>& tasks,
+everyone(const std::vector<std::vector<std::string>>& classes,
          const std::map<std::string, std::size_t>& free_slots) {
   std::map<std::string, std::vector<std::string>> out;
   for (const auto& [node, n] : free_slots)
-    out[node] = match_claims(tasks, free_slots, node);
+    out[node] = match_claims(classes, free_slots, node);
   return out;
 }
 
@@ -43,7 +44,7 @@ TEST_CASE("nodes that agree on the view claim disjoint tasks, as many as "
     free[n] = slots;
   std::set<std::string> claimed;
   std::size_t total = 0;
-  for (const auto& [node, mine] : everyone(task_ids, free)) {
+  for (const auto& [node, mine] : everyone({task_ids}, free)) {
     CHECK(mine.size() <= slots);
     total += mine.size();
     claimed.insert(mine.begin(), mine.end());
@@ -52,9 +53,37 @@ TEST_CASE("nodes that agree on the view claim disjoint tasks, as many as "
   auto expected = std::min(static_cast<std::size_t>(tasks), seats);
   CHECK(total == expected);          // every free slot or every task used
   CHECK(claimed.size() == expected); // no task claimed twice
-  // The tasks first in the common order are the ones taken.
-  for (std::size_t i = 0; i < expected; ++i)
-    CHECK(claimed.count(task_ids[i]) == 1);
+}
+
+TEST_CASE("the matching takes every task of a class before any of the "
+          "next",
+          "[ready_queue]") {
+  std::vector<std::vector<std::string>> classes{ids("urgent-", 3),
+                                                ids("later-", 10)};
+  std::map<std::string, std::size_t> free;
+  for (const auto& n : ids("node-", 5))
+    free[n] = 1;
+  std::set<std::string> claimed;
+  for (const auto& [node, mine] : everyone(classes, free))
+    claimed.insert(mine.begin(), mine.end());
+  CHECK(claimed.size() == 5);
+  for (const auto& t : classes[0])
+    CHECK(claimed.count(t) == 1);
+}
+
+TEST_CASE("a node that sees no other free node takes its own favourite "
+          "task, so two such nodes rarely collide",
+          "[ready_queue]") {
+  auto task_ids = ids("t", 50);
+  for (const std::string node : {"a", "b", "c"}) {
+    auto mine = match_claims({task_ids}, {{node, 1}}, node);
+    REQUIRE(mine.size() == 1);
+    auto favourite = *std::min_element(
+      task_ids.begin(), task_ids.end(), [&](const auto& x, const auto& y) {
+        return rendezvous_hash(x, node) < rendezvous_hash(y, node);
+      });
+    CHECK(mine.front() == favourite);
+  }
 }
 
 TEST_CASE("a node that claimed drops out of everyone's matching without "
@@ -64,12 +93,12 @@ TEST_CASE("a node that claimed drops out of everyone's matching without "
   std::map<std::string, std::size_t> free;
   for (const auto& n : ids("n", 12))
     free[n] = 1;
-  auto before = everyone(task_ids, free);
+  auto before = everyone({task_ids}, free);
   // n3 claims its task: the others see it busy and the task gone.
   auto taken = before.at("n3").at(0);
   free.erase("n3");
   task_ids.erase(std::find(task_ids.begin(), task_ids.end(), taken));
-  auto after = everyone(task_ids, free);
+  auto after = everyone({task_ids}, free);
   for (const auto& [node, mine] : after) {
     CAPTURE(node);
     CHECK(mine == before.at(node));
@@ -79,6 +108,6 @@ TEST_CASE("a node that claimed drops out of everyone's matching without "
 TEST_CASE("a node with no free slot in the view gets nothing",
           "[ready_queue]") {
   std::map<std::string, std::size_t> free{{"a", 0}, {"b", 1}};
-  CHECK(match_claims({"t1", "t2"}, free, "a").empty());
-  CHECK(match_claims({"t1", "t2"}, free, "b").size() == 1);
+  CHECK(match_claims({{"t1", "t2"}}, free, "a").empty());
+  CHECK(match_claims({{"t1", "t2"}}, free, "b").size() == 1);
 }
