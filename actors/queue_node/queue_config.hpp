@@ -12,7 +12,8 @@ namespace dice {
 
 struct queue_config {
   millis claim_window_ms = defaults::claim_window_ms;
-  /// 0 disables staggering: every idle node claims at once.
+  /// 0 disables the claim matching and staggering: every idle node claims
+  /// the head of its own walk at once.
   millis claim_stagger_ms = defaults::claim_stagger_ms;
   std::size_t claim_helpers = defaults::claim_helpers;
   millis running_interval_ms = defaults::running_interval_ms;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <set>
 #include <tuple>
 
 #include "ready_queue/ready_queue.hpp"
@@ -25,8 +24,17 @@ match_claims(const std::vector<std::vector<std::string>>& classes,
     if (n > 0)
       turns.emplace_back(rendezvous_hash(key, node), node, n);
   std::sort(turns.begin(), turns.end());
-  std::set<std::string> taken; // of the current class
-  std::size_t cls = 0;         // the first class with a task left
+  std::vector<char> taken; // of the current class, by index
+  std::size_t left_in_class = 0;
+  std::size_t cls = 0; // the first class with a task left
+  auto enter = [&](std::size_t c) {
+    cls = c;
+    if (cls < classes.size()) {
+      taken.assign(classes[cls].size(), 0);
+      left_in_class = classes[cls].size();
+    }
+  };
+  enter(0);
   // Rounds of one task per node with a free slot, until this node's slots
   // are filled (later turns cannot change its picks) or tasks run out.
   for (bool more = true; more;) {
@@ -34,25 +42,27 @@ match_claims(const std::vector<std::vector<std::string>>& classes,
     for (auto& [hash, node, left] : turns) {
       if (left == 0)
         continue;
-      while (cls < classes.size() && taken.size() >= classes[cls].size())
-        taken.clear(), ++cls; // a class used up: on to the next
+      while (cls < classes.size() && left_in_class == 0)
+        enter(cls + 1); // a class used up: on to the next
       if (cls == classes.size())
         return mine;
-      const std::string* best = nullptr;
+      const auto& tasks = classes[cls];
+      std::size_t best = tasks.size();
       std::uint64_t best_hash = 0;
-      for (const auto& t : classes[cls]) {
-        if (taken.count(t) > 0)
+      for (std::size_t t = 0; t < tasks.size(); ++t) {
+        if (taken[t])
           continue;
-        auto h = rendezvous_hash(t, node);
-        if (best == nullptr || h < best_hash) {
-          best = &t;
+        auto h = rendezvous_hash(tasks[t], node);
+        if (best == tasks.size() || h < best_hash) {
+          best = t;
           best_hash = h;
         }
       }
-      taken.insert(*best);
+      taken[best] = 1;
+      --left_in_class;
       --left;
       if (node == self) {
-        mine.push_back(*best);
+        mine.push_back(tasks[best]);
         if (left == 0)
           return mine;
       }

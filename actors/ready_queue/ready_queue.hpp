@@ -5,6 +5,8 @@
 // interrupted is not delayed again, then a rendezvous hash of
 // (task id, node id). Every node sees the same tasks but in its own order,
 // so idle nodes rarely claim the same task and few claims lose the lottery.
+// With an empty node id the order is the same on every node: the order the
+// claim matching (claim_matching.hpp) takes tasks in.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
