@@ -7,12 +7,14 @@
 #include <caf/meta/type_name.hpp>
 
 #include "broadcast_bridge/bridge_counters.hpp"
+#include "broadcast_bridge/transport.hpp"
 #include "dice.pb.h"
 
 // These types travel between actors of one process only (never through CAF's
 // serialization), so they need no inspect().
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::wire::Message)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::bridge_counters)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::datagram>)
 
 CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
   // bridge

@@ -30,8 +30,8 @@ using broadcast_bridge = caf::typed_actor<
   caf::reacts_to<peers_atom, std::vector<std::string>>,
   // topic: "membership", "queue", "sync" or "election"
   caf::reacts_to<subscribe_atom, std::string, wire_listener>,
-  // a datagram from the transport: bytes, sender HOST:PORT
-  caf::reacts_to<datagram_atom, std::string, std::string>,
+  // datagrams from the transport
+  caf::reacts_to<datagram_atom, std::vector<datagram>>,
   caf::replies_to<stats_atom>::with<bridge_counters>>;
 
 struct bridge_config {

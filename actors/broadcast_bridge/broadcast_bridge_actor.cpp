@@ -43,8 +43,8 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
   st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
   // The transport's thread only enqueues; all logic runs in this actor.
   broadcast_bridge handle = self;
-  st.net->start([handle](std::string bytes, std::string from) {
-    caf::anon_send(handle, datagram_atom_v, std::move(bytes), std::move(from));
+  st.net->start([handle](std::vector<datagram> batch) {
+    caf::anon_send(handle, datagram_atom_v, std::move(batch));
   });
   auto net = st.net;
   self->attach_functor([net] { net->stop(); });
@@ -67,16 +67,18 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
     [self](subscribe_atom, const std::string& topic, wire_listener& who) {
       self->state.listeners[topic].push_back(std::move(who));
     },
-    [self](datagram_atom, const std::string& bytes, const std::string&) {
+    [self](datagram_atom, const std::vector<datagram>& batch) {
       auto& st = self->state;
-      auto m = st.logic->open(bytes);
-      if (!m)
-        return;
-      auto it = st.listeners.find(topic_of(*m));
-      if (it == st.listeners.end())
-        return;
-      for (auto& who : it->second)
-        self->send(who, inbound_atom_v, *m);
+      for (const auto& d : batch) {
+        auto m = st.logic->open(d.bytes);
+        if (!m)
+          continue;
+        auto it = st.listeners.find(topic_of(*m));
+        if (it == st.listeners.end())
+          continue;
+        for (auto& who : it->second)
+          self->send(who, inbound_atom_v, *m);
+      }
     },
     [self](stats_atom) { return self->state.logic->counters(); },
   };

@@ -26,7 +26,9 @@ std::size_t sim_hub::deliver_due(millis at) {
     }
     // A copy: the handler may start or stop transports, which edits the map.
     auto handler = i->second.handler;
-    handler(std::move(d->bytes), std::move(d->from));
+    std::vector<datagram> one;
+    one.push_back({std::move(d->bytes), std::move(d->from)});
+    handler(std::move(one));
     ++delivered;
   }
   return delivered;

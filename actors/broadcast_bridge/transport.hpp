@@ -7,11 +7,18 @@
 
 namespace dice {
 
+/// A datagram received, with the sender's HOST:PORT.
+struct datagram {
+  std::string bytes;
+  std::string from;
+};
+
 class transport {
 public:
-  /// Called for every datagram received, with the sender's HOST:PORT.
-  using receive_handler =
-    std::function<void(std::string bytes, std::string from)>;
+  /// Called with the datagrams received. A burst that queued up while the
+  /// receiver was not running comes in one call, so it wakes the node once
+  /// (on a busy host each wake-up costs more than handling a datagram).
+  using receive_handler = std::function<void(std::vector<datagram>)>;
 
   virtual ~transport() = default;
 

@@ -2,7 +2,8 @@
 // Real sockets: a UDP socket on the listen address for point-to-point and
 // fan-out broadcast, plus, optionally, a socket joined to an IPv4 multicast
 // group for LAN broadcast. A small receive thread hands datagrams to the
-// bridge; sends happen on the caller's thread (UDP sendto never blocks long).
+// bridge, a burst at a time; sends happen on the caller's thread (UDP
+// sendto never blocks long).
 #include <atomic>
 #include <optional>
 #include <thread>
@@ -16,6 +17,8 @@ struct udp_options {
   endpoint listen;
   std::optional<endpoint> multicast_group; // broadcast goes to the group
   std::size_t receive_buffer_bytes = 64 * 1024;
+  /// Most datagrams handed over in one call.
+  std::size_t max_batch = 64;
 };
 
 class udp_transport : public transport {

@@ -26,8 +26,9 @@ struct endpoint_under_test {
 
   endpoint_under_test(sim_hub& hub, const std::string& addr)
     : net(hub.make_transport(addr)) {
-    net->start([this](std::string bytes, std::string from) {
-      got.push_back({std::move(bytes), std::move(from)});
+    net->start([this](std::vector<datagram> batch) {
+      for (auto& d : batch)
+        got.push_back({std::move(d.bytes), std::move(d.from)});
     });
   }
 };
@@ -136,12 +137,14 @@ TEST_CASE("sim_transport sends at the hub's time and replies at delivery time",
   std::vector<std::pair<millis, std::string>> at_a;
   auto ta = hub.make_transport(a);
   auto tb = hub.make_transport(b);
-  ta->start([&](std::string bytes, std::string) {
-    at_a.emplace_back(hub.now, bytes);
+  ta->start([&](std::vector<datagram> batch) {
+    for (auto& d : batch)
+      at_a.emplace_back(hub.now, d.bytes);
   });
   // b answers every datagram at once, from inside the handler.
-  tb->start([&](std::string bytes, std::string from) {
-    tb->send_to(from, "re:" + bytes);
+  tb->start([&](std::vector<datagram> batch) {
+    for (auto& d : batch)
+      tb->send_to(d.from, "re:" + d.bytes);
   });
   hub.now = 50;
   ta->send_to(b, "ping");
