@@ -154,9 +154,9 @@ void communication_machine::fill_heartbeat(wire::Heartbeat* hb) const {
 }
 
 void communication_machine::tell_live(ev::events& out) {
-  if (peer_slots_ == slots_told_)
+  if (!slots_changed_)
     return;
-  slots_told_ = peer_slots_;
+  slots_changed_ = false;
   out.push_back(ev::live_nodes{peer_slots_.size() + 1, peer_slots_});
 }
 
@@ -186,7 +186,14 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   else
     differed_.erase(peer);
   peers_.update(peer, incarnation, reported);
-  peer_slots_[peer] = hb.has_info() ? hb.info().slots() : 0;
+  // Every heartbeat of every peer passes here: note a change in O(log n)
+  // rather than comparing the whole map (quadratic in a large cluster).
+  auto slots = hb.has_info() ? hb.info().slots() : 0u;
+  auto [at, added] = peer_slots_.emplace(peer, slots);
+  if (added || at->second != slots) {
+    at->second = slots;
+    slots_changed_ = true;
+  }
   tell_live(out);
   check_acks(out);
   if (now >= next_sync_ && (lost_ops || diverged))
@@ -297,7 +304,8 @@ void communication_machine::on_peer_dead(const std::string& peer, millis,
   if (peer.empty() || peer == id_)
     return;
   peers_.forget(peer);
-  peer_slots_.erase(peer);
+  if (peer_slots_.erase(peer) > 0)
+    slots_changed_ = true;
   differed_.erase(peer);
   if (snapshot_ && snapshot_->peer == peer)
     snapshot_.reset(); // another peer's snapshot starts over

@@ -88,9 +88,10 @@ private:
   std::uint64_t next_seq_ = 1;
   peer_versions peers_;
   std::uint64_t digest_ = 0; // the replica's, as known_tasks last said
-  // Live peers and their slots, as heard in heartbeats and last told.
+  // Live peers and their slots, as heard in heartbeats; changed since
+  // ready_queue was last told.
   std::map<std::string, std::uint32_t> peer_slots_;
-  std::map<std::string, std::uint32_t> slots_told_;
+  bool slots_changed_ = false;
   // Peers whose previous report had our ops but another replica digest.
   std::set<std::string> differed_;
   millis next_sync_ = 0;
