@@ -9,9 +9,11 @@ struct bridge_counters {
   std::uint64_t datagrams_sent = 0;
   std::uint64_t bytes_sent = 0;
   std::uint64_t send_errors = 0;
+  std::uint64_t bundles_sent = 0;      // sealed bundles (each to every target)
   std::uint64_t datagrams_received = 0;
   std::uint64_t bytes_received = 0;
   std::uint64_t accepted = 0;
+  std::uint64_t bundles_received = 0;  // of the accepted
   std::uint64_t dropped_malformed = 0;       // undecodable bytes or bad header
   std::uint64_t dropped_unauthenticated = 0; // missing or wrong HMAC tag
   std::uint64_t dropped_replayed = 0;        // seen (sender, incarnation, seq)

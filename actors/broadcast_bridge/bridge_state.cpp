@@ -4,6 +4,7 @@
 
 #include <google/protobuf/stubs/logging.h>
 
+#include "broadcast_bridge/bundle.hpp"
 #include "broadcast_bridge/hmac.hpp"
 
 namespace dice {
@@ -40,6 +41,26 @@ std::optional<std::string> bridge_state::seal(wire::Message m, millis now) {
   return bytes;
 }
 
+std::vector<std::string> bridge_state::seal_all(std::vector<wire::Message> parts,
+                                                millis now) {
+  // Room for the bundle's header and the envelope around it.
+  auto overhead = 128 + self_.cluster_id.size() + self_.node_id.size()
+                  + self_.addr.size();
+  auto budget = limits_.max_datagram_bytes > overhead
+                  ? limits_.max_datagram_bytes - overhead
+                  : 0;
+  std::vector<std::string> out;
+  for (auto& m : pack_bundles(std::move(parts), budget)) {
+    bool bundle = m.has_bundle();
+    if (auto bytes = seal(std::move(m), now)) {
+      out.push_back(std::move(*bytes));
+      if (bundle)
+        ++counters_.bundles_sent;
+    }
+  }
+  return out;
+}
+
 void bridge_state::count_sent(std::size_t bytes, bool ok) {
   if (!ok) {
     ++counters_.send_errors;
@@ -69,7 +90,8 @@ std::optional<wire::Message> bridge_state::open(const std::string& datagram) {
     return drop(counters_.dropped_unauthenticated);
   wire::Message m;
   if (!m.ParseFromString(env.message()) || m.sender_id().empty()
-      || m.sequence() == 0 || m.body_case() == wire::Message::BODY_NOT_SET)
+      || m.sequence() == 0 || m.body_case() == wire::Message::BODY_NOT_SET
+      || !well_formed_bundle(m))
     return drop(counters_.dropped_malformed);
   if (m.cluster_id() != self_.cluster_id)
     return drop(counters_.dropped_cluster);
@@ -80,6 +102,8 @@ std::optional<wire::Message> bridge_state::open(const std::string& datagram) {
   if (verdict != replay_window::verdict::fresh)
     return drop(counters_.dropped_replayed);
   ++counters_.accepted;
+  if (m.has_bundle())
+    ++counters_.bundles_received;
   return m;
 }
 

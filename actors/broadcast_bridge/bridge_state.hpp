@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "broadcast_bridge/bridge_counters.hpp"
 #include "broadcast_bridge/replay_window.hpp"
@@ -36,7 +37,14 @@ public:
   /// or nullopt if it would exceed the size limit (counted as a send error).
   std::optional<std::string> seal(wire::Message m, millis now);
 
-  /// Opens a received datagram; nullopt means dropped (and counted).
+  /// Seals `parts` (bodies set) in as few datagrams as the size limit allows
+  /// (see bundle.hpp), in order. A part too large on its own is counted as a
+  /// send error and left out.
+  std::vector<std::string> seal_all(std::vector<wire::Message> parts,
+                                    millis now);
+
+  /// Opens a received datagram; nullopt means dropped (and counted). A
+  /// bundle comes back whole and checked: take it apart with unbundle().
   std::optional<wire::Message> open(const std::string& datagram);
 
   /// Counts one datagram handed to the transport (or that failed to go).

@@ -22,8 +22,11 @@ using wire_listener =
   caf::typed_actor<caf::reacts_to<inbound_atom, wire::Message>>;
 
 using broadcast_bridge = caf::typed_actor<
-  // to every known peer (or the multicast group)
+  // to every known peer (or the multicast group); the broadcasts queued at
+  // once leave together, in as few datagrams as fit (see bundle.hpp)
   caf::reacts_to<broadcast_atom, wire::Message>,
+  // to itself: send the broadcasts collected so far
+  caf::reacts_to<flush_atom>,
   // to one HOST:PORT
   caf::reacts_to<send_atom, std::string, wire::Message>,
   // the fan-out targets for broadcast, kept current by membership

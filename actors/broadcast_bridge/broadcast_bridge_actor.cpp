@@ -6,6 +6,7 @@
 #include <caf/send.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "broadcast_bridge/bundle.hpp"
 #include "broadcast_bridge/topic.hpp"
 
 namespace dice {
@@ -18,6 +19,8 @@ struct bridge_actor_state {
   std::function<millis()> clock;
   std::vector<std::string> peers;
   std::map<std::string, std::vector<wire_listener>> listeners;
+  // Broadcasts waiting for the flush this actor sent itself.
+  std::vector<wire::Message> pending;
   static inline const char* name = "broadcast_bridge";
 };
 
@@ -50,9 +53,20 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
   self->attach_functor([net] { net->stop(); });
   return {
     [self](broadcast_atom, wire::Message& m) {
+      // The flush queues behind every message already in the mailbox, so
+      // the broadcasts of a burst go out together.
       auto& st = self->state;
-      emit(self, st.logic->seal(std::move(m), st.clock()),
-           [&](const std::string& b) { return st.net->broadcast(st.peers, b); });
+      if (st.pending.empty())
+        self->send(self, flush_atom_v);
+      st.pending.push_back(std::move(m));
+    },
+    [self](flush_atom) {
+      auto& st = self->state;
+      auto parts = std::move(st.pending);
+      st.pending.clear();
+      for (auto& bytes : st.logic->seal_all(std::move(parts), st.clock()))
+        emit(self, bytes,
+             [&](const std::string& b) { return st.net->broadcast(st.peers, b); });
     },
     [self](send_atom, const std::string& to, wire::Message& m) {
       auto& st = self->state;
@@ -70,14 +84,16 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
     [self](datagram_atom, const std::vector<datagram>& batch) {
       auto& st = self->state;
       for (const auto& d : batch) {
-        auto m = st.logic->open(d.bytes);
-        if (!m)
+        auto opened = st.logic->open(d.bytes);
+        if (!opened)
           continue;
-        auto it = st.listeners.find(topic_of(*m));
-        if (it == st.listeners.end())
-          continue;
-        for (auto& who : it->second)
-          self->send(who, inbound_atom_v, *m);
+        for (auto& m : unbundle(std::move(*opened))) {
+          auto it = st.listeners.find(topic_of(m));
+          if (it == st.listeners.end())
+            continue;
+          for (auto& who : it->second)
+            self->send(who, inbound_atom_v, m);
+        }
       }
     },
     [self](stats_atom) { return self->state.logic->counters(); },

@@ -15,6 +15,7 @@ std::string topic_of(const wire::Message& m) {
     case M::kElection:
       return "election";
     case M::BODY_NOT_SET:
+    case M::kBundle: // routed part by part, after unbundle()
       return "";
     default:
       return "queue";

@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broadcast_bridge/broadcast_bridge.hpp"
+#include "broadcast_bridge/bundle.hpp"
 #include "broadcast_bridge/sim_transport.hpp"
 #include "common/caf_setup.hpp"
 #include "communication/communication.hpp"
@@ -55,17 +56,22 @@ private:
     t_->datagrams += copies;
     t_->bytes += copies * bytes.size();
     wire::Envelope env;
-    wire::Message m;
-    if (!env.ParseFromString(bytes) || !m.ParseFromString(env.message()))
+    wire::Message outer;
+    if (!env.ParseFromString(bytes) || !outer.ParseFromString(env.message()))
       return;
     // As run_simulation counts them: queue messages apart from RUNNING
-    // heartbeats; bytes of both.
-    auto kind = classify(m);
-    if (kind == queue_message::none)
-      return;
-    t_->queue_bytes += copies * bytes.size();
-    if (kind != queue_message::running)
-      ++t_->queue_messages;
+    // heartbeats (each part of a bundle); bytes of both.
+    bool queue_traffic = false;
+    for (const auto& m : unbundle(std::move(outer))) {
+      auto kind = classify(m);
+      if (kind == queue_message::none)
+        continue;
+      queue_traffic = true;
+      if (kind != queue_message::running)
+        ++t_->queue_messages;
+    }
+    if (queue_traffic)
+      t_->queue_bytes += copies * bytes.size();
   }
   std::shared_ptr<transport> inner_;
   traffic* t_;

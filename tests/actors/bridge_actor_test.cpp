@@ -1,0 +1,138 @@
+// The broadcast bridge actor bundles the broadcasts queued at once: two
+// bridges over the simulated network under CAF's test coordinator.
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+#include <caf/send.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "broadcast_bridge/broadcast_bridge.hpp"
+#include "broadcast_bridge/sim_transport.hpp"
+#include "common/caf_setup.hpp"
+
+using namespace dice;
+
+namespace {
+
+/// Counts the datagrams a transport is asked to send.
+class counting : public transport {
+public:
+  explicit counting(std::shared_ptr<transport> inner)
+    : inner_(std::move(inner)) {
+  }
+  void start(receive_handler h) override { inner_->start(std::move(h)); }
+  void stop() override { inner_->stop(); }
+  bool send_to(const std::string& addr, const std::string& bytes) override {
+    ++sent;
+    return inner_->send_to(addr, bytes);
+  }
+  std::size_t broadcast(const std::vector<std::string>& targets,
+                        const std::string& bytes) override {
+    sent += targets.size();
+    return inner_->broadcast(targets, bytes);
+  }
+  std::size_t sent = 0;
+
+private:
+  std::shared_ptr<transport> inner_;
+};
+
+struct recorder_state {
+  std::vector<std::string> ids; // task ids of the ENQUEUEs heard, in order
+  std::vector<std::string> senders;
+};
+
+struct two_bridges {
+  sim_hub hub{1};
+  caf::actor_system_config cfg;
+  caf::actor_system sys{deterministic(cfg)};
+  caf::scheduler::test_coordinator& sched{
+    dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())};
+  std::shared_ptr<counting> a_net;
+  broadcast_bridge a;
+  broadcast_bridge b;
+  std::shared_ptr<recorder_state> heard = std::make_shared<recorder_state>();
+
+  two_bridges() {
+    hub.network().set_default_faults({0, 0, 1, 1});
+    a_net = std::make_shared<counting>(hub.make_transport("a:1"));
+    a = spawn("a", a_net);
+    b = spawn("b", hub.make_transport("b:1"));
+    caf::anon_send(a, peers_atom_v, std::vector<std::string>{"b:1"});
+    auto rec = heard;
+    wire_listener listener = sys.spawn(
+      [rec](wire_listener::pointer) -> wire_listener::behavior_type {
+        return {[rec](inbound_atom, const wire::Message& m) {
+          rec->ids.push_back(m.enqueue().spec().id());
+          rec->senders.push_back(m.sender_id());
+        }};
+      });
+    caf::anon_send(b, subscribe_atom_v, std::string{"queue"}, listener);
+    sched.run();
+  }
+
+  broadcast_bridge spawn(const std::string& id, std::shared_ptr<transport> net) {
+    bridge_config bc;
+    bc.self = bridge_identity{"dice", id, id + ":1", 1};
+    bc.cluster_key = "k";
+    bc.net = std::move(net);
+    bc.clock = [h = &hub] { return h->now; };
+    return spawn_broadcast_bridge(sys, std::move(bc));
+  }
+
+  void broadcast_enqueues(int from, int to) {
+    for (int i = from; i < to; ++i) {
+      wire::Message m;
+      m.mutable_enqueue()->mutable_spec()->set_id("t" + std::to_string(i));
+      caf::anon_send(a, broadcast_atom_v, std::move(m));
+    }
+  }
+
+  void deliver() {
+    sched.run();
+    hub.deliver_due(hub.now + 10);
+    sched.run();
+  }
+
+  ~two_bridges() {
+    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(b, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+};
+
+std::vector<std::string> ids(int from, int to) {
+  std::vector<std::string> out;
+  for (int i = from; i < to; ++i)
+    out.push_back("t" + std::to_string(i));
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("bridge: a burst of broadcasts leaves as one datagram and arrives "
+          "whole, in order",
+          "[actor][bridge]") {
+  two_bridges net;
+  net.broadcast_enqueues(0, 50);
+  net.deliver();
+  CHECK(net.a_net->sent == 1);
+  CHECK(net.heard->ids == ids(0, 50));
+  CHECK(net.heard->senders == std::vector<std::string>(50, "a"));
+}
+
+TEST_CASE("bridge: broadcasts sent apart leave apart", "[actor][bridge]") {
+  two_bridges net;
+  net.broadcast_enqueues(0, 1);
+  net.deliver();
+  net.broadcast_enqueues(1, 2);
+  net.deliver();
+  CHECK(net.a_net->sent == 2);
+  CHECK(net.heard->ids == ids(0, 2));
+}
