@@ -1,7 +1,10 @@
 #pragma once
 // One execution of a task attempt, as the executor sees it.
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "common/time.hpp"
@@ -26,14 +29,31 @@ struct execution_result {
   millis finished_ms = 0;
 };
 
-/// Set by the executor to ask a running task to stop; task code polls it.
+/// Set by the executor to ask a running task to stop; task code polls it,
+/// or waits on it instead of sleeping.
 class cancel_token {
 public:
-  void cancel() { canceled_ = true; }
+  void cancel() {
+    {
+      std::lock_guard<std::mutex> guard{mtx_};
+      canceled_ = true;
+    }
+    cv_.notify_all();
+  }
   bool canceled() const { return canceled_; }
+
+  /// Blocks until `deadline` or a cancel, whichever comes first; true if
+  /// canceled. One wake-up, where polling would wake the thread every few ms.
+  bool wait_until(std::chrono::steady_clock::time_point deadline) const {
+    std::unique_lock<std::mutex> guard{mtx_};
+    cv_.wait_until(guard, deadline, [this] { return canceled_.load(); });
+    return canceled_;
+  }
 
 private:
   std::atomic<bool> canceled_{false};
+  mutable std::mutex mtx_;
+  mutable std::condition_variable cv_;
 };
 
 /// What a task function returns: success with a result, or a reason.

@@ -48,15 +48,9 @@ task_outcome run_sleep(const std::string& payload, const cancel_token& cancel) {
   if (!parse_count(payload, 3'600'000, ms))
     return task_outcome::failure("sleep: payload must be milliseconds from 0 to 3600000, got '"
                                  + payload.substr(0, 32) + "'");
-  using clock = std::chrono::steady_clock;
-  auto end = clock::now() + std::chrono::milliseconds(ms);
-  // Sleep in short steps so a cancel takes effect within ~10 ms.
-  while (clock::now() < end) {
-    if (cancel.canceled())
-      return task_outcome::failure("canceled");
-    auto left = end - clock::now();
-    std::this_thread::sleep_for(std::min<clock::duration>(left, std::chrono::milliseconds(10)));
-  }
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  if (cancel.wait_until(end))
+    return task_outcome::failure("canceled");
   return task_outcome::success("slept " + payload);
 }
 

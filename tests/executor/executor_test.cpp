@@ -36,6 +36,18 @@ TEST_CASE("a canceled task stops and is reported canceled", "[executor]") {
   CHECK(out.result_or_reason == "canceled");
 }
 
+TEST_CASE("a sleeping task wakes at once when canceled", "[executor]") {
+  cancel_token token;
+  auto done = std::async(std::launch::async,
+                         [&token] { return run_sleep("3600000", token); });
+  token.cancel();
+  // Far below the hour asked for: the wait ends with the cancel.
+  REQUIRE(done.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  auto out = done.get();
+  CHECK_FALSE(out.ok);
+  CHECK(out.result_or_reason == "canceled");
+}
+
 namespace {
 
 // A kind that blocks until released, so tests control timing without sleeps.
