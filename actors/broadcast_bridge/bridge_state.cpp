@@ -1,5 +1,6 @@
 #include "broadcast_bridge/bridge_state.hpp"
 
+#include <algorithm>
 #include <mutex>
 
 #include <google/protobuf/stubs/logging.h>
@@ -46,9 +47,8 @@ std::vector<std::string> bridge_state::seal_all(std::vector<wire::Message> parts
   // Room for the bundle's header and the envelope around it.
   auto overhead = 128 + self_.cluster_id.size() + self_.node_id.size()
                   + self_.addr.size();
-  auto budget = limits_.max_datagram_bytes > overhead
-                  ? limits_.max_datagram_bytes - overhead
-                  : 0;
+  auto size = std::min(limits_.bundle_bytes, limits_.max_datagram_bytes);
+  auto budget = size > overhead ? size - overhead : 0;
   std::vector<std::string> out;
   for (auto& m : pack_bundles(std::move(parts), budget)) {
     bool bundle = m.has_bundle();

@@ -24,6 +24,7 @@ struct bridge_identity {
 
 struct bridge_limits {
   std::size_t max_datagram_bytes = defaults::max_datagram_bytes;
+  std::size_t bundle_bytes = defaults::bundle_bytes;
   std::uint64_t replay_window = defaults::replay_window;
 };
 
@@ -37,9 +38,10 @@ public:
   /// or nullopt if it would exceed the size limit (counted as a send error).
   std::optional<std::string> seal(wire::Message m, millis now);
 
-  /// Seals `parts` (bodies set) in as few datagrams as the size limit allows
-  /// (see bundle.hpp), in order. A part too large on its own is counted as a
-  /// send error and left out.
+  /// Seals `parts` (bodies set), in order, in as few datagrams as
+  /// `bundle_bytes` allows (see bundle.hpp); a part larger than that goes
+  /// alone. A part over the datagram limit is counted as a send error and
+  /// left out.
   std::vector<std::string> seal_all(std::vector<wire::Message> parts,
                                     millis now);
 

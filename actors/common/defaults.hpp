@@ -12,6 +12,10 @@ namespace dice::defaults {
 constexpr std::uint32_t protocol_version = 1;
 /// Largest datagram we send or accept; well under the 64 KiB UDP limit.
 constexpr std::size_t max_datagram_bytes = 60 * 1024;
+/// Broadcasts sent at once share datagrams of at most this size (0: never).
+/// One Ethernet frame's payload: IP loses a fragmented datagram whole when
+/// any fragment is lost, so larger bundles would multiply loss on a LAN.
+constexpr std::size_t bundle_bytes = 1400;
 /// Sequence numbers remembered per (sender, incarnation) against replays.
 constexpr std::uint64_t replay_window = 1024;
 

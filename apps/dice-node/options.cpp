@@ -91,6 +91,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
             shell_timeout = n.shell.timeout_ms,
             gossip_peers = static_cast<long long>(n.timing.gossip_peers_per_heartbeat),
             scheduler_threads = static_cast<long long>(out.scheduler_threads),
+            bundle_bytes = static_cast<long long>(n.limits.bundle_bytes),
             shell_output = static_cast<long long>(n.shell.max_output_bytes);
   po::options_description desc("dice-node: one member of a DiCE cluster.\n"
                                "Usage: dice-node [options]\n"
@@ -115,6 +116,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("dead-after-ms", po::value(&n.timing.dead_after_ms)->default_value(defaults::dead_after_ms), "silence after which a peer is dead")
     ("gossip-peers", po::value(&gossip_peers)->default_value(gossip_peers), "peers listed in one heartbeat (the rest rotate through later ones)")
     ("max-datagram-bytes", po::value(&n.limits.max_datagram_bytes)->default_value(defaults::max_datagram_bytes), "larger datagrams are dropped")
+    ("bundle-bytes", po::value(&bundle_bytes)->default_value(bundle_bytes), "broadcasts sent at once share datagrams up to this size (0: one message per datagram)")
     ("election", po::value(&n.election_algorithm)->default_value(defaults::election_algorithm), "coordinator election: bully, ring (Chang-Roberts), hs (Hirschberg-Sinclair), invitation or echo")
     ("capacity", po::value(&capacity)->default_value(0), "echo: this node's capacity (e.g. battery); the highest wins, ties to the higher id")
     ("election-timeout-ms", po::value(&n.election.answer_timeout_ms)->default_value(defaults::election_answer_timeout_ms), "election: how long to wait for a peer's answer")
@@ -188,6 +190,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
                              + ") must be longer than --running-interval-ms ("
                              + std::to_string(running_interval) + ")");
   n.timing.gossip_peers_per_heartbeat = ranged("gossip-peers", gossip_peers, 1, 256);
+  n.limits.bundle_bytes = ranged("bundle-bytes", bundle_bytes, 0, 65'535);
   if (out.scheduler_policy != "sharing" && out.scheduler_policy != "stealing")
     throw std::runtime_error("--scheduler: '" + out.scheduler_policy
                              + "' is not one of sharing, stealing");

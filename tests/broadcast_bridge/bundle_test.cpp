@@ -67,8 +67,10 @@ TEST_CASE("pack_bundles keeps order, leaves a lone message plain and "
 TEST_CASE("a burst sealed together arrives as one datagram and comes apart "
           "in order with the sender's header",
           "[bridge][bundle]") {
-  bridge_state sender{{"dice", "n1", "10.0.0.1:7400", 42}, key};
-  bridge_state receiver{{"dice", "n2", "10.0.0.2:7400", 7}, key};
+  bridge_limits whole;
+  whole.bundle_bytes = whole.max_datagram_bytes;
+  bridge_state sender{{"dice", "n1", "10.0.0.1:7400", 42}, key, whole};
+  bridge_state receiver{{"dice", "n2", "10.0.0.2:7400", 7}, key, whole};
   auto datagrams = sender.seal_all(enqueues(100), 1234);
   REQUIRE(datagrams.size() == 1);
   CHECK(sender.counters().bundles_sent == 1);
@@ -91,11 +93,48 @@ TEST_CASE("a burst sealed together arrives as one datagram and comes apart "
   CHECK(receiver.counters().dropped_replayed == 1);
 }
 
+TEST_CASE("by default a bundle fits one Ethernet frame; bundle_bytes 0 "
+          "sends every message alone",
+          "[bridge][bundle]") {
+  bridge_state receiver{{"dice", "n2", "10.0.0.2:7400", 1}, key};
+  auto received = [&](const std::vector<std::string>& datagrams) {
+    std::vector<std::string> ids;
+    for (const auto& d : datagrams) {
+      auto opened = receiver.open(d);
+      REQUIRE(opened);
+      for (const auto& m : unbundle(std::move(*opened)))
+        ids.push_back(m.enqueue().spec().id());
+    }
+    return ids;
+  };
+  std::vector<std::string> want;
+  for (int i = 0; i < 100; ++i)
+    want.push_back("t" + std::to_string(i));
+
+  bridge_state framed{{"dice", "n1", "10.0.0.1:7400", 1}, key};
+  auto datagrams = framed.seal_all(enqueues(100), 1000);
+  for (const auto& d : datagrams)
+    CHECK(d.size() <= defaults::bundle_bytes);
+  // ~30 bytes a part: a few dozen per frame, far fewer datagrams than parts.
+  CHECK(datagrams.size() >= 2);
+  CHECK(datagrams.size() <= 10);
+  CHECK(received(datagrams) == want);
+
+  bridge_limits none;
+  none.bundle_bytes = 0;
+  bridge_state alone{{"dice", "n3", "10.0.0.3:7400", 1}, key, none};
+  auto singles = alone.seal_all(enqueues(100), 1000);
+  CHECK(singles.size() == 100);
+  CHECK(alone.counters().bundles_sent == 0);
+  CHECK(received(singles) == want);
+}
+
 TEST_CASE("seal_all fills datagrams up to the size limit and drops only a "
           "part too large alone",
           "[bridge][bundle]") {
   bridge_limits small;
   small.max_datagram_bytes = 2000;
+  small.bundle_bytes = 2000;
   bridge_state sender{{"dice", "n1", "10.0.0.1:7400", 1}, key, small};
   bridge_state receiver{{"dice", "n2", "10.0.0.2:7400", 1}, key, small};
   auto parts = enqueues(10, 300);

@@ -134,6 +134,10 @@ TEST_CASE("out-of-range executor and queue tunables fail fast with one line",
     args.insert(args.end(), {"--scheduler-threads", "0"});
     expect_fails_fast(args, "--scheduler-threads must be from 1 to 64, got 0");
   }
+  SECTION("bundles larger than a datagram") {
+    args.insert(args.end(), {"--bundle-bytes", "70000"});
+    expect_fails_fast(args, "--bundle-bytes must be from 0 to 65535, got 70000");
+  }
   SECTION("no attempts") {
     args.insert(args.end(), {"--max-attempts", "0"});
     expect_fails_fast(args, "--max-attempts");
