@@ -26,16 +26,14 @@ struct bridge_actor_state {
 
 using bridge_ptr = broadcast_bridge::stateful_pointer<bridge_actor_state>;
 
-void emit(bridge_ptr self, const std::optional<std::string>& bytes,
-          const std::function<std::size_t(const std::string&)>& send) {
-  if (!bytes)
-    return; // oversize: counted by seal
-  auto& st = self->state;
-  auto sent = send(*bytes);
+// Counts a datagram of `bytes` handed to the network `sent` times (0: it
+// could not go at all).
+void count_sent(bridge_ptr self, std::size_t bytes, std::size_t sent) {
+  auto& logic = *self->state.logic;
   if (sent == 0)
-    st.logic->count_sent(bytes->size(), false);
+    logic.count_sent(bytes, false);
   for (std::size_t i = 0; i < sent; ++i)
-    st.logic->count_sent(bytes->size(), true);
+    logic.count_sent(bytes, true);
 }
 
 broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
@@ -65,15 +63,13 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
       auto parts = std::move(st.pending);
       st.pending.clear();
       for (auto& bytes : st.logic->seal_all(std::move(parts), st.clock()))
-        emit(self, bytes,
-             [&](const std::string& b) { return st.net->broadcast(st.peers, b); });
+        count_sent(self, bytes.size(), st.net->broadcast(st.peers, bytes));
     },
     [self](send_atom, const std::string& to, wire::Message& m) {
       auto& st = self->state;
-      emit(self, st.logic->seal(std::move(m), st.clock()),
-           [&](const std::string& b) -> std::size_t {
-             return st.net->send_to(to, b) ? 1 : 0;
-           });
+      auto bytes = st.logic->seal(std::move(m), st.clock());
+      if (bytes) // else oversize, counted by seal
+        count_sent(self, bytes->size(), st.net->send_to(to, *bytes) ? 1 : 0);
     },
     [self](peers_atom, std::vector<std::string>& peers) {
       self->state.peers = std::move(peers);

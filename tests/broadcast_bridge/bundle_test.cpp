@@ -28,6 +28,27 @@ std::vector<wire::Message> enqueues(std::size_t n, std::size_t payload = 16) {
   return out;
 }
 
+/// "t0" .. "t<n-1>": the ids of enqueues(n).
+std::vector<std::string> ids_upto(int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back("t" + std::to_string(i));
+  return out;
+}
+
+/// The task ids of the ENQUEUEs `receiver` finds in `datagrams`, in order.
+std::vector<std::string> received(bridge_state& receiver,
+                                  const std::vector<std::string>& datagrams) {
+  std::vector<std::string> ids;
+  for (const auto& d : datagrams) {
+    auto opened = receiver.open(d);
+    REQUIRE(opened);
+    for (const auto& m : unbundle(std::move(*opened)))
+      ids.push_back(m.enqueue().spec().id());
+  }
+  return ids;
+}
+
 /// Seals `m` alone, whatever its body: how a faulty sender would.
 std::string seal_raw(bridge_state& b, wire::Message m) {
   auto d = b.seal(std::move(m), 1000);
@@ -97,19 +118,7 @@ TEST_CASE("by default a bundle fits one Ethernet frame; bundle_bytes 0 "
           "sends every message alone",
           "[bridge][bundle]") {
   bridge_state receiver{{"dice", "n2", "10.0.0.2:7400", 1}, key};
-  auto received = [&](const std::vector<std::string>& datagrams) {
-    std::vector<std::string> ids;
-    for (const auto& d : datagrams) {
-      auto opened = receiver.open(d);
-      REQUIRE(opened);
-      for (const auto& m : unbundle(std::move(*opened)))
-        ids.push_back(m.enqueue().spec().id());
-    }
-    return ids;
-  };
-  std::vector<std::string> want;
-  for (int i = 0; i < 100; ++i)
-    want.push_back("t" + std::to_string(i));
+  auto want = ids_upto(100);
 
   bridge_state framed{{"dice", "n1", "10.0.0.1:7400", 1}, key};
   auto datagrams = framed.seal_all(enqueues(100), 1000);
@@ -118,7 +127,7 @@ TEST_CASE("by default a bundle fits one Ethernet frame; bundle_bytes 0 "
   // ~30 bytes a part: a few dozen per frame, far fewer datagrams than parts.
   CHECK(datagrams.size() >= 2);
   CHECK(datagrams.size() <= 10);
-  CHECK(received(datagrams) == want);
+  CHECK(received(receiver, datagrams) == want);
 
   bridge_limits none;
   none.bundle_bytes = 0;
@@ -126,7 +135,7 @@ TEST_CASE("by default a bundle fits one Ethernet frame; bundle_bytes 0 "
   auto singles = alone.seal_all(enqueues(100), 1000);
   CHECK(singles.size() == 100);
   CHECK(alone.counters().bundles_sent == 0);
-  CHECK(received(singles) == want);
+  CHECK(received(receiver, singles) == want);
 }
 
 TEST_CASE("seal_all fills datagrams up to the size limit and drops only a "
@@ -141,20 +150,11 @@ TEST_CASE("seal_all fills datagrams up to the size limit and drops only a "
   parts.insert(parts.begin() + 5, enqueue("huge", 5000));
   auto datagrams = sender.seal_all(std::move(parts), 1000);
   CHECK(sender.counters().send_errors == 1); // "huge"
-  std::vector<std::string> ids;
-  for (const auto& d : datagrams) {
+  for (const auto& d : datagrams)
     CHECK(d.size() <= small.max_datagram_bytes);
-    auto opened = receiver.open(d);
-    REQUIRE(opened);
-    for (const auto& m : unbundle(std::move(*opened)))
-      ids.push_back(m.enqueue().spec().id());
-  }
   CHECK(datagrams.size() >= 2);
   CHECK(datagrams.size() <= 4);
-  std::vector<std::string> want;
-  for (int i = 0; i < 10; ++i)
-    want.push_back("t" + std::to_string(i));
-  CHECK(ids == want);
+  CHECK(received(receiver, datagrams) == ids_upto(10));
 }
 
 TEST_CASE("an authenticated but ill-formed bundle is dropped as malformed",
