@@ -11,32 +11,45 @@ namespace {
 
 struct communication_state : subsystem_state<communication_machine> {
   membership members;
-  std::string last_versions; // as last handed to membership, serialized
+  // heartbeat_changes() when membership was last told; none: never told.
+  std::optional<std::uint64_t> shared;
   static inline const char* name = "communication";
 };
 
 using self_ptr = communication_actor::stateful_pointer<communication_state>;
 
+bool versions_unshared(self_ptr self) {
+  auto& st = self->state;
+  return st.shared != st.machine->heartbeat_changes();
+}
+
 // Membership carries our version vector; tell it only when it changed.
 void share_versions(self_ptr self) {
   auto& st = self->state;
+  if (!versions_unshared(self))
+    return;
+  st.shared = st.machine->heartbeat_changes();
   wire::Heartbeat hb;
   st.machine->fill_heartbeat(&hb);
-  auto bytes = hb.SerializeAsString();
-  if (bytes == st.last_versions)
-    return;
-  st.last_versions = std::move(bytes);
   self->send(st.members, versions_atom_v, std::move(hb));
+}
+
+// The next tick tells membership what changed, so a burst of ops costs one
+// message to membership; a peer's heartbeat changes nothing and wakes no
+// timer (every node hears dozens of them a second).
+void arm_for_versions(self_ptr self) {
+  if (versions_unshared(self))
+    arm(self, self->state.clock());
+  else
+    arm(self);
 }
 
 template <class F>
 void input(self_ptr self, F&& f) {
   ev::events out;
-  auto now = self->state.clock();
-  f(*self->state.machine, now, out);
+  f(*self->state.machine, self->state.clock(), out);
   dispatch(self, out);
-  // The next tick also tells membership what changed.
-  arm(self, now);
+  arm_for_versions(self);
 }
 
 } // namespace
@@ -77,11 +90,11 @@ communication_actor spawn_communication(caf::actor_system& sys,
       },
       [self](const ev::originate& e) {
         handle(self, e);
-        arm(self, self->state.clock()); // share the new version
+        arm_for_versions(self);
       },
       [self](const ev::replica_digest& e) {
         handle(self, e);
-        arm(self, self->state.clock());
+        arm_for_versions(self);
       },
       [self](tick_atom) {
         tick(self);

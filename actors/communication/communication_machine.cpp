@@ -64,6 +64,7 @@ void communication_machine::on(const ev::originate& e, millis,
   auto seq = next_seq_++;
   *field = make_op_id(origin_, seq);
   seen_.observe(origin_, seq);
+  ++heartbeat_changes_;
   log_.add(origin_, seq, op);
   ++counters_.ops_sent;
   if (e.ack)
@@ -76,6 +77,8 @@ void communication_machine::on(const ev::originate& e, millis,
 
 void communication_machine::on(const ev::replica_digest& e, millis,
                                ev::events&) {
+  if (digest_ != e.digest)
+    ++heartbeat_changes_;
   digest_ = e.digest;
 }
 
@@ -90,6 +93,7 @@ void communication_machine::receive_op(const wire::Message& m, bool relayed,
     ++counters_.duplicate_ops;
     return;
   }
+  ++heartbeat_changes_;
   ++counters_.ops_received;
   auto body = body_only(m);
   log_.add(op->origin(), op->seq(), body);
@@ -292,6 +296,7 @@ bool communication_machine::snapshot_chunk(const std::string& peer,
   if (r.snapshot_more())
     return true;
   seen_.raise_to(snapshot_->base);
+  ++heartbeat_changes_;
   snapshot_.reset();
   ++counters_.snapshots_applied;
   return false;

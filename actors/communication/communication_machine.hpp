@@ -46,6 +46,9 @@ public:
   void on(const ev::replica_digest& e, millis now, ev::events& out);
 
   void fill_heartbeat(wire::Heartbeat* hb) const;
+  /// Grows whenever what fill_heartbeat writes changes: a heartbeat's
+  /// worth of peers' reports changes nothing, so nothing is re-sent.
+  std::uint64_t heartbeat_changes() const { return heartbeat_changes_; }
   /// The id the next operation of this node will get.
   wire::OpId next_op() const;
   bool acknowledged(const std::string& task_id) const;
@@ -88,6 +91,7 @@ private:
   std::uint64_t next_seq_ = 1;
   peer_versions peers_;
   std::uint64_t digest_ = 0; // the replica's, as known_tasks last said
+  std::uint64_t heartbeat_changes_ = 0;
   // Live peers and their slots, as heard in heartbeats; changed since
   // ready_queue was last told.
   std::map<std::string, std::uint32_t> peer_slots_;

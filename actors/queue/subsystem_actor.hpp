@@ -99,8 +99,13 @@ void arm(Self* self, std::optional<millis> also = std::nullopt) {
   if (st.tick_at && *st.tick_at <= at)
     return;
   st.tick_at = at;
-  auto delay = std::max<millis>(at - st.clock(), 0);
-  self->delayed_send(self, std::chrono::milliseconds(delay), tick_atom_v);
+  auto delay = at - st.clock();
+  // A tick due now needs no timer: the clock's thread would only be woken
+  // to hand the message back at once.
+  if (delay <= 0)
+    self->send(self, tick_atom_v);
+  else
+    self->delayed_send(self, std::chrono::milliseconds(delay), tick_atom_v);
 }
 
 /// Hands one event to the machine and sends on what it emitted.
