@@ -89,6 +89,10 @@ membership::behavior_type membership_fun(membership_ptr self,
       self->delayed_send(self, interval, tick_atom_v);
     },
     [self](subscribe_atom, peer_listener& who) {
+      // A listener spawned after the first peers were found (the connect
+      // reply can be that quick) still learns of them.
+      for (auto& c : self->state.logic->known_peers())
+        self->send(who, peer_event_atom_v, c);
       self->state.listeners.push_back(std::move(who));
     },
     [self](versions_atom, wire::Heartbeat& extra) {

@@ -307,6 +307,15 @@ std::vector<node_view> membership_state::view(millis now) const {
   return rows;
 }
 
+std::vector<peer_change> membership_state::known_peers() const {
+  std::vector<peer_change> out;
+  for (const auto& [id, peer] : peers_)
+    if (peer.state != peer_state::dead)
+      out.push_back({id, peer.addr, peer_state::dead, peer.state,
+                     peer.incarnation, true, false, false});
+  return out;
+}
+
 std::vector<std::string> membership_state::live_ids() const {
   std::vector<std::string> ids{self_id_};
   for (const auto& [id, peer] : peers_)

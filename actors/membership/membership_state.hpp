@@ -78,6 +78,10 @@ public:
   /// Self first, then peers sorted by id.
   std::vector<node_view> view(millis now) const;
 
+  /// The peers not dead, as joins: what a listener that subscribes now has
+  /// missed (peers found before it was there).
+  std::vector<peer_change> known_peers() const;
+
   /// Ids of alive nodes including self, sorted.
   std::vector<std::string> live_ids() const;
 

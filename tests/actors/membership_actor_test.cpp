@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -18,6 +19,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 #include <caf/send.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
 #include "broadcast_bridge/broadcast_bridge.hpp"
@@ -358,4 +360,31 @@ TEST_CASE("a seed replays the same cluster run", "[membership][actor]") {
   auto first = run(seed);
   CHECK(run(seed) == first);
   CHECK(run(seed + 1) != first);
+}
+
+TEST_CASE("a listener subscribing after the peers were found still hears of "
+          "them",
+          "[membership][actor]") {
+  cluster c{1, {0, 0, 1, 1}};
+  c.start("n1", 1, {});
+  c.start("n2", 1, {"n1"});
+  c.start("n3", 1, {"n1"});
+  REQUIRE(c.step_until([&] { return c.everyone_sees_all_alive(); }, 2000));
+  auto heard = std::make_shared<std::vector<peer_change>>();
+  peer_listener late = c.sys.spawn(
+    [heard](peer_listener::pointer) -> peer_listener::behavior_type {
+      return {[heard](peer_event_atom, const peer_change& p) {
+        heard->push_back(p);
+      }};
+    });
+  caf::anon_send(c.nodes.at("n1").members, subscribe_atom_v, late);
+  c.sched.run();
+  REQUIRE(heard->size() == 2);
+  CHECK((*heard)[0].id == "n2");
+  CHECK((*heard)[1].id == "n3");
+  for (const auto& p : *heard) {
+    CHECK(p.to == peer_state::alive);
+    CHECK(p.joined);
+  }
+  caf::anon_send_exit(late, caf::exit_reason::user_shutdown);
 }

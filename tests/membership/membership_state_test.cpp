@@ -141,6 +141,31 @@ TEST_CASE("a silent peer becomes suspect, then dead, at the configured ages",
   CHECK(a.heartbeat_targets() == ids{"127.0.0.1:7402"});
 }
 
+TEST_CASE("a late listener learns the peers found before it, dead ones "
+          "left out",
+          "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  CHECK(a.known_peers().empty());
+  const millis dead = cfg.dead_after_ms, suspect = cfg.suspect_after_ms;
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 3), 0);
+  a.tick(dead); // b has been silent long enough to be dead
+  REQUIRE(a.state_of("b") == peer_state::dead);
+  a.on_heartbeat(heartbeat("d", "127.0.0.1:7404", 2), dead);
+  a.on_heartbeat(heartbeat("c", "127.0.0.1:7403", 1), dead + suspect);
+  a.tick(dead + suspect); // d silent long enough to be suspect
+  REQUIRE(a.state_of("d") == peer_state::suspect);
+  REQUIRE(a.state_of("c") == peer_state::alive);
+  auto known = a.known_peers();
+  REQUIRE(known.size() == 2);
+  CHECK(known[0].id == "c");
+  CHECK(known[0].addr == "127.0.0.1:7403");
+  CHECK(known[0].to == peer_state::alive);
+  CHECK(known[0].joined);
+  CHECK(known[1].id == "d");
+  CHECK(known[1].to == peer_state::suspect);
+  CHECK(known[1].incarnation == 2);
+}
+
 TEST_CASE("a dead peer that speaks again with the same incarnation is alive",
           "[membership]") {
   membership_state a{"a", "127.0.0.1:7401", 1};
