@@ -25,6 +25,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
   CAF_ADD_ATOM(dice, dice, inbound_atom, "inbound")
   CAF_ADD_ATOM(dice, dice, datagram_atom, "datagram")
   CAF_ADD_ATOM(dice, dice, flush_atom, "flush")
+  CAF_ADD_ATOM(dice, dice, piggyback_atom, "piggyback")
   CAF_ADD_ATOM(dice, dice, stats_atom, "stats")
   // membership
   CAF_ADD_ATOM(dice, dice, nodes_atom, "nodes")

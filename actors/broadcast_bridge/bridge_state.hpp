@@ -54,6 +54,7 @@ public:
 
   const bridge_counters& counters() const { return counters_; }
   const bridge_identity& identity() const { return self_; }
+  const bridge_limits& limits() const { return limits_; }
 
 private:
   bridge_identity self_;

@@ -25,6 +25,10 @@ using broadcast_bridge = caf::typed_actor<
   // to every known peer (or the multicast group); the broadcasts queued at
   // once leave together, in as few datagrams as fit (see bundle.hpp)
   caf::reacts_to<broadcast_atom, wire::Message>,
+  // a broadcast that rides along with the next one, or leaves alone after
+  // the given milliseconds: a periodic message (a RUNNING heartbeat) then
+  // shares the datagram of another (the membership heartbeat)
+  caf::reacts_to<piggyback_atom, wire::Message, millis>,
   // to itself: send the broadcasts collected so far
   caf::reacts_to<flush_atom>,
   // to one HOST:PORT

@@ -1,5 +1,6 @@
 #include "broadcast_bridge/broadcast_bridge.hpp"
 
+#include <chrono>
 #include <map>
 
 #include <caf/actor_system.hpp>
@@ -21,6 +22,10 @@ struct bridge_actor_state {
   std::map<std::string, std::vector<wire_listener>> listeners;
   // Broadcasts waiting for the flush this actor sent itself.
   std::vector<wire::Message> pending;
+  // Piggybacked broadcasts waiting for the next flush, and when the
+  // earliest of them must leave at the latest.
+  std::vector<wire::Message> held;
+  millis held_due = 0;
   static inline const char* name = "broadcast_bridge";
 };
 
@@ -58,10 +63,31 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
         self->send(self, flush_atom_v);
       st.pending.push_back(std::move(m));
     },
+    [self](piggyback_atom, wire::Message& m, millis hold) {
+      auto& st = self->state;
+      if (hold <= 0 || st.logic->limits().bundle_bytes == 0) {
+        // Nothing to wait for: it could never share a datagram.
+        if (st.pending.empty())
+          self->send(self, flush_atom_v);
+        st.pending.push_back(std::move(m));
+        return;
+      }
+      auto due = st.clock() + hold;
+      if (st.held.empty() || due < st.held_due) {
+        st.held_due = due;
+        self->delayed_send(self, std::chrono::milliseconds(hold), flush_atom_v);
+      }
+      st.held.push_back(std::move(m));
+    },
     [self](flush_atom) {
+      // Any flush takes the held broadcasts along; a timer of theirs that
+      // fires later finds nothing to send.
       auto& st = self->state;
       auto parts = std::move(st.pending);
       st.pending.clear();
+      for (auto& m : st.held)
+        parts.push_back(std::move(m));
+      st.held.clear();
       for (auto& bytes : st.logic->seal_all(std::move(parts), st.clock()))
         count_sent(self, bytes.size(), st.net->broadcast(st.peers, bytes));
     },

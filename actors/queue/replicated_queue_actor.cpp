@@ -126,7 +126,10 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
     },
     // -- what the subsystems send out --------------------------------------
     [self](const ev::broadcast& e) {
-      self->send(self->state.bridge, broadcast_atom_v, e.message);
+      if (e.hold_ms > 0)
+        self->send(self->state.bridge, piggyback_atom_v, e.message, e.hold_ms);
+      else
+        self->send(self->state.bridge, broadcast_atom_v, e.message);
     },
     [self](const ev::send_to& e) {
       auto& st = self->state;

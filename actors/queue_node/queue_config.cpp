@@ -1,6 +1,15 @@
 #include "queue_node/queue_config.hpp"
 
+#include <algorithm>
+
 namespace dice {
+
+millis queue_config::running_hold_ms() const {
+  return std::max<millis>(
+    std::min(running_interval_ms,
+             (running_timeout_ms - running_interval_ms) / 2),
+    0);
+}
 
 std::string queue_config::problem() const {
   if (claim_window_ms < 0)

@@ -32,6 +32,12 @@ struct queue_config {
   std::uint32_t battery = 100;
   std::uint32_t device_class = 0;
 
+  /// How long a RUNNING heartbeat may wait to share the datagram of another
+  /// broadcast (usually the membership heartbeat). Two heartbeats then
+  /// arrive at most an interval plus this apart, still well inside the
+  /// timeout.
+  millis running_hold_ms() const;
+
   /// Empty when usable, otherwise a one-line reason naming the bad option.
   std::string problem() const;
 };

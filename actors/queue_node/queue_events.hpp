@@ -191,6 +191,9 @@ struct member_recovered {
 
 struct broadcast {
   wire::Message message;
+  /// It may wait up to this long for another broadcast to share a datagram
+  /// with (0: it leaves at once).
+  millis hold_ms = 0;
 };
 struct send_to {
   std::string peer;

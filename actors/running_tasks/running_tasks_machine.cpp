@@ -151,7 +151,8 @@ void running_tasks_machine::tick(millis now, ev::events& out) {
     s.set_phase(wire::RUNNING);
     s.set_attempt(x->attempt);
     *s.mutable_claim() = x->claim;
-    out.push_back(ev::broadcast{make_info(task_id, s, now, nullptr)});
+    out.push_back(ev::broadcast{make_info(task_id, s, now, nullptr),
+                                cfg_.running_hold_ms()});
     ++counters_.running_heartbeats;
   }
   for (const auto& task_id : running_.overdue(now)) {

@@ -59,10 +59,11 @@ struct two_bridges {
   broadcast_bridge b;
   std::shared_ptr<recorder_state> heard = std::make_shared<recorder_state>();
 
-  two_bridges() {
+  // `bundle_bytes` of bridge a (0: bundling off).
+  explicit two_bridges(std::size_t bundle_bytes = defaults::bundle_bytes) {
     hub.network().set_default_faults({0, 0, 1, 1});
     a_net = std::make_shared<counting>(hub.make_transport("a:1"));
-    a = spawn("a", a_net);
+    a = spawn("a", a_net, bundle_bytes);
     b = spawn("b", hub.make_transport("b:1"));
     caf::anon_send(a, peers_atom_v, std::vector<std::string>{"b:1"});
     auto rec = heard;
@@ -77,8 +78,10 @@ struct two_bridges {
     sched.run();
   }
 
-  broadcast_bridge spawn(const std::string& id, std::shared_ptr<transport> net) {
+  broadcast_bridge spawn(const std::string& id, std::shared_ptr<transport> net,
+                         std::size_t bundle_bytes = defaults::bundle_bytes) {
     bridge_config bc;
+    bc.limits.bundle_bytes = bundle_bytes;
     bc.self = bridge_identity{"dice", id, id + ":1", 1};
     bc.cluster_key = "k";
     bc.net = std::move(net);
@@ -86,12 +89,19 @@ struct two_bridges {
     return spawn_broadcast_bridge(sys, std::move(bc));
   }
 
+  static wire::Message enqueue(int i) {
+    wire::Message m;
+    m.mutable_enqueue()->mutable_spec()->set_id("t" + std::to_string(i));
+    return m;
+  }
+
   void broadcast_enqueues(int from, int to) {
-    for (int i = from; i < to; ++i) {
-      wire::Message m;
-      m.mutable_enqueue()->mutable_spec()->set_id("t" + std::to_string(i));
-      caf::anon_send(a, broadcast_atom_v, std::move(m));
-    }
+    for (int i = from; i < to; ++i)
+      caf::anon_send(a, broadcast_atom_v, enqueue(i));
+  }
+
+  void piggyback_enqueue(int i, millis hold) {
+    caf::anon_send(a, piggyback_atom_v, enqueue(i), hold);
   }
 
   void deliver() {
@@ -135,4 +145,46 @@ TEST_CASE("bridge: broadcasts sent apart leave apart", "[actor][bridge]") {
   net.deliver();
   CHECK(net.a_net->sent == 2);
   CHECK(net.heard->ids == ids(0, 2));
+}
+
+TEST_CASE("bridge: a piggybacked broadcast rides along with the next "
+          "broadcast",
+          "[actor][bridge]") {
+  two_bridges net;
+  net.piggyback_enqueue(0, 1000);
+  net.deliver();
+  CHECK(net.a_net->sent == 0); // held, waiting for company
+  net.broadcast_enqueues(1, 2);
+  net.deliver();
+  CHECK(net.a_net->sent == 1);
+  CHECK(net.heard->ids == std::vector<std::string>{"t1", "t0"});
+  // Its timer, firing later, finds nothing left to send.
+  net.sched.advance_time(std::chrono::seconds(1));
+  net.deliver();
+  CHECK(net.a_net->sent == 1);
+}
+
+TEST_CASE("bridge: a piggybacked broadcast with no company leaves alone "
+          "when its hold ends",
+          "[actor][bridge]") {
+  two_bridges net;
+  net.piggyback_enqueue(0, 200);
+  net.piggyback_enqueue(1, 50); // the earlier deadline counts
+  net.deliver();
+  net.sched.advance_time(std::chrono::milliseconds(49));
+  net.deliver();
+  CHECK(net.a_net->sent == 0);
+  net.sched.advance_time(std::chrono::milliseconds(1));
+  net.deliver();
+  CHECK(net.a_net->sent == 1);
+  CHECK(net.heard->ids == ids(0, 2));
+}
+
+TEST_CASE("bridge: with bundling off a piggybacked broadcast leaves at once",
+          "[actor][bridge]") {
+  two_bridges net{0};
+  net.piggyback_enqueue(0, 1000);
+  net.deliver();
+  CHECK(net.a_net->sent == 1);
+  CHECK(net.heard->ids == ids(0, 1));
 }

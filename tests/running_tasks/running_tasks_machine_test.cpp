@@ -1,0 +1,65 @@
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <variant>
+#include <vector>
+
+#include "running_tasks/running_tasks_machine.hpp"
+
+using namespace dice;
+
+namespace {
+
+std::vector<ev::broadcast> broadcasts(const ev::events& out) {
+  std::vector<ev::broadcast> b;
+  for (const auto& e : out)
+    if (const auto* x = std::get_if<ev::broadcast>(&e))
+      b.push_back(*x);
+  return b;
+}
+
+ev::start_execution start(const std::string& task_id) {
+  ev::start_execution s;
+  s.task_id = task_id;
+  s.attempt = 1;
+  s.claim.set_node_id("a");
+  auto spec = std::make_shared<wire::TaskSpec>();
+  spec->set_id(task_id);
+  s.spec = spec;
+  s.state.set_phase(wire::RUNNING);
+  s.state.set_attempt(1);
+  *s.state.mutable_claim() = s.claim;
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("RUNNING heartbeats may wait for another broadcast, never so long "
+          "that watchers time out",
+          "[running_tasks]") {
+  queue_config cfg;
+  SECTION("defaults: a whole interval, so each rides with a membership "
+          "heartbeat") {
+    CHECK(cfg.running_hold_ms() == cfg.running_interval_ms);
+  }
+  SECTION("a tight timeout shortens the hold") {
+    cfg.running_interval_ms = 200;
+    cfg.running_timeout_ms = 300;
+    CHECK(cfg.running_hold_ms() == 50);
+    // Held the longest after one sent at once: still inside the timeout.
+    CHECK(cfg.running_interval_ms + cfg.running_hold_ms()
+          < cfg.running_timeout_ms);
+  }
+  running_tasks_machine m("a", cfg, 1);
+  ev::events out;
+  m.on(start("t"), 0, out);
+  out.clear();
+  m.tick(cfg.running_interval_ms - 1, out);
+  CHECK(broadcasts(out).empty());
+  m.tick(cfg.running_interval_ms, out);
+  auto sent = broadcasts(out);
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].hold_ms == cfg.running_hold_ms());
+  CHECK(sent[0].message.info().task_id() == "t");
+  CHECK(sent[0].message.info().phase() == wire::RUNNING);
+}
