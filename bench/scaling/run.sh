@@ -10,11 +10,15 @@
 # executions (sum of executions.started over all nodes minus TASKS), plus the
 # summed executions.canceled and queue.claims_lost counters that explain them,
 # and the p50/p99 time from a task becoming ready to the start of the
-# execution that ended it (ready_at_ms/started_at_ms of node 1's /tasks). The
+# execution that ended it (ready_at_ms/started_at_ms of node 1's /tasks).
+# With --rounds K the same cluster runs the workload K times, one CSV row
+# per round (its tasks are those that became ready after it began; counters
+# are what the round added); speedups are against N=1's first round. The
 # cluster is stopped by pid after each size (and on any exit).
 #
 # Usage: bench/scaling/run.sh [--out DIR] [--nodes "1 2 4 8 16 32"]
-#                             [--tasks 128] [--ms 250] [--build DIR]
+#                             [--tasks 128] [--ms 250] [--rounds 1]
+#                             [--build DIR]
 #                             [--node-args "EXTRA dice-node OPTIONS"]
 # Writes DIR/results.csv and DIR/speedup.png (DIR defaults to bench/scaling).
 set -euo pipefail
@@ -25,6 +29,7 @@ out=$here
 sizes="1 2 4 8 16 32"
 tasks=128
 ms=250
+rounds=1
 build=${DICE_BUILD:-}
 node_args=()
 while (($#)); do
@@ -33,12 +38,14 @@ while (($#)); do
     --nodes) sizes=$2; shift 2 ;;
     --tasks) tasks=$2; shift 2 ;;
     --ms) ms=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --node-args) read -r -a node_args <<<"$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --rounds must be a positive integer, got '$rounds'" >&2; exit 2; }
 build=${build:-$root/build}
 node_bin=$build/apps/dice-node/dice-node
 cli=$build/apps/dice/dice
@@ -72,7 +79,7 @@ alive_count() { # node http port -> number of alive members node 1 sees (incl. i
     jq '[.nodes[] | select(.state == "alive")] | length' 2>/dev/null || echo 0
 }
 
-echo "nodes,tasks,task_ms,makespan_s,cli_s,ideal_s,speedup,efficiency,duplicates,canceled,claims_lost,done,failed,nodes_used,min_per_node,max_per_node,ready_start_p50_ms,ready_start_p99_ms" >"$csv"
+echo "nodes,tasks,task_ms,makespan_s,cli_s,ideal_s,speedup,efficiency,duplicates,canceled,claims_lost,done,failed,nodes_used,min_per_node,max_per_node,ready_start_p50_ms,ready_start_p99_ms,round" >"$csv"
 base=""
 echo "binaries: $build; logs: $logs; csv: $csv"
 for n in $sizes; do
@@ -91,25 +98,31 @@ for n in $sizes; do
     sleep 0.2
   done
   sleep 1 # let the last joiners learn everyone too
-  json=$("$cli" --node "http://127.0.0.1:$seed" --json submit sleep "$ms" --count "$tasks" --wait --timeout 600 | tail -n 1) || true
-  sleep 0.5
-  "$cli" --node "http://127.0.0.1:$seed" --json tasks --state done >"$logs/n$n-tasks.json" || true
-  started=0 canceled=0 lost=0
-  for i in $(seq 1 "$n"); do
-    read -r s c l < <("$cli" --node "http://127.0.0.1:$(http_port "$n" "$i")" --json stats |
-      jq -r '[.executions.started, .executions.canceled, .queue.claims_lost] | @tsv')
-    started=$((started + s)) canceled=$((canceled + c)) lost=$((lost + l))
-  done
-  stop_cluster
-  read -r secs done failed used minp maxp < <(jq -r \
-    '[.seconds, .done, .failed, (.per_node|length), ([.per_node[]]|min // 0), ([.per_node[]]|max // 0)] | @tsv' <<<"$json")
-  row=$(/usr/bin/python3 - "$n" "$tasks" "$ms" "$secs" "${base:-}" "$((started - tasks))" "$canceled" "$lost" "$done" "$failed" "$used" "$minp" "$maxp" "$logs/n$n-tasks.json" <<'EOF'
+  # Counters are cumulative: each round reports what it added.
+  prev_started=0 prev_canceled=0 prev_lost=0
+  for r in $(seq 1 "$rounds"); do
+    t0=$(date +%s%3N) # tasks of this round became ready after this
+    json=$("$cli" --node "http://127.0.0.1:$seed" --json submit sleep "$ms" --count "$tasks" --wait --timeout 600 | tail -n 1) || true
+    sleep 0.5
+    "$cli" --node "http://127.0.0.1:$seed" --json tasks --state done >"$logs/n$n-r$r-tasks.json" || true
+    started=0 canceled=0 lost=0
+    for i in $(seq 1 "$n"); do
+      read -r s c l < <("$cli" --node "http://127.0.0.1:$(http_port "$n" "$i")" --json stats |
+        jq -r '[.executions.started, .executions.canceled, .queue.claims_lost] | @tsv')
+      started=$((started + s)) canceled=$((canceled + c)) lost=$((lost + l))
+    done
+    read -r secs done failed used minp maxp < <(jq -r \
+      '[.seconds, .done, .failed, (.per_node|length), ([.per_node[]]|min // 0), ([.per_node[]]|max // 0)] | @tsv' <<<"$json")
+    row=$(/usr/bin/python3 - "$n" "$tasks" "$ms" "$secs" "${base:-}" "$((started - prev_started - tasks))" \
+          "$((canceled - prev_canceled))" "$((lost - prev_lost))" "$done" "$failed" "$used" "$minp" "$maxp" \
+          "$logs/n$n-r$r-tasks.json" "$t0" "$r" <<'EOF'
 import json, sys, math
-n, tasks, ms, secs, base, dup, canc, lost, done, failed, used, minp, maxp, tasks_json = sys.argv[1:]
-n, tasks, ms, secs = int(n), int(tasks), int(ms), float(secs)
+n, tasks, ms, secs, base, dup, canc, lost, done, failed, used, minp, maxp, tasks_json, t0, rnd = sys.argv[1:]
+n, tasks, ms, secs, t0 = int(n), int(tasks), int(ms), float(secs), int(t0)
 ideal = math.ceil(tasks / n) * ms / 1000.0
 try:
-    rows = json.load(open(tasks_json))["tasks"]
+    rows = [t for t in json.load(open(tasks_json))["tasks"]
+            if t.get("ready_at_ms", 0) >= t0]
 except (OSError, ValueError, KeyError):
     rows = []
 # Makespan by the tasks' own clocks (one machine, one wall clock).
@@ -125,12 +138,16 @@ lat = sorted(t["started_at_ms"] - t["ready_at_ms"] for t in rows
              if t.get("started_at_ms") and t.get("ready_at_ms"))
 def pct(p):  # nearest rank
     return str(lat[max(0, math.ceil(p / 100 * len(lat)) - 1)]) if lat else ""
-print(",".join(map(str, [n, tasks, ms, f"{span:.3f}", f"{secs:.3f}", f"{ideal:.3f}", sp, eff, dup, canc, lost, done, failed, used, minp, maxp, pct(50), pct(99)])))
+print(",".join(map(str, [n, tasks, ms, f"{span:.3f}", f"{secs:.3f}", f"{ideal:.3f}", sp, eff, dup, canc, lost, done, failed, used, minp, maxp, pct(50), pct(99), rnd])))
 EOF
 )
-  echo "$row" >>"$csv"
-  if [[ -z $base && $n == 1 ]]; then base=$(cut -d, -f4 <<<"$row"); fi
-  echo "N=$n: $row"
+    prev_started=$started prev_canceled=$canceled prev_lost=$lost
+    echo "$row" >>"$csv"
+    if [[ -z $base && $n == 1 ]]; then base=$(cut -d, -f4 <<<"$row"); fi
+    echo "N=$n: $row"
+    ((r == rounds)) || sleep 1 # let the last DONE reports settle
+  done
+  stop_cluster
 done
 trap - EXIT
 /usr/bin/python3 "$here/plot.py" "$csv" "$out/speedup.png"
