@@ -33,14 +33,18 @@ struct execution_result {
 /// or waits on it instead of sleeping.
 class cancel_token {
 public:
-  void cancel() {
-    {
-      std::lock_guard<std::mutex> guard{mtx_};
-      canceled_ = true;
-    }
-    cv_.notify_all();
-  }
+  cancel_token();
+  ~cancel_token();
+  cancel_token(const cancel_token&) = delete;
+  cancel_token& operator=(const cancel_token&) = delete;
+
+  void cancel();
   bool canceled() const { return canceled_; }
+
+  /// A descriptor that becomes readable once canceled, for code that waits
+  /// in poll() on its own descriptors too; -1 if none could be made (then
+  /// such code must poll canceled() now and then).
+  int wake_fd() const { return wake_fd_; }
 
   /// Blocks until `deadline` or a cancel, whichever comes first; true if
   /// canceled. One wake-up, where polling would wake the thread every few ms.
@@ -54,6 +58,7 @@ private:
   std::atomic<bool> canceled_{false};
   mutable std::mutex mtx_;
   mutable std::condition_variable cv_;
+  int wake_fd_ = -1;
 };
 
 /// What a task function returns: success with a result, or a reason.

@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <future>
+#include <thread>
+
 #include "executor/shell_kind.hpp"
 
 using namespace dice;
@@ -91,4 +95,32 @@ TEST_CASE("shell config problems name the option", "[shell]") {
   CHECK(allow({""}).problem().rfind("--shell-allow", 0) == 0);
   CHECK(allow({"/bin/echo"}, 0).problem() == "--shell-timeout-ms must be positive");
   CHECK(allow({"/bin/echo"}, 10, 0).problem() == "--shell-max-output-bytes must be from 1 to 32768");
+}
+
+TEST_CASE("a shell task canceled while its program runs stops at once",
+          "[shell]") {
+  cancel_token token;
+  auto done = std::async(std::launch::async, [&token] {
+    return run_shell(allow({"/bin/sleep"}), "/bin/sleep 3600", token);
+  });
+  // Give the program time to start, so the cancel finds it running (were
+  // it still starting, the cancel would be seen first: same outcome).
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  token.cancel();
+  // Far below the hour asked for: the wait ends with the cancel.
+  REQUIRE(done.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  auto out = done.get();
+  CHECK_FALSE(out.ok);
+  CHECK(out.result_or_reason == "canceled");
+}
+
+TEST_CASE("a program that closes its output and lives on is waited for",
+          "[shell]") {
+  cancel_token none;
+  // The output closes at once; the exit (status 3) comes 200 ms later.
+  auto out = run_shell(allow({"/bin/sh"}),
+                       R"(["/bin/sh", "-c", "exec >&- 2>&-; /bin/sleep 0.2; exit 3"])",
+                       none);
+  CHECK_FALSE(out.ok);
+  CHECK(out.result_or_reason == "shell: /bin/sh: exit status 3");
 }
