@@ -41,6 +41,15 @@ void count_sent(bridge_ptr self, std::size_t bytes, std::size_t sent) {
     logic.count_sent(bytes, true);
 }
 
+// Queues a broadcast for the flush behind every message already in the
+// mailbox, so the broadcasts of a burst go out together.
+void queue_broadcast(bridge_ptr self, wire::Message& m) {
+  auto& st = self->state;
+  if (st.pending.empty())
+    self->send(self, flush_atom_v);
+  st.pending.push_back(std::move(m));
+}
+
 broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
   auto& st = self->state;
   st.logic = std::make_unique<bridge_state>(cfg.self, cfg.cluster_key,
@@ -55,23 +64,11 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
   auto net = st.net;
   self->attach_functor([net] { net->stop(); });
   return {
-    [self](broadcast_atom, wire::Message& m) {
-      // The flush queues behind every message already in the mailbox, so
-      // the broadcasts of a burst go out together.
-      auto& st = self->state;
-      if (st.pending.empty())
-        self->send(self, flush_atom_v);
-      st.pending.push_back(std::move(m));
-    },
+    [self](broadcast_atom, wire::Message& m) { queue_broadcast(self, m); },
     [self](piggyback_atom, wire::Message& m, millis hold) {
       auto& st = self->state;
-      if (hold <= 0 || st.logic->limits().bundle_bytes == 0) {
-        // Nothing to wait for: it could never share a datagram.
-        if (st.pending.empty())
-          self->send(self, flush_atom_v);
-        st.pending.push_back(std::move(m));
-        return;
-      }
+      if (hold <= 0 || st.logic->limits().bundle_bytes == 0)
+        return queue_broadcast(self, m); // it could never share a datagram
       auto due = st.clock() + hold;
       if (st.held.empty() || due < st.held_due) {
         st.held_due = due;

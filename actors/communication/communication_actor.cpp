@@ -89,12 +89,14 @@ communication_actor spawn_communication(caf::actor_system& sys,
         });
       },
       [self](const ev::originate& e) {
-        handle(self, e);
-        arm_for_versions(self);
+        input(self, [&e](communication_machine& c, millis now, ev::events& out) {
+          c.on(e, now, out);
+        });
       },
       [self](const ev::replica_digest& e) {
-        handle(self, e);
-        arm_for_versions(self);
+        input(self, [&e](communication_machine& c, millis now, ev::events& out) {
+          c.on(e, now, out);
+        });
       },
       [self](tick_atom) {
         tick(self);

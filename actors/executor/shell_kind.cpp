@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstring>
 #include <sstream>
-#include <vector>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -165,18 +164,19 @@ task_outcome run_shell(const shell_config& cfg, const std::string& payload,
     // Sleep until output, the child's exit, a cancel or the deadline; one
     // wake-up each, where a fixed 10 ms poll woke the thread 100 times a
     // second for as long as the program ran.
-    std::vector<pollfd> fds;
+    pollfd fds[2];
+    nfds_t nfds = 0;
     if (out.fd >= 0)
-      fds.push_back({out.fd, POLLIN, 0});
+      fds[nfds++] = {out.fd, POLLIN, 0};
     else if (exited.fd >= 0)
-      fds.push_back({exited.fd, POLLIN, 0});
+      fds[nfds++] = {exited.fd, POLLIN, 0};
     if (cancel.wake_fd() >= 0)
-      fds.push_back({cancel.wake_fd(), POLLIN, 0});
+      fds[nfds++] = {cancel.wake_fd(), POLLIN, 0};
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                   deadline - now).count() + 1;
     bool blind = cancel.wake_fd() < 0 || (out.fd < 0 && exited.fd < 0);
     auto wait_ms = static_cast<int>(std::min<long long>(left, blind ? 10 : 60'000));
-    if (::poll(fds.data(), fds.size(), wait_ms) <= 0 || out.fd < 0
+    if (::poll(fds, nfds, wait_ms) <= 0 || out.fd < 0
         || (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0)
       continue;
     auto n = ::read(out.fd, buf, sizeof(buf));
