@@ -68,8 +68,10 @@ void known_tasks_machine::on(const ev::merge_message& e, millis,
     out.push_back(ev::unknown_seen{task_id});
   if (changed)
     publish(task_id, out);
-  // After the change: ranking judges the claim against the merged state.
-  if (m.has_dequeue() && e.from_peer)
+  // After the change: ranking judges the claim against the merged state;
+  // our own claim that changed nothing (a better claim or a later state
+  // was here first) learns so from this too, as no task_changed follows.
+  if (m.has_dequeue() && (e.from_peer || !changed))
     out.push_back(ev::claim_heard{m.dequeue(), tasks_.find(task_id)->state});
 }
 

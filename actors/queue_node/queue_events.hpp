@@ -27,8 +27,9 @@ struct task_changed {
   std::shared_ptr<const wire::TaskSpec> spec; // null while unknown
   wire::TaskState state;
 };
-/// A peer's claim was merged; `state` is the merged state (to ranking, which
-/// tells a losing claimer about the better claim).
+/// A peer's claim was merged, or our own one that changed nothing; `state`
+/// is the merged state (to ranking, which tells a losing claimer about the
+/// better claim, and learns where its own claim stands).
 struct claim_heard {
   wire::Dequeue claim;
   wire::TaskState state;

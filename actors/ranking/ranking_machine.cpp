@@ -23,18 +23,41 @@ bool ranking_machine::names(const wire::TaskState& s, std::uint32_t attempt,
          && compare_claims(s.claim(), claim) == 0;
 }
 
+ranking_machine::claim_standing
+ranking_machine::standing(const wire::TaskState& s,
+                          const claim_ticket& t) const {
+  if (names(s, t.attempt, t.claim))
+    return claim_standing::named;
+  if (is_terminal(s.phase()) || s.attempt() > t.attempt
+      || (s.attempt() == t.attempt && s.phase() == wire::RUNNING
+          && better_claim(s.claim(), t.claim)))
+    return claim_standing::beaten;
+  // Below our claim (still READY, or a worse claim merged first): merging
+  // our own DEQUEUE will name it.
+  return claim_standing::unmerged;
+}
+
+void ranking_machine::learn(const std::string& task_id,
+                            const wire::TaskState& s, millis now) {
+  auto p = pending_.find(task_id);
+  if (p == pending_.end())
+    return;
+  p->second.state = s;
+  auto st = standing(s, p->second);
+  if (st == claim_standing::beaten) {
+    // Lost the lottery: the slot is free again.
+    pending_.erase(p);
+    ++counters_.claims_lost;
+  } else if (st == claim_standing::named && p->second.window_over) {
+    p->second.window_end = now; // the window has passed: execute
+  }
+}
+
 void ranking_machine::on(const ev::task_changed& e, millis now,
                          ev::events& out) {
   ask_soon(now);
   const auto& s = e.state;
-  if (auto p = pending_.find(e.task_id); p != pending_.end()) {
-    p->second.state = s;
-    if (!names(s, p->second.attempt, p->second.claim)) {
-      // Lost the lottery before the window ended: the slot is free again.
-      pending_.erase(p);
-      ++counters_.claims_lost;
-    }
-  }
+  learn(e.task_id, s, now);
   auto x = executing_.find(e.task_id);
   if (x != executing_.end()) {
     if (is_terminal(s.phase())) {
@@ -72,8 +95,10 @@ void ranking_machine::on(const ev::claim_heard& e, millis now,
   // broadcast) and would execute at the end of its window. Tell it now.
   const auto& d = e.claim;
   const auto& s = e.state;
-  if (d.claim().node_id() == id_)
+  if (d.claim().node_id() == id_) {
+    learn(d.task_id(), s, now); // merged, yet it changed nothing
     return;
+  }
   if (s.phase() != wire::RUNNING || s.attempt() != d.attempt()
       || compare_claims(s.claim(), d.claim()) >= 0)
     return;
@@ -149,10 +174,22 @@ void ranking_machine::end_windows(millis now, ev::events& out) {
       ++p;
       continue;
     }
+    auto st = standing(p->second.state, p->second);
+    if (st == claim_standing::unmerged && !p->second.window_over) {
+      // Our own claim has not come back through known_tasks yet; giving
+      // the slot up now would re-queue the task once it does. Competing
+      // claims heard before it are merged before it, so wait for it, up
+      // to the running timeout, after which others re-queue the attempt.
+      p->second.window_over = true;
+      p->second.window_end = p->second.claim.dequeue_time_ms()
+                             + cfg_.running_timeout_ms;
+      ++p;
+      continue;
+    }
     auto task_id = p->first;
     auto t = std::move(p->second);
     p = pending_.erase(p);
-    if (!names(t.state, t.attempt, t.claim)) {
+    if (st != claim_standing::named) {
       ++counters_.claims_lost;
       ask_soon(now);
       continue;

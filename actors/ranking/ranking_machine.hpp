@@ -2,9 +2,12 @@
 // The ranking subsystem: this node's part in the dequeue lottery. A free
 // slot claims the task ready_queue offers (DEQUEUE with this node's Claim)
 // and waits a claim window; it then executes only if the merged state still
-// names its claim. The merge order (ranking.hpp) picks the same winner on
-// every replica, however late a claim is, so a losing claim frees its slot
-// and a losing execution is stopped (the concurrent-execution tie-break).
+// names its claim (on a busy node whose own claim comes back merged only
+// after the window, it waits for that, rather than give the task up and
+// re-queue it when the claim turns out to have won). The merge order
+// (ranking.hpp) picks the same winner on every replica, however late a
+// claim is, so a losing claim frees its slot and a losing execution is
+// stopped (the concurrent-execution tie-break).
 // A winner also tells a losing claimer at once, as do about claim_helpers
 // other nodes, in case it missed the better claim.
 #include <cstddef>
@@ -47,7 +50,15 @@ private:
     millis ready_ms = 0;
     std::shared_ptr<const wire::TaskSpec> spec;
     wire::TaskState state; // the merged state, as last heard
+    // The window ended before this node's own claim came back merged (a
+    // busy node): wait for it, until window_end, now the give-up time.
+    bool window_over = false;
   };
+  // Where the merged state `s` leaves a claim: named, beaten for good
+  // (a better claim, a later attempt or an end), or not yet merged here.
+  enum class claim_standing { named, beaten, unmerged };
+  claim_standing standing(const wire::TaskState& s,
+                          const claim_ticket& t) const;
   struct execution {
     std::uint32_t attempt = 0;
     wire::Claim claim;
@@ -57,6 +68,9 @@ private:
   // True if this node is one of the few that tell a losing claimer about
   // the better claim.
   bool helps(const std::string& task_id, const std::string& claimer) const;
+  // The merged state of a task we may hold a claim for.
+  void learn(const std::string& task_id, const wire::TaskState& s,
+             millis now);
   void end_windows(millis now, ev::events& out);
   void want_tasks(millis now, ev::events& out);
   // Ask for tasks at the next tick: something changed that may give a

@@ -66,3 +66,96 @@ TEST_CASE("a claim in its window keeps a tick due at the window's end",
   REQUIRE(r.next_due());
   CHECK(*r.next_due() == 5 + cfg.claim_window_ms);
 }
+
+namespace {
+
+template <class E>
+std::vector<E> emitted(const ev::events& out) {
+  std::vector<E> xs;
+  for (const auto& e : out)
+    if (auto x = std::get_if<E>(&e))
+      xs.push_back(*x);
+  return xs;
+}
+
+// A node "a" that claimed task "t" (attempt 1) at time 5; returns its
+// DEQUEUE.
+wire::Message claim_t(ranking_machine& r,
+                      std::shared_ptr<wire::TaskSpec> spec) {
+  ev::events out;
+  r.tick(0, out);
+  out.clear();
+  r.on(ev::task_offer{"t", 1, spec, 0}, 5, out);
+  auto ops = emitted<ev::originate>(out);
+  REQUIRE(ops.size() == 1);
+  REQUIRE(ops.front().op.has_dequeue());
+  return ops.front().op;
+}
+
+} // namespace
+
+TEST_CASE("a claim whose own DEQUEUE is merged only after the window ends "
+          "executes then, instead of giving up and re-queueing the task",
+          "[ranking]") {
+  queue_config cfg;
+  ranking_machine r("a", cfg);
+  auto spec = std::make_shared<wire::TaskSpec>();
+  spec->set_id("t");
+  auto dequeue = claim_t(r, spec);
+  auto mine = *state_of(dequeue);
+  ev::events out;
+  SECTION("merged late: executes at once, no re-queue") {
+    r.tick(5 + cfg.claim_window_ms, out);
+    CHECK(emitted<ev::start_execution>(out).empty());
+    CHECK(r.pending_claims() == 1); // still waiting for its own claim
+    CHECK(r.counters().claims_lost == 0);
+    out.clear();
+    r.on(ev::task_changed{"t", spec, mine}, 180, out);
+    REQUIRE(r.next_due());
+    CHECK(*r.next_due() == 180);
+    r.tick(180, out);
+    auto started = emitted<ev::start_execution>(out);
+    REQUIRE(started.size() == 1);
+    CHECK(started.front().task_id == "t");
+    CHECK(emitted<ev::originate>(out).empty()); // nothing re-queued
+    CHECK(r.counters().requeues == 0);
+  }
+  SECTION("a worse claim merged before ours does not free the slot") {
+    auto worse = mine;
+    worse.mutable_claim()->set_node_id("z");
+    worse.mutable_claim()->set_dequeue_time_ms(50);
+    r.on(ev::task_changed{"t", spec, worse}, 20, out);
+    CHECK(r.pending_claims() == 1);
+    r.on(ev::task_changed{"t", spec, mine}, 30, out);
+    r.tick(5 + cfg.claim_window_ms, out);
+    CHECK(emitted<ev::start_execution>(out).size() == 1);
+    CHECK(r.counters().claims_lost == 0);
+  }
+  SECTION("a better claim frees the slot at once") {
+    auto better = mine;
+    better.mutable_claim()->set_node_id("0");
+    better.mutable_claim()->set_dequeue_time_ms(1);
+    r.on(ev::task_changed{"t", spec, better}, 20, out);
+    CHECK(r.pending_claims() == 0);
+    CHECK(r.counters().claims_lost == 1);
+  }
+  SECTION("ours changed nothing, a better one was merged first: the slot "
+          "is freed at once") {
+    auto better = mine;
+    better.mutable_claim()->set_node_id("0");
+    better.mutable_claim()->set_dequeue_time_ms(1);
+    r.on(ev::claim_heard{dequeue.dequeue(), better}, 20, out);
+    CHECK(r.pending_claims() == 0);
+    CHECK(r.counters().claims_lost == 1);
+    CHECK(out.empty()); // nobody to tell: the claim was ours
+  }
+  SECTION("never merged: given up after the running timeout") {
+    r.tick(5 + cfg.claim_window_ms, out);
+    REQUIRE(r.next_due());
+    CHECK(*r.next_due() == 5 + cfg.running_timeout_ms);
+    r.tick(5 + cfg.running_timeout_ms, out);
+    CHECK(r.pending_claims() == 0);
+    CHECK(r.counters().claims_lost == 1);
+    CHECK(emitted<ev::start_execution>(out).empty());
+  }
+}
