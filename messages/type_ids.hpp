@@ -13,6 +13,7 @@
 // These types travel between actors of one process only (never through CAF's
 // serialization), so they need no inspect().
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::wire::Message)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::wire::Message>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::bridge_counters)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::datagram>)
 

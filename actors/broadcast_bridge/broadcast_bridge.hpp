@@ -25,6 +25,7 @@ using broadcast_bridge = caf::typed_actor<
   // to every known peer (or the multicast group); the broadcasts queued at
   // once leave together, in as few datagrams as fit (see bundle.hpp)
   caf::reacts_to<broadcast_atom, wire::Message>,
+  caf::reacts_to<broadcast_atom, std::vector<wire::Message>>, // a burst
   // a broadcast that rides along with the next one, or leaves alone after
   // the given milliseconds: a periodic message (a RUNNING heartbeat) then
   // shares the datagram of another (the membership heartbeat)

@@ -65,6 +65,10 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
   self->attach_functor([net] { net->stop(); });
   return {
     [self](broadcast_atom, wire::Message& m) { queue_broadcast(self, m); },
+    [self](broadcast_atom, std::vector<wire::Message>& ms) {
+      for (auto& m : ms)
+        queue_broadcast(self, m);
+    },
     [self](piggyback_atom, wire::Message& m, millis hold) {
       auto& st = self->state;
       if (hold <= 0 || st.logic->limits().bundle_bytes == 0)

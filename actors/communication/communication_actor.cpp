@@ -88,6 +88,11 @@ communication_actor spawn_communication(caf::actor_system& sys,
           c.set_coordinator(who, now, out);
         });
       },
+      [self](const ev::batch& b) {
+        input(self, [&b](communication_machine& c, millis now, ev::events& out) {
+          feed(c, b, now, out);
+        });
+      },
       [self](const ev::originate& e) {
         input(self, [&e](communication_machine& c, millis now, ev::events& out) {
           c.on(e, now, out);

@@ -13,6 +13,7 @@ finished_tasks_actor spawn_finished_tasks(caf::actor_system& sys,
     start_subsystem(self, cfg, std::make_unique<finished_tasks_machine>());
     return {
       [self](queue_wiring& w) { wire_up(self, std::move(w)); },
+      [self](const ev::batch& b) { handle_batch(self, b); },
       [self](const ev::task_changed& e) { handle(self, e); },
     };
   });

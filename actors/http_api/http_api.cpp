@@ -1,6 +1,8 @@
 #include "http_api/http_api.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include <httplib.h>
 
@@ -11,6 +13,10 @@
 namespace dice {
 
 namespace {
+
+// Tasks of one submit that go to the queue as one message: 128 ENQUEUEs
+// fill about eight datagrams.
+constexpr std::uint32_t submit_chunk = 128;
 
 void reply(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
@@ -116,24 +122,40 @@ void http_api::task_routes() {
       ++bad_requests_;
       return reply(res, 400, error_json(err));
     }
-    // All submissions go out at once; each answers once replicated.
+    // A chunk of tasks goes as one message, so its ENQUEUEs leave together
+    // (in a few datagrams); each chunk answers once all of its tasks are
+    // replicated. Chunks keep a count of thousands from flooding the
+    // peers' receive buffers all at once.
     caf::scoped_actor self{sys_};
-    for (std::uint32_t i = 0; i < sub->count; ++i) {
-      wire::TaskSpec spec;
-      spec.set_kind(sub->kind);
-      spec.set_payload(sub->payload);
-      spec.set_priority(sub->priority);
-      // A reply to a plain send comes back as an ordinary message.
-      self->send(node_.queue(), submit_atom_v, std::move(spec));
+    using reply_handle = decltype(self->request(
+      node_.queue(), http_ask_timeout, submit_atom_v, std::vector<wire::TaskSpec>{}));
+    std::vector<reply_handle> chunks;
+    for (std::uint32_t first = 0; first < sub->count; first += submit_chunk) {
+      std::vector<wire::TaskSpec> specs(std::min(submit_chunk, sub->count - first));
+      for (auto& spec : specs) {
+        spec.set_kind(sub->kind);
+        spec.set_payload(sub->payload);
+        spec.set_priority(sub->priority);
+      }
+      chunks.push_back(self->request(node_.queue(), http_ask_timeout,
+                                     submit_atom_v, std::move(specs)));
     }
     nlohmann::json ids = nlohmann::json::array();
     std::string failure;
-    for (std::uint32_t i = 0; i < sub->count && failure.empty(); ++i)
-      self->receive([&](std::string& id) { ids.push_back(id); },
-                    [&](caf::error& e) { failure = sys_.render(e); },
-                    caf::after(http_ask_timeout) >> [&] {
-                      failure = "no other replica confirmed in time";
-                    });
+    for (auto& chunk : chunks) {
+      if (!failure.empty())
+        break;
+      chunk.receive(
+        [&](std::vector<std::string>& got) {
+          for (auto& id : got)
+            ids.push_back(std::move(id));
+        },
+        [&](caf::error& e) {
+          failure = e == caf::sec::request_timeout
+                      ? "no other replica confirmed in time"
+                      : sys_.render(e);
+        });
+    }
     if (!failure.empty())
       return reply(res, 503, {{"error", "not all tasks were replicated: " + failure},
                               {"ids", ids}});

@@ -22,6 +22,7 @@ known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
     };
     return {
       [self](queue_wiring& w) { wire_up(self, std::move(w)); },
+      [self](const ev::batch& b) { handle_batch(self, b); },
       [self](const ev::merge_message& e) { handle(self, e); },
       [self](const ev::merge_task& e) { handle(self, e); },
       [self](const ev::snapshot_wanted& e) { handle(self, e); },
@@ -33,6 +34,19 @@ known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
         return user_op([&](known_tasks_machine& m, millis now, ev::events& out) {
           return m.submit(std::move(spec), now, out);
         });
+      },
+      [self](submit_atom, std::vector<wire::TaskSpec>& specs) {
+        // One input: its ENQUEUEs leave together (one batch per hop).
+        ev::events out;
+        std::vector<std::string> refused;
+        auto now = self->state.clock();
+        for (auto& spec : specs) {
+          auto id = spec.id();
+          if (!self->state.machine->submit(std::move(spec), now, out))
+            refused.push_back(std::move(id));
+        }
+        dispatch(self, out);
+        return refused;
       },
       [user_op](remove_atom, const std::string& id) {
         return user_op([&](known_tasks_machine& m, millis now, ev::events& out) {

@@ -38,6 +38,7 @@ using queue_wiring = std::shared_ptr<const queue_handles>;
 } // namespace dice
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::wire::TaskSpec)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::wire::TaskSpec>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_row)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::task_row>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_counters)
@@ -75,6 +76,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::run_order)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::cancel_order)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::acknowledged)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::task_finished)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::batch)
 
 namespace dice {
 
@@ -82,7 +84,7 @@ using caf::reacts_to;
 using caf::replies_to;
 
 using communication_actor = caf::typed_actor<
-  reacts_to<queue_wiring>,
+  reacts_to<queue_wiring>, reacts_to<ev::batch>,
   reacts_to<inbound_atom, wire::Message>,  // queue, sync, heartbeats
   reacts_to<peer_event_atom, peer_change>, // deaths and restarts
   reacts_to<coordinator_atom, std::string>, // the election's outcome
@@ -91,25 +93,28 @@ using communication_actor = caf::typed_actor<
   replies_to<stats_atom>::with<queue_counters>>;
 
 using known_tasks_actor = caf::typed_actor<
-  reacts_to<queue_wiring>,
+  reacts_to<queue_wiring>, reacts_to<ev::batch>,
   reacts_to<ev::merge_message>, reacts_to<ev::merge_task>,
   reacts_to<ev::snapshot_wanted>, reacts_to<ev::question_heard>,
   reacts_to<ev::answer_due>, reacts_to<ev::member_recovered>,
   reacts_to<ev::tasks_adopted>,
   // the paper's enqueue, removeByID and cancel: false if refused
   replies_to<submit_atom, wire::TaskSpec>::with<bool>,
+  // several at once (a submit with a count): the ids refused
+  replies_to<submit_atom, std::vector<wire::TaskSpec>>::with<
+    std::vector<std::string>>,
   replies_to<remove_atom, std::string>::with<bool>,
   replies_to<cancel_atom, std::string>::with<bool>,
   replies_to<tasks_atom>::with<std::vector<task_row>>,
   replies_to<stats_atom>::with<queue_counters>>;
 
 using ready_queue_actor = caf::typed_actor<
-  reacts_to<queue_wiring>,
+  reacts_to<queue_wiring>, reacts_to<ev::batch>,
   reacts_to<ev::task_changed>, reacts_to<ev::live_nodes>,
   reacts_to<ev::want_tasks>>;
 
 using ranking_actor = caf::typed_actor<
-  reacts_to<queue_wiring>,
+  reacts_to<queue_wiring>, reacts_to<ev::batch>,
   reacts_to<ev::task_changed>, reacts_to<ev::claim_heard>,
   reacts_to<ev::task_offer>, reacts_to<ev::offer_later>,
   reacts_to<ev::execution_over>,
@@ -117,7 +122,7 @@ using ranking_actor = caf::typed_actor<
   replies_to<stats_atom>::with<queue_counters>>;
 
 using running_tasks_actor = caf::typed_actor<
-  reacts_to<queue_wiring>,
+  reacts_to<queue_wiring>, reacts_to<ev::batch>,
   reacts_to<ev::task_changed>, reacts_to<ev::running_heard>,
   reacts_to<ev::start_execution>, reacts_to<ev::stop_execution>,
   reacts_to<ev::reclaim_execution>, reacts_to<ev::execution_report>,
@@ -125,10 +130,10 @@ using running_tasks_actor = caf::typed_actor<
   replies_to<stats_atom>::with<queue_counters>>;
 
 using finished_tasks_actor = caf::typed_actor<
-  reacts_to<queue_wiring>, reacts_to<ev::task_changed>>;
+  reacts_to<queue_wiring>, reacts_to<ev::batch>, reacts_to<ev::task_changed>>;
 
 using unknown_resolver_actor = caf::typed_actor<
-  reacts_to<queue_wiring>,
+  reacts_to<queue_wiring>, reacts_to<ev::batch>,
   reacts_to<ev::unknown_seen>, reacts_to<ev::spec_learned>,
   reacts_to<ev::stale_seen>, reacts_to<ev::known_question>,
   reacts_to<ev::answer_seen>, reacts_to<tick_atom>>;
@@ -136,6 +141,7 @@ using unknown_resolver_actor = caf::typed_actor<
 /// What the subsystems send out of the queue: to the bridge, the executor
 /// and the user (the node facade takes these).
 using queue_world = caf::typed_actor<
+  reacts_to<ev::batch>,
   reacts_to<ev::task_changed>, reacts_to<ev::broadcast>,
   reacts_to<ev::send_to>, reacts_to<ev::run_order>,
   reacts_to<ev::cancel_order>, reacts_to<ev::acknowledged>,

@@ -33,6 +33,9 @@ using replicated_queue = queue_world::extend<
   caf::reacts_to<subscribe_atom, task_listener>,       // task events
   // enqueue; the answer is the task id, once replicated
   caf::replies_to<submit_atom, wire::TaskSpec>::with<std::string>,
+  // several at once: all ids once all are replicated, else the first error
+  caf::replies_to<submit_atom, std::vector<wire::TaskSpec>>::with<
+    std::vector<std::string>>,
   caf::replies_to<remove_atom, std::string>::with<bool>, // removeByID
   caf::replies_to<cancel_atom, std::string>::with<bool>,
   caf::replies_to<tasks_atom>::with<std::vector<task_row>>,

@@ -1,8 +1,11 @@
 #include "queue/replicated_queue.hpp"
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
+#include <variant>
+#include <vector>
 
 #include <caf/actor_system.hpp>
 #include <caf/send.hpp>
@@ -12,13 +15,17 @@ namespace dice {
 
 namespace {
 
+// Told once: no error when the task is replicated, else why it never
+// will be.
+using ack_waiter = std::function<void(const caf::error&)>;
+
 struct facade_state {
   queue_handles to;
   broadcast_bridge bridge;
   executor exec;
   std::map<std::string, std::string> addr_of; // node id -> HOST:PORT
-  std::map<std::string, std::vector<caf::typed_response_promise<std::string>>>
-    awaiting_ack;
+  // Submits waiting until their task is replicated (or refused).
+  std::map<std::string, std::vector<ack_waiter>> awaiting_ack;
   std::string id_prefix; // NODE-INCARNATION- : unique across restarts
   std::uint64_t next_task = 1;
   std::vector<task_listener> listeners;
@@ -27,12 +34,11 @@ struct facade_state {
   // Stopped (or crashed, in a simulation) with submits still unconfirmed:
   // their callers get an error now instead of waiting for ever.
   ~facade_state() {
-    for (auto& [id, promises] : awaiting_ack)
-      for (auto& p : promises)
-        if (p.pending())
-          p.deliver(caf::make_error(caf::sec::request_receiver_down,
-                                    "node stopped before task '" + id
-                                      + "' was replicated"));
+    for (auto& [id, waiters] : awaiting_ack)
+      for (auto& w : waiters)
+        w(caf::make_error(caf::sec::request_receiver_down,
+                          "node stopped before task '" + id
+                            + "' was replicated"));
   }
 };
 
@@ -66,6 +72,96 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   tie(to.running_tasks);
   tie(to.finished_tasks);
   tie(to.unknown_resolver);
+}
+
+// Carries out what the subsystems send out of the queue. Over a batch it
+// gathers the broadcasts that need not wait, so a burst reaches the bridge
+// as one message.
+struct world_out {
+  facade_ptr self;
+  std::vector<wire::Message> gathered = {};
+  bool gather = false;
+
+  void operator()(const ev::broadcast& e) {
+    auto& bridge = self->state.bridge;
+    if (e.hold_ms > 0)
+      self->send(bridge, piggyback_atom_v, e.message, e.hold_ms);
+    else if (gather)
+      gathered.push_back(e.message);
+    else
+      self->send(bridge, broadcast_atom_v, e.message);
+  }
+  void operator()(const ev::send_to& e) {
+    auto& st = self->state;
+    if (auto it = st.addr_of.find(e.peer); it != st.addr_of.end())
+      self->send(st.bridge, send_atom_v, it->second, e.message);
+  }
+  void operator()(const ev::run_order& e) {
+    self->send(self->state.exec, run_atom_v,
+               execution_request{e.task_id, e.attempt, e.spec->kind(),
+                                 e.spec->payload()});
+  }
+  void operator()(const ev::cancel_order& e) {
+    self->send(self->state.exec, cancel_atom_v, e.task_id);
+  }
+  void operator()(const ev::acknowledged& e) {
+    auto& st = self->state;
+    auto it = st.awaiting_ack.find(e.task_id);
+    if (it == st.awaiting_ack.end())
+      return;
+    auto waiters = std::move(it->second);
+    st.awaiting_ack.erase(it);
+    for (auto& w : waiters)
+      w(caf::error{});
+  }
+  void operator()(const ev::task_finished&) {
+    // task events (task_changed) already tell listeners about ends
+  }
+  void operator()(const ev::task_changed& e) {
+    auto& st = self->state;
+    if (st.listeners.empty())
+      return;
+    task_row r{e.spec != nullptr, e.spec ? *e.spec : wire::TaskSpec{},
+               e.state, ""};
+    if (!e.spec)
+      r.spec.set_id(e.task_id);
+    for (auto& who : st.listeners)
+      self->send(who, task_event_atom_v, r);
+  }
+  // The routing sends the world no other events.
+  template <class E>
+  void operator()(const E&) {}
+
+  void send_gathered() {
+    if (gathered.size() == 1)
+      self->send(self->state.bridge, broadcast_atom_v, gathered.front());
+    else if (!gathered.empty())
+      self->send(self->state.bridge, broadcast_atom_v, std::move(gathered));
+  }
+};
+
+// Gives a submitted task its id, if it has none, and returns it. A submit
+// registers its waiter before it asks known_tasks: the acknowledgement may
+// overtake known_tasks' answer.
+std::string assign_id(facade_ptr self, wire::TaskSpec& spec) {
+  auto& st = self->state;
+  if (spec.id().empty())
+    spec.set_id(st.id_prefix + std::to_string(st.next_task++));
+  return spec.id();
+}
+
+// known_tasks refused the task: its waiters learn why.
+void refuse(facade_ptr self, const std::string& id) {
+  auto& waiting = self->state.awaiting_ack;
+  auto it = waiting.find(id);
+  if (it == waiting.end())
+    return;
+  auto waiters = std::move(it->second);
+  waiting.erase(it);
+  auto why = caf::make_error(caf::sec::invalid_argument,
+                             "task id '" + id + "' is empty or already known");
+  for (auto& w : waiters)
+    w(why);
 }
 
 // Asks the subsystems that count for their counters and answers the sum.
@@ -125,76 +221,73 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
                                       r.started_ms});
     },
     // -- what the subsystems send out --------------------------------------
-    [self](const ev::broadcast& e) {
-      if (e.hold_ms > 0)
-        self->send(self->state.bridge, piggyback_atom_v, e.message, e.hold_ms);
-      else
-        self->send(self->state.bridge, broadcast_atom_v, e.message);
+    [self](const ev::batch& b) {
+      world_out out{self, {}, true};
+      for (const auto& e : b.items)
+        std::visit(out, e);
+      out.send_gathered();
     },
-    [self](const ev::send_to& e) {
-      auto& st = self->state;
-      if (auto it = st.addr_of.find(e.peer); it != st.addr_of.end())
-        self->send(st.bridge, send_atom_v, it->second, e.message);
-    },
-    [self](const ev::run_order& e) {
-      self->send(self->state.exec, run_atom_v,
-                 execution_request{e.task_id, e.attempt, e.spec->kind(),
-                                   e.spec->payload()});
-    },
-    [self](const ev::cancel_order& e) {
-      self->send(self->state.exec, cancel_atom_v, e.task_id);
-    },
-    [self](const ev::acknowledged& e) {
-      auto& st = self->state;
-      auto it = st.awaiting_ack.find(e.task_id);
-      if (it == st.awaiting_ack.end())
-        return;
-      for (auto& rp : it->second)
-        rp.deliver(e.task_id);
-      st.awaiting_ack.erase(it);
-    },
-    [](const ev::task_finished&) {
-      // task events (task_changed) already tell listeners about ends
-    },
-    [self](const ev::task_changed& e) {
-      auto& st = self->state;
-      if (st.listeners.empty())
-        return;
-      task_row r{e.spec != nullptr, e.spec ? *e.spec : wire::TaskSpec{},
-                 e.state, ""};
-      if (!e.spec)
-        r.spec.set_id(e.task_id);
-      for (auto& who : st.listeners)
-        self->send(who, task_event_atom_v, r);
-    },
+    [self](const ev::broadcast& e) { world_out{self}(e); },
+    [self](const ev::send_to& e) { world_out{self}(e); },
+    [self](const ev::run_order& e) { world_out{self}(e); },
+    [self](const ev::cancel_order& e) { world_out{self}(e); },
+    [self](const ev::acknowledged& e) { world_out{self}(e); },
+    [self](const ev::task_finished& e) { world_out{self}(e); },
+    [self](const ev::task_changed& e) { world_out{self}(e); },
     // -- the user's operations ---------------------------------------------
     [self](subscribe_atom, task_listener& who) {
       self->state.listeners.push_back(std::move(who));
     },
     [self](submit_atom, wire::TaskSpec& spec) -> caf::result<std::string> {
-      auto& st = self->state;
-      if (spec.id().empty())
-        spec.set_id(st.id_prefix + std::to_string(st.next_task++));
-      auto id = spec.id();
-      // Waiting before asking: the acknowledgement may overtake the answer.
       auto rp = self->make_response_promise<std::string>();
-      st.awaiting_ack[id].push_back(rp);
-      self->request(st.to.known_tasks, caf::infinite, submit_atom_v,
+      auto id = assign_id(self, spec);
+      self->state.awaiting_ack[id].push_back([rp, id](const caf::error& e) mutable {
+        if (e)
+          rp.deliver(e);
+        else
+          rp.deliver(id);
+      });
+      self->request(self->state.to.known_tasks, caf::infinite, submit_atom_v,
                     std::move(spec))
         .then([self, id](bool accepted) {
-          if (accepted)
-            return;
-          auto& waiting = self->state.awaiting_ack;
-          auto it = waiting.find(id);
-          if (it == waiting.end())
-            return;
-          for (auto& p : it->second)
-            p.deliver(caf::make_error(caf::sec::invalid_argument,
-                                      "task id '" + id
-                                        + "' is empty or already known"));
-          waiting.erase(it);
+          if (!accepted)
+            refuse(self, id);
         });
       return rp;
+    },
+    [self](submit_atom, std::vector<wire::TaskSpec>& specs)
+      -> caf::result<std::vector<std::string>> {
+      // One answer for all: every id once all are replicated, or the
+      // first error.
+      struct pending {
+        caf::typed_response_promise<std::vector<std::string>> rp;
+        std::vector<std::string> ids;
+        std::size_t missing = 0;
+      };
+      auto acc = std::make_shared<pending>();
+      acc->rp = self->make_response_promise<std::vector<std::string>>();
+      acc->missing = specs.size();
+      for (auto& spec : specs) {
+        acc->ids.push_back(assign_id(self, spec));
+        self->state.awaiting_ack[acc->ids.back()].push_back(
+          [acc](const caf::error& e) {
+            if (!acc->rp.pending())
+              return;
+            if (e)
+              acc->rp.deliver(e);
+            else if (--acc->missing == 0)
+              acc->rp.deliver(acc->ids);
+          });
+      }
+      if (specs.empty())
+        acc->rp.deliver(acc->ids);
+      self->request(self->state.to.known_tasks, caf::infinite, submit_atom_v,
+                    std::move(specs))
+        .then([self](const std::vector<std::string>& refused) {
+          for (const auto& id : refused)
+            refuse(self, id);
+        });
+      return acc->rp;
     },
     [self](remove_atom, const std::string& id) {
       return self->delegate(self->state.to.known_tasks, remove_atom_v, id);

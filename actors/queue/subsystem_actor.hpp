@@ -6,11 +6,13 @@
 // their machine has something due, at most once per tick_ms: an idle node
 // of a large cluster sleeps instead of waking a hundred times a second.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <type_traits>
 #include <utility>
+#include <variant>
 
 #include <caf/typed_event_based_actor.hpp>
 
@@ -67,15 +69,91 @@ void start_subsystem(Self* self, const subsystem_config& cfg,
   st.tick_ms = cfg.tick_ms;
 }
 
+/// Counts the events each station gets.
+struct station_counts {
+  std::array<std::size_t, station_count> n{};
+
+  template <station S, class E>
+  void deliver(const E&) {
+    ++n[static_cast<std::size_t>(S)];
+  }
+};
+
+/// Sends a station that gets one event that event as it is (the typed
+/// send proves at compile time that the station takes it), and gathers
+/// the events of a station that gets several into one ev::batch.
+template <class Self>
+struct batching_sink {
+  actor_sink<Self> single;
+  const station_counts& counts;
+  std::array<ev::events, station_count> batches{};
+
+  template <station S, class E>
+  void deliver(const E& e) {
+    constexpr auto i = static_cast<std::size_t>(S);
+    if (counts.n[i] == 1)
+      single.template deliver<S>(e);
+    else
+      batches[i].emplace_back(e);
+  }
+
+  template <station S>
+  void send_batch() {
+    auto& items = batches[static_cast<std::size_t>(S)];
+    if (!items.empty())
+      single.template deliver<S>(ev::batch{std::move(items)});
+  }
+
+  void send_batches() {
+    send_batch<station::communication>();
+    send_batch<station::known_tasks>();
+    send_batch<station::ready_queue>();
+    send_batch<station::ranking>();
+    send_batch<station::running_tasks>();
+    send_batch<station::finished_tasks>();
+    send_batch<station::unknown_resolver>();
+    send_batch<station::world>();
+  }
+};
+
 template <class Self>
 void dispatch(Self* self, ev::events& out) {
   // The wiring is every actor's first message, so it is there when events
   // flow; an event emitted before would have nowhere to go.
-  if (!self->state.wiring)
+  if (!self->state.wiring || out.empty())
     return;
   actor_sink<Self> sink{self, *self->state.wiring};
+  if (out.size() == 1)
+    return route(out.front(), sink);
+  station_counts counts;
   for (const auto& e : out)
-    route(e, sink);
+    route(e, counts);
+  batching_sink<Self> batcher{sink, counts};
+  for (const auto& e : out)
+    route(e, batcher);
+  batcher.send_batches();
+}
+
+template <class M, class E, class = void>
+struct takes : std::false_type {};
+template <class M, class E>
+struct takes<M, E,
+             std::void_t<decltype(std::declval<M&>().on(
+               std::declval<const E&>(), millis{},
+               std::declval<ev::events&>()))>> : std::true_type {};
+
+/// Hands the machine each event of a batch, in order. Only events the
+/// machine takes can be in it: the routing that batched them sends a lone
+/// event of the same type to the same station through a typed send.
+template <class Machine>
+void feed(Machine& m, const ev::batch& b, millis now, ev::events& out) {
+  for (const auto& e : b.items)
+    std::visit(
+      [&](const auto& x) {
+        if constexpr (takes<Machine, std::decay_t<decltype(x)>>::value)
+          m.on(x, now, out);
+      },
+      e);
 }
 
 template <class M, class = void>
@@ -113,6 +191,18 @@ template <class Self, class E>
 void handle(Self* self, const E& e) {
   ev::events out;
   self->state.machine->on(e, self->state.clock(), out);
+  dispatch(self, out);
+  using machine_type = typename decltype(self->state.machine)::element_type;
+  if constexpr (has_next_due<machine_type>::value)
+    arm(self);
+}
+
+/// Hands the machine a batch of events and sends on what they emitted, at
+/// once.
+template <class Self>
+void handle_batch(Self* self, const ev::batch& b) {
+  ev::events out;
+  feed(*self->state.machine, b, self->state.clock(), out);
   dispatch(self, out);
   using machine_type = typename decltype(self->state.machine)::element_type;
   if constexpr (has_next_due<machine_type>::value)

@@ -230,4 +230,11 @@ using event = std::variant<
 /// What a subsystem emits while handling one input.
 using events = std::vector<event>;
 
+/// Several events for one subsystem, emitted by one input, in their order:
+/// one actor message instead of one each (a burst of 128 ENQUEUEs then
+/// crosses each hop at once and wakes each actor once).
+struct batch {
+  events items;
+};
+
 } // namespace dice::ev

@@ -2,6 +2,7 @@
 // Which subsystem takes which event: the one routing table, used both by
 // queue_node (all subsystems in one object) and by the actors of dice-node
 // (one actor per subsystem). A sink offers `deliver<station>(event)`.
+#include <cstddef>
 #include <cstdint>
 #include <variant>
 
@@ -19,6 +20,7 @@ enum class station {
   unknown_resolver,
   world, // the bridge, the executor and the user
 };
+constexpr std::size_t station_count = 8;
 
 /// The seed of one subsystem's randomness, from the node's seed.
 std::uint64_t subsystem_seed(std::uint64_t seed, station s);

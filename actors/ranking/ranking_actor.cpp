@@ -13,6 +13,7 @@ ranking_actor spawn_ranking(caf::actor_system& sys,
     start_subsystem(self, cfg, std::make_unique<ranking_machine>(cfg.node_id, cfg.queue));
     return {
       [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },
+      [self](const ev::batch& b) { handle_batch(self, b); },
       [self](const ev::task_changed& e) { handle(self, e); },
       [self](const ev::claim_heard& e) { handle(self, e); },
       [self](const ev::task_offer& e) { handle(self, e); },

@@ -13,6 +13,7 @@ ready_queue_actor spawn_ready_queue(caf::actor_system& sys,
     start_subsystem(self, cfg, std::make_unique<ready_queue_machine>(cfg.node_id, cfg.queue));
     return {
       [self](queue_wiring& w) { wire_up(self, std::move(w)); },
+      [self](const ev::batch& b) { handle_batch(self, b); },
       [self](const ev::task_changed& e) { handle(self, e); },
       [self](const ev::live_nodes& e) { handle(self, e); },
       [self](const ev::want_tasks& e) { handle(self, e); },

@@ -14,6 +14,7 @@ running_tasks_actor spawn_running_tasks(caf::actor_system& sys,
         subsystem_seed(cfg.seed, station::running_tasks)));
     return {
       [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },
+      [self](const ev::batch& b) { handle_batch(self, b); },
       [self](const ev::task_changed& e) { handle(self, e); },
       [self](const ev::running_heard& e) { handle(self, e); },
       [self](const ev::start_execution& e) { handle(self, e); },

@@ -238,6 +238,33 @@ millis actor_cluster::now() const {
   return impl_->hub.now;
 }
 
+std::optional<std::vector<std::string>>
+actor_cluster::submit_many(const std::string& id,
+                           std::vector<wire::TaskSpec> specs,
+                           std::string& error, millis limit_ms) {
+  auto& m = *impl_;
+  using answer = std::optional<std::vector<std::string>>;
+  auto result = std::make_shared<answer>();
+  auto failure = std::make_shared<std::string>();
+  auto q = m.nodes.at(id).queue;
+  auto* sys = &m.sys;
+  m.sys.spawn([result, failure, q, specs, sys](caf::event_based_actor* self) {
+    self->request(q, caf::infinite, submit_atom_v, specs)
+      .then([result](std::vector<std::string>& ids) { *result = ids; },
+            [result, failure, sys](caf::error& e) {
+              *failure = sys->render(e);
+              *result = std::vector<std::string>{};
+            });
+  });
+  m.sched.run();
+  for (millis waited = 0; waited < limit_ms && !*result; waited += 10)
+    step(10);
+  error = *failure;
+  if (!error.empty())
+    return std::nullopt;
+  return *result;
+}
+
 std::optional<std::string> actor_cluster::submit(const std::string& id,
                                                  millis task_ms,
                                                  millis limit_ms) {

@@ -43,6 +43,12 @@ public:
   /// acknowledged()).
   std::optional<std::string> submit(const std::string& id, millis task_ms,
                                     millis limit_ms = 2000);
+  /// Submits the tasks of `specs` to node `id` in one message (as a
+  /// submit with a count does); their ids once all are acknowledged, the
+  /// error's text if refused, nullopt if no answer within `limit_ms`.
+  std::optional<std::vector<std::string>>
+  submit_many(const std::string& id, std::vector<wire::TaskSpec> specs,
+              std::string& error, millis limit_ms = 2000);
   /// Every submitted task acknowledged so far.
   const std::set<std::string>& acknowledged() const;
   /// Submissions neither acknowledged nor refused yet (a submitter that

@@ -14,6 +14,7 @@ unknown_resolver_actor spawn_unknown_resolver(caf::actor_system& sys,
         subsystem_seed(cfg.seed, station::unknown_resolver)));
     return {
       [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },
+      [self](const ev::batch& b) { handle_batch(self, b); },
       [self](const ev::unknown_seen& e) { handle(self, e); },
       [self](const ev::spec_learned& e) { handle(self, e); },
       [self](const ev::stale_seen& e) { handle(self, e); },

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <vector>
 #include <string>
 
 #include "sim_cluster/actor_cluster.hpp"
@@ -81,4 +82,55 @@ TEST_CASE("queue actors: under 20% loss with a node crashed mid-run every "
           "[queue][actors]") {
   for (std::uint64_t seed = 1; seed <= 3; ++seed)
     run_workload(seed, {0.2, 0.05, 1, 30}, true);
+}
+
+TEST_CASE("queue actors: a submit of many tasks in one message answers "
+          "every id once replicated, and each task runs once",
+          "[queue][actors]") {
+  queue_config q;
+  q.slots = 1;
+  actor_cluster c(7, {0, 0, 1, 20}, q);
+  for (int i = 1; i <= 3; ++i)
+    c.start("n" + std::to_string(i), 1);
+  for (int s = 0; s < 100; ++s)
+    c.step(10); // they meet, and hear each other's version vectors
+  constexpr std::size_t tasks = 40;
+  std::vector<wire::TaskSpec> specs(tasks);
+  for (auto& s : specs) {
+    s.set_kind("sleep");
+    s.set_payload("50");
+  }
+  std::string error;
+  auto ids = c.submit_many("n2", specs, error);
+  REQUIRE(error.empty());
+  REQUIRE(ids);
+  std::set<std::string> distinct(ids->begin(), ids->end());
+  CHECK(distinct.size() == tasks);
+  // Answered once replicated: another node holds every task already.
+  std::set<std::string> held;
+  for (const auto* other : {"n1", "n3"})
+    for (const auto& r : c.tasks_of(other))
+      if (r.has_spec)
+        held.insert(r.spec.id());
+  for (const auto& id : *ids)
+    CHECK(held.count(id) == 1);
+  bool done = false;
+  for (int i = 0; i < 40 && !done; ++i) {
+    for (int s = 0; s < 50; ++s)
+      c.step(10);
+    done = all_done_everywhere(c, tasks);
+  }
+  REQUIRE(done);
+  for (const auto& id : *ids)
+    CHECK(c.executions().at(id) == 1);
+  SECTION("a batch with an id already known is refused with the reason") {
+    std::vector<wire::TaskSpec> again(2);
+    again[0].set_kind("sleep");
+    again[0].set_payload("1");
+    again[1] = again[0];
+    again[1].set_id(ids->front());
+    auto second = c.submit_many("n2", again, error);
+    CHECK_FALSE(second);
+    CHECK(error.find("already known") != std::string::npos);
+  }
 }
