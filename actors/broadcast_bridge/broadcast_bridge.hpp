@@ -17,9 +17,11 @@
 
 namespace dice {
 
-/// Anything that takes inbound wire messages of a topic.
+/// Anything that takes inbound wire messages of a topic: one, or the
+/// several that one batch of datagrams brought, in order.
 using wire_listener =
-  caf::typed_actor<caf::reacts_to<inbound_atom, wire::Message>>;
+  caf::typed_actor<caf::reacts_to<inbound_atom, wire::Message>,
+                   caf::reacts_to<inbound_atom, std::vector<wire::Message>>>;
 
 using broadcast_bridge = caf::typed_actor<
   // to every known peer (or the multicast group); the broadcasts queued at

@@ -1,5 +1,9 @@
 #include "broadcast_bridge/broadcast_bridge.hpp"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include <chrono>
 #include <map>
 
@@ -105,7 +109,10 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
       self->state.listeners[topic].push_back(std::move(who));
     },
     [self](datagram_atom, const std::vector<datagram>& batch) {
+      // Each listener gets what the batch brought it in one message: a
+      // burst of ENQUEUEs then wakes the queue once, not once per task.
       auto& st = self->state;
+      std::vector<std::pair<wire_listener, std::vector<wire::Message>>> to;
       for (const auto& d : batch) {
         auto opened = st.logic->open(d.bytes);
         if (!opened)
@@ -114,9 +121,20 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
           auto it = st.listeners.find(topic_of(m));
           if (it == st.listeners.end())
             continue;
-          for (auto& who : it->second)
-            self->send(who, inbound_atom_v, m);
+          for (auto& who : it->second) {
+            auto at = std::find_if(to.begin(), to.end(),
+                                   [&](const auto& x) { return x.first == who; });
+            if (at == to.end())
+              at = to.insert(to.end(), {who, {}});
+            at->second.push_back(m);
+          }
         }
+      }
+      for (auto& [who, ms] : to) {
+        if (ms.size() == 1)
+          self->send(who, inbound_atom_v, std::move(ms.front()));
+        else
+          self->send(who, inbound_atom_v, std::move(ms));
       }
     },
     [self](stats_atom) { return self->state.logic->counters(); },

@@ -70,6 +70,12 @@ election::behavior_type election_fun(election_ptr self,
       st.logic->on_wire(m, st.clock());
       flush(self);
     },
+    [self](inbound_atom, const std::vector<wire::Message>& ms) {
+      auto& st = self->state;
+      for (const auto& m : ms)
+        st.logic->on_wire(m, st.clock());
+      flush(self);
+    },
     [self](peer_event_atom, const peer_change& c) {
       auto& st = self->state;
       st.logic->on_peer(c, st.clock());

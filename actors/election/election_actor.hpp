@@ -25,6 +25,7 @@ using coordinator_listener =
 
 using election = caf::typed_actor<
   caf::reacts_to<inbound_atom, wire::Message>,  // the election topic
+  caf::reacts_to<inbound_atom, std::vector<wire::Message>>,
   caf::reacts_to<peer_event_atom, peer_change>, // from membership
   caf::reacts_to<tick_atom>,
   caf::reacts_to<subscribe_atom, coordinator_listener>,

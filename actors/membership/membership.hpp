@@ -23,6 +23,7 @@ using peer_listener =
 
 using membership = caf::typed_actor<
   caf::reacts_to<inbound_atom, wire::Message>,
+  caf::reacts_to<inbound_atom, std::vector<wire::Message>>,
   caf::reacts_to<tick_atom>,
   caf::reacts_to<subscribe_atom, peer_listener>,
   // fields other subsystems add to every heartbeat (the queue's versions)

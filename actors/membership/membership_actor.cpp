@@ -39,6 +39,30 @@ void publish(membership_ptr self, const std::vector<peer_change>& changes) {
   }
 }
 
+void on_inbound(membership_ptr self, const wire::Message& m) {
+  auto& st = self->state;
+  auto now = st.clock();
+  std::vector<peer_change> changes;
+  switch (m.body_case()) {
+    case wire::Message::kHeartbeat:
+      changes = st.logic->on_heartbeat(m, now);
+      break;
+    case wire::Message::kConnect: {
+      wire::Message reply;
+      changes = st.logic->on_connect(m, now, &reply);
+      if (reply.has_connect_rep())
+        self->send(st.bridge, send_atom_v, m.sender_addr(), std::move(reply));
+      break;
+    }
+    case wire::Message::kConnectRep:
+      changes = st.logic->on_connect_rep(m, now);
+      break;
+    default:
+      return;
+  }
+  publish(self, changes);
+}
+
 membership::behavior_type membership_fun(membership_ptr self,
                                          broadcast_bridge bridge,
                                          membership_actor_config cfg) {
@@ -52,28 +76,10 @@ membership::behavior_type membership_fun(membership_ptr self,
   auto interval = std::chrono::milliseconds(cfg.timing.heartbeat_interval_ms);
   self->send(self, tick_atom_v);
   return {
-    [self](inbound_atom, const wire::Message& m) {
-      auto& st = self->state;
-      auto now = st.clock();
-      std::vector<peer_change> changes;
-      switch (m.body_case()) {
-        case wire::Message::kHeartbeat:
-          changes = st.logic->on_heartbeat(m, now);
-          break;
-        case wire::Message::kConnect: {
-          wire::Message reply;
-          changes = st.logic->on_connect(m, now, &reply);
-          if (reply.has_connect_rep())
-            self->send(st.bridge, send_atom_v, m.sender_addr(), std::move(reply));
-          break;
-        }
-        case wire::Message::kConnectRep:
-          changes = st.logic->on_connect_rep(m, now);
-          break;
-        default:
-          return;
-      }
-      publish(self, changes);
+    [self](inbound_atom, const wire::Message& m) { on_inbound(self, m); },
+    [self](inbound_atom, const std::vector<wire::Message>& ms) {
+      for (const auto& m : ms)
+        on_inbound(self, m);
     },
     [self, interval](tick_atom) {
       auto& st = self->state;

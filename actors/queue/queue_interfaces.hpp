@@ -86,6 +86,7 @@ using caf::replies_to;
 using communication_actor = caf::typed_actor<
   reacts_to<queue_wiring>, reacts_to<ev::batch>,
   reacts_to<inbound_atom, wire::Message>,  // queue, sync, heartbeats
+  reacts_to<inbound_atom, std::vector<wire::Message>>, // several at once
   reacts_to<peer_event_atom, peer_change>, // deaths and restarts
   reacts_to<coordinator_atom, std::string>, // the election's outcome
   reacts_to<ev::originate>, reacts_to<ev::replica_digest>,

@@ -27,6 +27,7 @@ using task_listener =
 
 using replicated_queue = queue_world::extend<
   caf::reacts_to<inbound_atom, wire::Message>,        // queue, sync, heartbeats
+  caf::reacts_to<inbound_atom, std::vector<wire::Message>>, // several at once
   caf::reacts_to<peer_event_atom, peer_change>,        // from membership
   caf::reacts_to<executed_atom, execution_result>,     // from the executor
   caf::reacts_to<coordinator_atom, std::string>,       // from the election

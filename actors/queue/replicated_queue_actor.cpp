@@ -207,6 +207,13 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
         st.addr_of[m.sender_id()] = m.sender_addr();
       self->send(st.to.communication, inbound_atom_v, std::move(m));
     },
+    [self](inbound_atom, std::vector<wire::Message>& ms) {
+      auto& st = self->state;
+      for (const auto& m : ms)
+        if (!m.sender_addr().empty())
+          st.addr_of[m.sender_id()] = m.sender_addr();
+      self->send(st.to.communication, inbound_atom_v, std::move(ms));
+    },
     [self](peer_event_atom, const peer_change& c) {
       self->state.addr_of[c.id] = c.addr;
       self->send(self->state.to.communication, peer_event_atom_v, c);

@@ -69,10 +69,15 @@ struct two_bridges {
     auto rec = heard;
     wire_listener listener = sys.spawn(
       [rec](wire_listener::pointer) -> wire_listener::behavior_type {
-        return {[rec](inbound_atom, const wire::Message& m) {
+        auto note = [rec](const wire::Message& m) {
           rec->ids.push_back(m.enqueue().spec().id());
           rec->senders.push_back(m.sender_id());
-        }};
+        };
+        return {[note](inbound_atom, const wire::Message& m) { note(m); },
+                [note](inbound_atom, const std::vector<wire::Message>& ms) {
+                  for (const auto& m : ms)
+                    note(m);
+                }};
       });
     caf::anon_send(b, subscribe_atom_v, std::string{"queue"}, listener);
     sched.run();
