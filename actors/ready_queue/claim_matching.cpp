@@ -15,10 +15,10 @@ match_claims(const std::vector<std::vector<std::string>>& classes,
   std::vector<std::string> mine;
   if (classes.empty() || classes.front().empty())
     return mine;
-  // The order of turns: by rendezvous hash with the first task, so the same
-  // node does not always choose first; with a single task, it goes to the
-  // node that ranks best for it.
-  const auto& key = classes.front().front();
+  // The order of turns: by rendezvous hash with a fixed key. Keyed by a
+  // task, it would change when that task is claimed, and the nodes that
+  // see the claim would match everything anew, against the others' picks.
+  const std::string key = "turns";
   std::vector<std::tuple<std::uint64_t, std::string, std::size_t>> turns;
   for (const auto& [node, n] : free_slots)
     if (n > 0)

@@ -1,8 +1,8 @@
 #pragma once
 // Which ready tasks this node claims at once. Every node computes the same
 // matching of the first ready tasks to the free slots of the live nodes:
-// the nodes with free slots take turns (in an order drawn from the first
-// task), each taking, from the first class of tasks (priority, then
+// the nodes with free slots take turns (in a fixed order, so a claim of
+// any task moves no other node's pick), each taking, from the first class of tasks (priority, then
 // re-queued first) with one left, the one that ranks best for it by
 // rendezvous hash. Nodes that see the same tasks and the same free slots
 // claim disjoint tasks with no wait; a node that thinks it is the only one

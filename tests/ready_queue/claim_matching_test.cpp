@@ -105,6 +105,32 @@ TEST_CASE("a node that claimed drops out of everyone's matching without "
   }
 }
 
+TEST_CASE("claims of the first tasks in the order move nobody else's "
+          "task either (nodes that see a claim late match alike)",
+          "[ready_queue]") {
+  auto task_ids = ids("t", 20);
+  std::map<std::string, std::size_t> free;
+  for (const auto& n : ids("n", 12))
+    free[n] = 1;
+  auto before = everyone({task_ids}, free);
+  // Whoever took the head of the order, and the next head, claim: the
+  // others see both busy and both tasks gone.
+  for (int k = 0; k < 2; ++k) {
+    auto head = task_ids.front();
+    auto it = std::find_if(before.begin(), before.end(), [&](const auto& x) {
+      return !x.second.empty() && x.second.front() == head;
+    });
+    if (it != before.end())
+      free.erase(it->first);
+    task_ids.erase(task_ids.begin());
+  }
+  auto after = everyone({task_ids}, free);
+  for (const auto& [node, mine] : after) {
+    CAPTURE(node);
+    CHECK(mine == before.at(node));
+  }
+}
+
 TEST_CASE("a node with no free slot in the view gets nothing",
           "[ready_queue]") {
   std::map<std::string, std::size_t> free{{"a", 0}, {"b", 1}};
