@@ -83,6 +83,9 @@ private:
   wire::NodeInfo info_;
   std::map<std::string, claim_ticket> pending_;
   std::map<std::string, execution> executing_;
+  // Executions of this node that ended, by attempt, until the task's end is
+  // merged here.
+  std::map<std::string, std::uint32_t> ended_;
   std::size_t live_ = 1;
   // When a slot last became free (-1: all busy): nodes freed together by
   // equally long tasks must not all claim at once either.

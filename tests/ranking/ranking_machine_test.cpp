@@ -159,3 +159,32 @@ TEST_CASE("a claim whose own DEQUEUE is merged only after the window ends "
     CHECK(emitted<ev::start_execution>(out).empty());
   }
 }
+
+TEST_CASE("a RUNNING change of our own claim that arrives after our "
+          "execution ended does not re-queue the task",
+          "[ranking]") {
+  queue_config cfg;
+  ranking_machine r("a", cfg);
+  auto spec = std::make_shared<wire::TaskSpec>();
+  spec->set_id("t");
+  auto dequeue = claim_t(r, spec);
+  auto mine = *state_of(dequeue);
+  ev::events out;
+  r.on(ev::task_changed{"t", spec, mine}, 10, out);
+  r.tick(5 + cfg.claim_window_ms, out);
+  REQUIRE(emitted<ev::start_execution>(out).size() == 1);
+  r.on(ev::execution_over{"t"}, 400, out);
+  out.clear();
+  auto later = mine;
+  later.set_started_time_ms(120); // a heartbeat's change of the same claim
+  r.on(ev::task_changed{"t", spec, later}, 401, out);
+  CHECK(emitted<ev::originate>(out).empty());
+  CHECK(r.counters().requeues == 0);
+  SECTION("a claim of ours that nobody runs is still re-queued") {
+    ranking_machine fresh("a", cfg); // a new incarnation of node a
+    ev::events out2;
+    fresh.on(ev::task_changed{"t", spec, later}, 500, out2);
+    CHECK(emitted<ev::originate>(out2).size() == 1);
+    CHECK(fresh.counters().requeues == 1);
+  }
+}
