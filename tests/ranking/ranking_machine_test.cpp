@@ -92,17 +92,27 @@ wire::Message claim_t(ranking_machine& r,
   return ops.front().op;
 }
 
+// Node "a" with a claim on "t" made at time 5: its DEQUEUE, and the state
+// that DEQUEUE yields once merged.
+struct claimed {
+  queue_config cfg;
+  ranking_machine r{"a", cfg};
+  std::shared_ptr<wire::TaskSpec> spec = [] {
+    auto s = std::make_shared<wire::TaskSpec>();
+    s->set_id("t");
+    return s;
+  }();
+  wire::Message dequeue = claim_t(r, spec);
+  wire::TaskState mine = *state_of(dequeue);
+};
+
 } // namespace
 
 TEST_CASE("a claim whose own DEQUEUE is merged only after the window ends "
           "executes then, instead of giving up and re-queueing the task",
           "[ranking]") {
-  queue_config cfg;
-  ranking_machine r("a", cfg);
-  auto spec = std::make_shared<wire::TaskSpec>();
-  spec->set_id("t");
-  auto dequeue = claim_t(r, spec);
-  auto mine = *state_of(dequeue);
+  claimed c;
+  auto& [cfg, r, spec, dequeue, mine] = c;
   ev::events out;
   SECTION("merged late: executes at once, no re-queue") {
     r.tick(5 + cfg.claim_window_ms, out);
@@ -163,12 +173,8 @@ TEST_CASE("a claim whose own DEQUEUE is merged only after the window ends "
 TEST_CASE("a RUNNING change of our own claim that arrives after our "
           "execution ended does not re-queue the task",
           "[ranking]") {
-  queue_config cfg;
-  ranking_machine r("a", cfg);
-  auto spec = std::make_shared<wire::TaskSpec>();
-  spec->set_id("t");
-  auto dequeue = claim_t(r, spec);
-  auto mine = *state_of(dequeue);
+  claimed c;
+  auto& [cfg, r, spec, dequeue, mine] = c;
   ev::events out;
   r.on(ev::task_changed{"t", spec, mine}, 10, out);
   r.tick(5 + cfg.claim_window_ms, out);
