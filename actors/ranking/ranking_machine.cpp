@@ -55,11 +55,10 @@ void ranking_machine::learn(const std::string& task_id,
 
 void ranking_machine::on(const ev::task_changed& e, millis now,
                          ev::events& out) {
+  note_birth(now);
   ask_soon(now);
   const auto& s = e.state;
   learn(e.task_id, s, now);
-  if (is_terminal(s.phase()))
-    ended_.erase(e.task_id);
   auto x = executing_.find(e.task_id);
   if (x != executing_.end()) {
     if (is_terminal(s.phase())) {
@@ -81,14 +80,12 @@ void ranking_machine::on(const ev::task_changed& e, millis now,
   bool pending_named = p != pending_.end();
   bool executing_named = x != executing_.end()
                          && names(s, x->second.attempt, x->second.claim);
-  // A change of our RUNNING state (a heartbeat's) that reaches us after our
-  // execution ended, before its end is merged here: nothing was lost.
-  if (auto d = ended_.find(e.task_id);
-      d != ended_.end() && d->second == s.attempt())
-    return;
-  // Our claim, yet neither waiting nor executing: a previous incarnation of
-  // this node made it and took the execution down with it.
-  if (!pending_named && !executing_named) {
+  // Our claim, yet neither waiting nor executing, made before this
+  // incarnation began: the previous one took the execution down with it.
+  // (One of this incarnation's, seen after its execution ended, lost
+  // nothing: its end follows.)
+  if (!pending_named && !executing_named
+      && s.claim().dequeue_time_ms() < born_) {
     ++counters_.requeues;
     wire::OpId none;
     out.push_back(ev::originate{
@@ -160,10 +157,7 @@ void ranking_machine::on(const ev::offer_later& e, millis now,
 
 void ranking_machine::on(const ev::execution_over& e, millis now,
                          ev::events& out) {
-  if (auto x = executing_.find(e.task_id); x != executing_.end()) {
-    ended_[e.task_id] = x->second.attempt;
-    executing_.erase(x);
-  }
+  executing_.erase(e.task_id);
   ask_soon(now);
   want_tasks(now, out);
 }
@@ -229,6 +223,7 @@ void ranking_machine::want_tasks(millis now, ev::events& out) {
 }
 
 void ranking_machine::tick(millis now, ev::events& out) {
+  note_birth(now);
   end_windows(now, out);
   want_tasks(now, out);
 }

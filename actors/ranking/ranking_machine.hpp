@@ -71,6 +71,10 @@ private:
   // The merged state of a task we may hold a claim for.
   void learn(const std::string& task_id, const wire::TaskState& s,
              millis now);
+  void note_birth(millis now) {
+    if (born_ < 0)
+      born_ = now;
+  }
   void end_windows(millis now, ev::events& out);
   void want_tasks(millis now, ev::events& out);
   // Ask for tasks at the next tick: something changed that may give a
@@ -83,9 +87,9 @@ private:
   wire::NodeInfo info_;
   std::map<std::string, claim_ticket> pending_;
   std::map<std::string, execution> executing_;
-  // Executions of this node that ended, by attempt, until the task's end is
-  // merged here.
-  std::map<std::string, std::uint32_t> ended_;
+  // When this incarnation first ran (-1: not yet): claims naming this node
+  // from before then are a previous incarnation's.
+  millis born_ = -1;
   std::size_t live_ = 1;
   // When a slot last became free (-1: all busy): nodes freed together by
   // equally long tasks must not all claim at once either.
