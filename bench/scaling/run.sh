@@ -150,5 +150,10 @@ EOF
   stop_cluster
 done
 trap - EXIT
-/usr/bin/python3 "$here/plot.py" "$csv" "$out/speedup.png"
+# Speedups need N=1; without it there is a table but nothing to plot.
+if [[ -n $base ]]; then
+  /usr/bin/python3 "$here/plot.py" "$csv" "$out/speedup.png"
+else
+  echo "run.sh: no N=1 in this run, so no speedups and no plot" >&2
+fi
 column -s, -t "$csv"
