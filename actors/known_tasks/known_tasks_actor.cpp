@@ -30,22 +30,17 @@ known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
       [self](const ev::answer_due& e) { handle(self, e); },
       [self](const ev::member_recovered& e) { handle(self, e); },
       [self](const ev::tasks_adopted& e) { handle(self, e); },
-      [user_op](submit_atom, wire::TaskSpec& spec) {
-        return user_op([&](known_tasks_machine& m, millis now, ev::events& out) {
-          return m.submit(std::move(spec), now, out);
-        });
-      },
-      [self](submit_atom, std::vector<wire::TaskSpec>& specs) {
+      [user_op](submit_atom, std::vector<wire::TaskSpec>& specs) {
         // One input: its ENQUEUEs leave together (one batch per hop).
-        ev::events out;
         std::vector<std::string> refused;
-        auto now = self->state.clock();
-        for (auto& spec : specs) {
-          auto id = spec.id();
-          if (!self->state.machine->submit(std::move(spec), now, out))
-            refused.push_back(std::move(id));
-        }
-        dispatch(self, out);
+        user_op([&](known_tasks_machine& m, millis now, ev::events& out) {
+          for (auto& spec : specs) {
+            auto id = spec.id();
+            if (!m.submit(std::move(spec), now, out))
+              refused.push_back(std::move(id));
+          }
+          return refused.empty();
+        });
         return refused;
       },
       [user_op](remove_atom, const std::string& id) {

@@ -99,11 +99,11 @@ using known_tasks_actor = caf::typed_actor<
   reacts_to<ev::snapshot_wanted>, reacts_to<ev::question_heard>,
   reacts_to<ev::answer_due>, reacts_to<ev::member_recovered>,
   reacts_to<ev::tasks_adopted>,
-  // the paper's enqueue, removeByID and cancel: false if refused
-  replies_to<submit_atom, wire::TaskSpec>::with<bool>,
-  // several at once (a submit with a count): the ids refused
+  // the paper's enqueue, of one or several tasks at once (a submit with a
+  // count): the ids refused (empty or already known)
   replies_to<submit_atom, std::vector<wire::TaskSpec>>::with<
     std::vector<std::string>>,
+  // the paper's removeByID, and cancel: false if refused
   replies_to<remove_atom, std::string>::with<bool>,
   replies_to<cancel_atom, std::string>::with<bool>,
   replies_to<tasks_atom>::with<std::vector<task_row>>,

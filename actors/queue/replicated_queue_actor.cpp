@@ -140,16 +140,6 @@ struct world_out {
   }
 };
 
-// Gives a submitted task its id, if it has none, and returns it. A submit
-// registers its waiter before it asks known_tasks: the acknowledgement may
-// overtake known_tasks' answer.
-std::string assign_id(facade_ptr self, wire::TaskSpec& spec) {
-  auto& st = self->state;
-  if (spec.id().empty())
-    spec.set_id(st.id_prefix + std::to_string(st.next_task++));
-  return spec.id();
-}
-
 // known_tasks refused the task: its waiters learn why.
 void refuse(facade_ptr self, const std::string& id) {
   auto& waiting = self->state.awaiting_ack;
@@ -162,6 +152,30 @@ void refuse(facade_ptr self, const std::string& id) {
                              "task id '" + id + "' is empty or already known");
   for (auto& w : waiters)
     w(why);
+}
+
+// Gives each task its id (if it has none) and a waiter made by
+// `waiter_for`, then asks known_tasks to enqueue them all in one message,
+// so their ENQUEUEs leave together. The waiters come first: an
+// acknowledgement may overtake known_tasks' answer. Returns the ids.
+std::vector<std::string>
+enqueue(facade_ptr self, std::vector<wire::TaskSpec> specs,
+        const std::function<ack_waiter(const std::string&)>& waiter_for) {
+  auto& st = self->state;
+  std::vector<std::string> ids;
+  for (auto& spec : specs) {
+    if (spec.id().empty())
+      spec.set_id(st.id_prefix + std::to_string(st.next_task++));
+    ids.push_back(spec.id());
+    st.awaiting_ack[spec.id()].push_back(waiter_for(spec.id()));
+  }
+  self->request(st.to.known_tasks, caf::infinite, submit_atom_v,
+                std::move(specs))
+    .then([self](const std::vector<std::string>& refused) {
+      for (const auto& id : refused)
+        refuse(self, id);
+    });
+  return ids;
 }
 
 // Asks the subsystems that count for their counters and answers the sum.
@@ -247,19 +261,15 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
     },
     [self](submit_atom, wire::TaskSpec& spec) -> caf::result<std::string> {
       auto rp = self->make_response_promise<std::string>();
-      auto id = assign_id(self, spec);
-      self->state.awaiting_ack[id].push_back([rp, id](const caf::error& e) mutable {
-        if (e)
-          rp.deliver(e);
-        else
-          rp.deliver(id);
+      std::vector<wire::TaskSpec> one{std::move(spec)};
+      enqueue(self, std::move(one), [rp](const std::string& id) mutable -> ack_waiter {
+        return [rp, id](const caf::error& e) mutable {
+          if (e)
+            rp.deliver(e);
+          else
+            rp.deliver(id);
+        };
       });
-      self->request(self->state.to.known_tasks, caf::infinite, submit_atom_v,
-                    std::move(spec))
-        .then([self, id](bool accepted) {
-          if (!accepted)
-            refuse(self, id);
-        });
       return rp;
     },
     [self](submit_atom, std::vector<wire::TaskSpec>& specs)
@@ -274,26 +284,18 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
       auto acc = std::make_shared<pending>();
       acc->rp = self->make_response_promise<std::vector<std::string>>();
       acc->missing = specs.size();
-      for (auto& spec : specs) {
-        acc->ids.push_back(assign_id(self, spec));
-        self->state.awaiting_ack[acc->ids.back()].push_back(
-          [acc](const caf::error& e) {
-            if (!acc->rp.pending())
-              return;
-            if (e)
-              acc->rp.deliver(e);
-            else if (--acc->missing == 0)
-              acc->rp.deliver(acc->ids);
-          });
-      }
-      if (specs.empty())
+      acc->ids = enqueue(self, std::move(specs), [acc](const std::string&) -> ack_waiter {
+        return [acc](const caf::error& e) {
+          if (!acc->rp.pending())
+            return;
+          if (e)
+            acc->rp.deliver(e);
+          else if (--acc->missing == 0)
+            acc->rp.deliver(acc->ids);
+        };
+      });
+      if (acc->missing == 0)
         acc->rp.deliver(acc->ids);
-      self->request(self->state.to.known_tasks, caf::infinite, submit_atom_v,
-                    std::move(specs))
-        .then([self](const std::vector<std::string>& refused) {
-          for (const auto& id : refused)
-            refuse(self, id);
-        });
       return acc->rp;
     },
     [self](remove_atom, const std::string& id) {

@@ -18,7 +18,7 @@ match_claims(const std::vector<std::vector<std::string>>& classes,
   // The order of turns: by rendezvous hash with a fixed key. Keyed by a
   // task, it would change when that task is claimed, and the nodes that
   // see the claim would match everything anew, against the others' picks.
-  const std::string key = "turns";
+  static const std::string key = "turns";
   std::vector<std::tuple<std::uint64_t, std::string, std::size_t>> turns;
   for (const auto& [node, n] : free_slots)
     if (n > 0)

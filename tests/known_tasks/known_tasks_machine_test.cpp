@@ -2,6 +2,7 @@
 
 #include <variant>
 
+#include "common/emitted_events.hpp"
 #include "communication/communication.hpp"
 #include "known_tasks/known_tasks_machine.hpp"
 
@@ -17,10 +18,7 @@ wire::Claim claim_of(const std::string& node, millis dequeue_time) {
 }
 
 std::size_t count_claims_heard(const ev::events& out) {
-  std::size_t n = 0;
-  for (const auto& e : out)
-    n += std::holds_alternative<ev::claim_heard>(e) ? 1 : 0;
-  return n;
+  return test::emitted<ev::claim_heard>(out).size();
 }
 
 } // namespace

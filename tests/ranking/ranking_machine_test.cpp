@@ -4,17 +4,16 @@
 #include <variant>
 
 #include "communication/communication.hpp"
+#include "common/emitted_events.hpp"
 #include "ranking/ranking_machine.hpp"
 
 using namespace dice;
+using dice::test::emitted;
 
 namespace {
 
 std::size_t wants(const ev::events& out) {
-  std::size_t n = 0;
-  for (const auto& e : out)
-    n += std::holds_alternative<ev::want_tasks>(e) ? 1 : 0;
-  return n;
+  return emitted<ev::want_tasks>(out).size();
 }
 
 } // namespace
@@ -69,15 +68,6 @@ TEST_CASE("a claim in its window keeps a tick due at the window's end",
 
 namespace {
 
-template <class E>
-std::vector<E> emitted(const ev::events& out) {
-  std::vector<E> xs;
-  for (const auto& e : out)
-    if (auto x = std::get_if<E>(&e))
-      xs.push_back(*x);
-  return xs;
-}
-
 // A node "a" that claimed task "t" (attempt 1) at time 5; returns its
 // DEQUEUE.
 wire::Message claim_t(ranking_machine& r,
@@ -90,6 +80,15 @@ wire::Message claim_t(ranking_machine& r,
   REQUIRE(ops.size() == 1);
   REQUIRE(ops.front().op.has_dequeue());
   return ops.front().op;
+}
+
+// `mine` as node `node` would have claimed it at `dequeue_time`: earlier
+// claims win.
+wire::TaskState rival(wire::TaskState mine, const std::string& node,
+                      millis dequeue_time) {
+  mine.mutable_claim()->set_node_id(node);
+  mine.mutable_claim()->set_dequeue_time_ms(dequeue_time);
+  return mine;
 }
 
 // Node "a" with a claim on "t" made at time 5: its DEQUEUE, and the state
@@ -131,9 +130,7 @@ TEST_CASE("a claim whose own DEQUEUE is merged only after the window ends "
     CHECK(r.counters().requeues == 0);
   }
   SECTION("a worse claim merged before ours does not free the slot") {
-    auto worse = mine;
-    worse.mutable_claim()->set_node_id("z");
-    worse.mutable_claim()->set_dequeue_time_ms(50);
+    auto worse = rival(mine, "z", 50);
     r.on(ev::task_changed{"t", spec, worse}, 20, out);
     CHECK(r.pending_claims() == 1);
     r.on(ev::task_changed{"t", spec, mine}, 30, out);
@@ -142,18 +139,14 @@ TEST_CASE("a claim whose own DEQUEUE is merged only after the window ends "
     CHECK(r.counters().claims_lost == 0);
   }
   SECTION("a better claim frees the slot at once") {
-    auto better = mine;
-    better.mutable_claim()->set_node_id("0");
-    better.mutable_claim()->set_dequeue_time_ms(1);
+    auto better = rival(mine, "0", 1);
     r.on(ev::task_changed{"t", spec, better}, 20, out);
     CHECK(r.pending_claims() == 0);
     CHECK(r.counters().claims_lost == 1);
   }
   SECTION("ours changed nothing, a better one was merged first: the slot "
           "is freed at once") {
-    auto better = mine;
-    better.mutable_claim()->set_node_id("0");
-    better.mutable_claim()->set_dequeue_time_ms(1);
+    auto better = rival(mine, "0", 1);
     r.on(ev::claim_heard{dequeue.dequeue(), better}, 20, out);
     CHECK(r.pending_claims() == 0);
     CHECK(r.counters().claims_lost == 1);

@@ -20,6 +20,14 @@ std::vector<std::string> ids(const std::string& prefix, int n) {
   return out;
 }
 
+std::map<std::string, std::size_t>
+one_slot_each(const std::vector<std::string>& nodes) {
+  std::map<std::string, std::size_t> free;
+  for (const auto& n : nodes)
+    free[n] = 1;
+  return free;
+}
+
 // What each node claims when all of them see `classes` and `free_slots`.
 std::map<std::string, std::vector<std::string>>
 everyone(const std::vector<std::vector<std::string>>& classes,
@@ -60,9 +68,7 @@ TEST_CASE("the matching takes every task of a class before any of the "
           "[ready_queue]") {
   std::vector<std::vector<std::string>> classes{ids("urgent-", 3),
                                                 ids("later-", 10)};
-  std::map<std::string, std::size_t> free;
-  for (const auto& n : ids("node-", 5))
-    free[n] = 1;
+  auto free = one_slot_each(ids("node-", 5));
   std::set<std::string> claimed;
   for (const auto& [node, mine] : everyone(classes, free))
     claimed.insert(mine.begin(), mine.end());
@@ -90,9 +96,7 @@ TEST_CASE("a node that claimed drops out of everyone's matching without "
           "moving anyone else's task",
           "[ready_queue]") {
   auto task_ids = ids("t", 20);
-  std::map<std::string, std::size_t> free;
-  for (const auto& n : ids("n", 12))
-    free[n] = 1;
+  auto free = one_slot_each(ids("n", 12));
   auto before = everyone({task_ids}, free);
   // n3 claims its task: the others see it busy and the task gone.
   auto taken = before.at("n3").at(0);
@@ -109,9 +113,7 @@ TEST_CASE("claims of the first tasks in the order move nobody else's "
           "task either (nodes that see a claim late match alike)",
           "[ready_queue]") {
   auto task_ids = ids("t", 20);
-  std::map<std::string, std::size_t> free;
-  for (const auto& n : ids("n", 12))
-    free[n] = 1;
+  auto free = one_slot_each(ids("n", 12));
   auto before = everyone({task_ids}, free);
   // Whoever took the head of the order, and the next head, claim: the
   // others see both busy and both tasks gone.
