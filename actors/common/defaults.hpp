@@ -25,11 +25,18 @@ constexpr const char* http = "127.0.0.1:8400";
 constexpr const char* cluster_id = "dice";
 
 // -- membership -----------------------------------------------------------------
-constexpr millis heartbeat_interval_ms = 200;
+/// Every node hears every other's heartbeats: N^2 datagrams per interval.
+/// At 32 nodes on 2 cores, 200 ms made heartbeats most of all datagrams
+/// and the cluster CPU-bound even when idle (bench/README.md).
+constexpr millis heartbeat_interval_ms = 400;
 /// No word from a peer for this long: suspect.
-constexpr millis suspect_after_ms = 600;
-/// No word from a peer for this long: dead (well inside the 2 s target).
-constexpr millis dead_after_ms = 1200;
+constexpr millis suspect_after_ms = 1000;
+/// No word from a peer for this long: dead (four heartbeats; detection
+/// stays inside the 2 s target, at most this plus failure_check_ms).
+constexpr millis dead_after_ms = 1600;
+/// How often silence is judged, apart from the heartbeat interval, so that
+/// slower heartbeats do not delay failure detection by a whole interval.
+constexpr millis failure_check_ms = 100;
 /// Peers listed in one heartbeat (the rest rotate through later heartbeats).
 /// Gossip only spreads who exists (liveness is heard directly), and parsing
 /// long peer lists was a large share of an idle node's CPU: with 32 idle
@@ -70,8 +77,15 @@ constexpr millis claim_stagger_ms = 50;
 /// Besides the winner, about this many nodes tell a losing claimer that a
 /// better claim holds the task (either message may be lost).
 constexpr std::size_t claim_helpers = 2;
-/// RUNNING heartbeats of an execution, one per task per interval.
-constexpr millis running_interval_ms = 200;
+/// RUNNING heartbeats of an execution, one per task per interval; as the
+/// membership heartbeat's, so each rides in its datagram.
+constexpr millis running_interval_ms = 400;
+/// How long the report that ends an execution (DONE or FAILED) may wait to
+/// share a datagram with the next broadcast, usually the claim of the
+/// node's next task: at 32 nodes they were a third of all datagrams. No
+/// node waits for it to claim; the submitter learns of the end this much
+/// later at most. 0: it leaves at once.
+constexpr millis finished_hold_ms = 50;
 /// No RUNNING heartbeat for this long: the task goes back to READY with the
 /// next attempt (several intervals, so a lossy link alone rarely triggers it).
 constexpr millis running_timeout_ms = 1600;

@@ -69,7 +69,7 @@ void communication_machine::on(const ev::originate& e, millis,
   ++counters_.ops_sent;
   if (e.ack)
     awaiting_ack_[task_id_of(op)] = *field;
-  out.push_back(ev::broadcast{op});
+  out.push_back(ev::broadcast{op, e.hold_ms});
   out.push_back(ev::merge_message{std::move(op), false});
   if (e.ack)
     check_acks(out);

@@ -73,7 +73,7 @@ membership::behavior_type membership_fun(membership_ptr self,
     st.logic->add_seed(s);
   st.bridge = bridge;
   st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
-  auto interval = std::chrono::milliseconds(cfg.timing.heartbeat_interval_ms);
+  auto check = std::chrono::milliseconds(cfg.timing.failure_check_ms);
   self->send(self, tick_atom_v);
   return {
     [self](inbound_atom, const wire::Message& m) { on_inbound(self, m); },
@@ -81,9 +81,13 @@ membership::behavior_type membership_fun(membership_ptr self,
       for (const auto& m : ms)
         on_inbound(self, m);
     },
-    [self, interval](tick_atom) {
+    [self, check](tick_atom) {
       auto& st = self->state;
-      publish(self, st.logic->tick(st.clock()));
+      auto now = st.clock();
+      publish(self, st.logic->tick(now));
+      self->delayed_send(self, check, tick_atom_v);
+      if (!st.logic->heartbeat_due(now))
+        return;
       for (auto& seed : st.logic->seeds_to_connect()) {
         wire::Message connect;
         connect.mutable_connect();
@@ -92,7 +96,6 @@ membership::behavior_type membership_fun(membership_ptr self,
       auto hb = st.logic->make_heartbeat();
       hb.mutable_heartbeat()->MergeFrom(st.extra);
       self->send(st.bridge, broadcast_atom_v, std::move(hb));
-      self->delayed_send(self, interval, tick_atom_v);
     },
     [self](subscribe_atom, peer_listener& who) {
       // A listener spawned after the first peers were found (the connect

@@ -56,6 +56,8 @@ std::string membership_config::problem() const {
     return "suspect-after must be longer than the heartbeat interval";
   if (dead_after_ms <= suspect_after_ms)
     return "dead-after must be longer than suspect-after";
+  if (failure_check_ms <= 0 || failure_check_ms > heartbeat_interval_ms)
+    return "failure check interval must be positive and at most the heartbeat interval";
   if (forget_dead_after_ms < 0)
     return "forget-dead-after must not be negative";
   if (gossip_peers_per_heartbeat == 0)
@@ -232,6 +234,15 @@ std::vector<peer_change> membership_state::tick(millis now) {
     ++it;
   }
   return changes;
+}
+
+bool membership_state::heartbeat_due(millis now) {
+  if (now < next_heartbeat_)
+    return false;
+  next_heartbeat_ += cfg_.heartbeat_interval_ms;
+  if (next_heartbeat_ <= now) // far behind (the first call, or a stall)
+    next_heartbeat_ = now + cfg_.heartbeat_interval_ms;
+  return true;
 }
 
 // -- outputs ------------------------------------------------------------------

@@ -26,6 +26,7 @@ struct membership_config {
   millis heartbeat_interval_ms = defaults::heartbeat_interval_ms;
   millis suspect_after_ms = defaults::suspect_after_ms;
   millis dead_after_ms = defaults::dead_after_ms;
+  millis failure_check_ms = defaults::failure_check_ms;
   millis forget_dead_after_ms = defaults::forget_dead_after_ms;
   std::size_t gossip_peers_per_heartbeat = defaults::gossip_peers_per_heartbeat;
 
@@ -56,7 +57,13 @@ public:
   std::vector<peer_change> on_connect_rep(const wire::Message& m, millis now);
 
   /// Failure detection by silence; forgets peers dead for long enough.
+  /// Call it every failure_check_ms.
   std::vector<peer_change> tick(millis now);
+
+  /// True for the tick that should send the next heartbeat (and Connects):
+  /// once per heartbeat interval, on a fixed schedule that a late tick
+  /// does not shift.
+  bool heartbeat_due(millis now);
 
   // -- outputs ---------------------------------------------------------------
 
@@ -119,6 +126,7 @@ private:
   std::set<std::string> seeds_;
   /// Id of the last peer gossiped; the next heartbeat continues after it.
   std::string gossip_cursor_;
+  millis next_heartbeat_ = 0; // the first tick sends one
   std::uint64_t conflicting_ids_ = 0;
   std::uint64_t stale_messages_ = 0;
 };

@@ -21,6 +21,8 @@ std::string queue_config::problem() const {
   // Otherwise healthy executions would be re-queued between two heartbeats.
   if (running_timeout_ms <= running_interval_ms)
     return "RUNNING timeout must be longer than the heartbeat interval";
+  if (finished_hold_ms < 0)
+    return "finished hold must not be negative";
   if (requeue_jitter_ms < 0)
     return "re-queue jitter must not be negative";
   if (slots == 0)

@@ -18,6 +18,7 @@ struct queue_config {
   std::size_t claim_helpers = defaults::claim_helpers;
   millis running_interval_ms = defaults::running_interval_ms;
   millis running_timeout_ms = defaults::running_timeout_ms;
+  millis finished_hold_ms = defaults::finished_hold_ms;
   millis requeue_jitter_ms = defaults::requeue_jitter_ms;
   std::size_t slots = defaults::slots;
   std::uint32_t max_attempts = defaults::max_attempts;

@@ -117,6 +117,8 @@ struct tasks_adopted {
 struct originate {
   wire::Message op;
   bool ack = false;
+  /// As broadcast::hold_ms.
+  millis hold_ms = 0;
 };
 
 // -- from the resolver --------------------------------------------------------------

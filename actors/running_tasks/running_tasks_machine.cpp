@@ -101,7 +101,8 @@ void running_tasks_machine::on(const ev::execution_report& e, millis now,
     // Reported even if our claim lost meanwhile: the work is done.
     s.set_phase(wire::DONE);
     s.set_result(e.result);
-    out.push_back(ev::originate{make_info(e.task_id, s, now, &none)});
+    out.push_back(ev::originate{make_info(e.task_id, s, now, &none), false,
+                                cfg_.finished_hold_ms});
     return;
   }
   bool named = state.phase() == wire::RUNNING
@@ -115,7 +116,8 @@ void running_tasks_machine::on(const ev::execution_report& e, millis now,
   if (exec.started_attempt >= cfg_.max_attempts) {
     s.set_phase(wire::FAILED);
     s.set_reason(e.result);
-    out.push_back(ev::originate{make_info(e.task_id, s, now, &none)});
+    out.push_back(ev::originate{make_info(e.task_id, s, now, &none), false,
+                                cfg_.finished_hold_ms});
   } else {
     requeue(e.task_id, exec.attempt + 1, now, out);
   }

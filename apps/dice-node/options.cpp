@@ -88,6 +88,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
             claim_window = q.claim_window_ms, claim_stagger = q.claim_stagger_ms,
             running_interval = q.running_interval_ms,
             running_timeout = q.running_timeout_ms,
+            finished_hold = q.finished_hold_ms,
             shell_timeout = n.shell.timeout_ms,
             gossip_peers = static_cast<long long>(n.timing.gossip_peers_per_heartbeat),
             scheduler_threads = static_cast<long long>(out.scheduler_threads),
@@ -114,6 +115,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("heartbeat-ms", po::value(&n.timing.heartbeat_interval_ms)->default_value(defaults::heartbeat_interval_ms), "heartbeat interval")
     ("suspect-after-ms", po::value(&n.timing.suspect_after_ms)->default_value(defaults::suspect_after_ms), "silence after which a peer is suspect")
     ("dead-after-ms", po::value(&n.timing.dead_after_ms)->default_value(defaults::dead_after_ms), "silence after which a peer is dead")
+    ("failure-check-ms", po::value(&n.timing.failure_check_ms)->default_value(defaults::failure_check_ms), "how often silence is judged (at most the heartbeat interval)")
     ("gossip-peers", po::value(&gossip_peers)->default_value(gossip_peers), "peers listed in one heartbeat (the rest rotate through later ones)")
     ("max-datagram-bytes", po::value(&n.limits.max_datagram_bytes)->default_value(defaults::max_datagram_bytes), "larger datagrams are dropped")
     ("bundle-bytes", po::value(&bundle_bytes)->default_value(bundle_bytes), "broadcasts sent at once share datagrams up to this size (0: one message per datagram)")
@@ -127,6 +129,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("claim-stagger-ms", po::value(&claim_stagger)->default_value(claim_stagger), "a free slot with no task of its own in the common matching waits this, plus its rank times this, before it claims (0: no matching, all claim at once)")
     ("running-interval-ms", po::value(&running_interval)->default_value(running_interval), "RUNNING heartbeat interval of an execution")
     ("running-timeout-ms", po::value(&running_timeout)->default_value(running_timeout), "no RUNNING heartbeat for this long re-queues the task")
+    ("finished-hold-ms", po::value(&finished_hold)->default_value(finished_hold), "the DONE or FAILED report of an execution may wait this long to share a datagram with the next broadcast (0: at once)")
     ("shell-allow", po::value(&shell_allow)->composing(), "enable the `shell` kind for this program (argv[0], exact; repeatable, or a comma list in the INI file)")
     ("shell-timeout-ms", po::value(&shell_timeout)->default_value(shell_timeout), "a shell task running longer is killed with its process group")
     ("shell-max-output-bytes", po::value(&shell_output)->default_value(shell_output), "output of a shell task kept in its result")
@@ -185,6 +188,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
   q.claim_stagger_ms = ranged("claim-stagger-ms", claim_stagger, 0, 60'000);
   q.running_interval_ms = ranged("running-interval-ms", running_interval, 1, 60'000);
   q.running_timeout_ms = ranged("running-timeout-ms", running_timeout, 1, day_ms);
+  q.finished_hold_ms = ranged("finished-hold-ms", finished_hold, 0, 60'000);
   if (q.running_timeout_ms <= q.running_interval_ms)
     throw std::runtime_error("--running-timeout-ms (" + std::to_string(running_timeout)
                              + ") must be longer than --running-interval-ms ("

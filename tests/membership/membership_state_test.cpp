@@ -481,9 +481,47 @@ TEST_CASE("a membership config that cannot work is rejected", "[membership]") {
   bad = cfg;
   bad.suspect_after_ms = bad.heartbeat_interval_ms;
   CHECK_FALSE(bad.problem().empty());
+  bad = cfg;
+  bad.failure_check_ms = bad.heartbeat_interval_ms + 1;
+  CHECK_THROWS_WITH((membership_state{"a", "127.0.0.1:7401", 1, bad}),
+                    Catch::Contains("failure check"));
+  bad.failure_check_ms = 0;
+  CHECK_FALSE(bad.problem().empty());
   CHECK_THROWS_AS((membership_state{"", "127.0.0.1:7401", 1}),
                   std::invalid_argument);
   CHECK(std::string(to_string(peer_state::suspect)) == "suspect");
   CHECK(std::string(to_string(peer_state::dead)) == "dead");
   CHECK(std::string(to_string(peer_state::alive)) == "alive");
+}
+
+TEST_CASE("ticks more often than heartbeats send one heartbeat per interval "
+          "on a fixed schedule, and judge silence at every tick",
+          "[membership]") {
+  membership_config c;
+  c.heartbeat_interval_ms = 400;
+  c.failure_check_ms = 100;
+  membership_state a{"a", "127.0.0.1:7401", 1, c};
+  std::vector<millis> sent;
+  // Ticks every 100 ms, some of them late by up to 30 ms.
+  for (millis t = 0; t < 2000; t += 100) {
+    auto now = t + (t % 300 == 0 ? 30 : 0);
+    if (a.heartbeat_due(now))
+      sent.push_back(now);
+  }
+  CHECK(sent == std::vector<millis>{30, 400, 800, 1230, 1600});
+  // A stall of several intervals sends one heartbeat, not a burst.
+  CHECK(a.heartbeat_due(5000));
+  CHECK_FALSE(a.heartbeat_due(5100));
+  CHECK(a.heartbeat_due(5400));
+
+  // Silence is judged at the check ticks: a peer last heard at 0 is dead at
+  // the first tick from dead_after on, not a heartbeat interval later.
+  membership_state b{"b", "127.0.0.1:7402", 1, c};
+  a.on_heartbeat(sent_by(b, b.make_heartbeat()), 0);
+  millis dead_at = -1;
+  for (millis t = 100; t <= 3000 && dead_at < 0; t += c.failure_check_ms)
+    for (const auto& ch : a.tick(t))
+      if (ch.to == peer_state::dead)
+        dead_at = t;
+  CHECK(dead_at == c.dead_after_ms);
 }

@@ -143,9 +143,15 @@ TEST_CASE("out-of-range executor and queue tunables fail fast with one line",
     expect_fails_fast(args, "--max-attempts");
   }
   SECTION("a running timeout within one heartbeat interval") {
-    args.insert(args.end(), {"--running-timeout-ms", "100"});
+    args.insert(args.end(), {"--running-interval-ms", "200",
+                             "--running-timeout-ms", "100"});
     expect_fails_fast(args, "--running-timeout-ms (100) must be longer than "
                             "--running-interval-ms (200)");
+  }
+  SECTION("a failure check slower than the heartbeat") {
+    args.insert(args.end(), {"--failure-check-ms", "500"});
+    expect_fails_fast(args, "failure check interval must be positive and at "
+                            "most the heartbeat interval");
   }
   SECTION("a shell allow-list entry that is no program name") {
     args.insert(args.end(), {"--shell-allow", "/bin/echo hi"});

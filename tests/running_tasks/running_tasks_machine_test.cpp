@@ -4,6 +4,8 @@
 #include <variant>
 #include <vector>
 
+#include "communication/communication_machine.hpp"
+#include "known_tasks/task_state.hpp"
 #include "running_tasks/running_tasks_machine.hpp"
 
 using namespace dice;
@@ -62,4 +64,45 @@ TEST_CASE("RUNNING heartbeats may wait for another broadcast, never so long "
   CHECK(sent[0].hold_ms == cfg.running_hold_ms());
   CHECK(sent[0].message.info().task_id() == "t");
   CHECK(sent[0].message.info().phase() == wire::RUNNING);
+}
+
+TEST_CASE("the report that ends an execution may wait finished_hold_ms for "
+          "the next broadcast, and communication keeps that hold",
+          "[running_tasks]") {
+  queue_config cfg;
+  cfg.max_attempts = 1;
+  CHECK(cfg.finished_hold_ms == defaults::finished_hold_ms);
+  cfg.finished_hold_ms = 40;
+  running_tasks_machine m("a", cfg, 1);
+  auto ended = [&](const std::string& id, bool ok) {
+    ev::events out;
+    m.on(start(id), 0, out);
+    out.clear();
+    m.on(ev::execution_report{id, 1, ok, ok ? "fine" : "boom", 1}, 300, out);
+    std::vector<ev::originate> reports;
+    for (const auto& e : out)
+      if (const auto* o = std::get_if<ev::originate>(&e))
+        reports.push_back(*o);
+    REQUIRE(reports.size() == 1);
+    return reports[0];
+  };
+  auto done = ended("t", true);
+  CHECK(done.op.info().phase() == wire::DONE);
+  CHECK(done.hold_ms == 40);
+  auto failed = ended("u", false);
+  CHECK(failed.op.info().phase() == wire::FAILED);
+  CHECK(failed.hold_ms == 40);
+
+  communication_machine c("a", "a", cfg);
+  ev::events out;
+  c.on(done, 300, out);
+  auto sent = broadcasts(out);
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].hold_ms == 40);
+  CHECK(sent[0].message.info().phase() == wire::DONE);
+  out.clear();
+  c.on(ev::originate{done.op}, 300, out); // a claim, say: at once
+  sent = broadcasts(out);
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].hold_ms == 0);
 }
