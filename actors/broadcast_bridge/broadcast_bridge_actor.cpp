@@ -93,8 +93,12 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
       for (auto& m : st.held)
         parts.push_back(std::move(m));
       st.held.clear();
-      for (auto& bytes : st.logic->seal_all(std::move(parts), st.clock()))
-        count_sent(self, bytes.size(), st.net->broadcast(st.peers, bytes));
+      auto datagrams = st.logic->seal_all(std::move(parts), st.clock());
+      if (datagrams.empty())
+        return;
+      auto sent = st.net->broadcast_all(st.peers, datagrams);
+      for (std::size_t i = 0; i < datagrams.size(); ++i)
+        count_sent(self, datagrams[i].size(), sent[i]);
     },
     [self](send_atom, const std::string& to, wire::Message& m) {
       auto& st = self->state;

@@ -32,6 +32,18 @@ public:
   /// Returns how many datagrams were handed to the network.
   virtual std::size_t broadcast(const std::vector<std::string>& targets,
                                 const std::string& bytes) = 0;
+
+  /// Several datagrams to everyone, each to every target before the next
+  /// one. Returns, per datagram, how many were handed to the network.
+  virtual std::vector<std::size_t>
+  broadcast_all(const std::vector<std::string>& targets,
+                const std::vector<std::string>& datagrams) {
+    std::vector<std::size_t> sent;
+    sent.reserve(datagrams.size());
+    for (const auto& bytes : datagrams)
+      sent.push_back(broadcast(targets, bytes));
+    return sent;
+  }
 };
 
 } // namespace dice

@@ -1,5 +1,7 @@
 #include "broadcast_bridge/udp_transport.hpp"
 
+#include <algorithm>
+
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
@@ -7,6 +9,7 @@
 #include <poll.h>
 #include <stdexcept>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace dice {
@@ -26,6 +29,9 @@ std::string to_string(const sockaddr_in& sa) {
   inet_ntop(AF_INET, &sa.sin_addr, host, sizeof(host));
   return std::string(host) + ":" + std::to_string(ntohs(sa.sin_port));
 }
+
+/// The most messages one sendmmsg call takes (the kernel's UIO_MAXIOV).
+constexpr std::size_t max_mmsg = 1024;
 
 [[noreturn]] void fail(const std::string& what) {
   throw std::runtime_error(what + ": " + std::strerror(errno));
@@ -158,6 +164,50 @@ bool udp_transport::send_to(const std::string& addr, const std::string& bytes) {
   auto n = ::sendto(fd_, bytes.data(), bytes.size(), MSG_DONTWAIT,
                     reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
   return n == static_cast<ssize_t>(bytes.size());
+}
+
+std::vector<std::size_t>
+udp_transport::broadcast_all(const std::vector<std::string>& targets,
+                             const std::vector<std::string>& datagrams) {
+  std::vector<sockaddr_in> to;
+  if (opts_.multicast_group) {
+    to.push_back(to_sockaddr(*opts_.multicast_group));
+  } else {
+    for (const auto& t : targets)
+      if (auto ep = parse_endpoint(t))
+        to.push_back(to_sockaddr(*ep));
+  }
+  std::vector<std::size_t> sent(datagrams.size(), 0);
+  std::vector<iovec> iov(datagrams.size());
+  std::vector<mmsghdr> msgs;
+  std::vector<std::size_t> of; // the datagram each message carries
+  msgs.reserve(datagrams.size() * to.size());
+  of.reserve(msgs.capacity());
+  for (std::size_t d = 0; d < datagrams.size(); ++d) {
+    iov[d].iov_base = const_cast<char*>(datagrams[d].data());
+    iov[d].iov_len = datagrams[d].size();
+    for (auto& sa : to) {
+      mmsghdr m{};
+      m.msg_hdr.msg_name = &sa;
+      m.msg_hdr.msg_namelen = sizeof(sa);
+      m.msg_hdr.msg_iov = &iov[d];
+      m.msg_hdr.msg_iovlen = 1;
+      msgs.push_back(m);
+      of.push_back(d);
+    }
+  }
+  for (std::size_t i = 0; i < msgs.size();) {
+    auto n = std::min<std::size_t>(msgs.size() - i, max_mmsg);
+    int r = ::sendmmsg(fd_, &msgs[i], static_cast<unsigned>(n), MSG_DONTWAIT);
+    if (r <= 0) { // message i failed (its error): skip it, go on
+      ++i;
+      continue;
+    }
+    for (int k = 0; k < r; ++k, ++i)
+      if (msgs[i].msg_len == iov[of[i]].iov_len)
+        ++sent[of[i]];
+  }
+  return sent;
 }
 
 std::size_t udp_transport::broadcast(const std::vector<std::string>& targets,

@@ -33,6 +33,12 @@ public:
   bool send_to(const std::string& addr, const std::string& bytes) override;
   std::size_t broadcast(const std::vector<std::string>& targets,
                         const std::string& bytes) override;
+  /// In one sendmmsg call (or a few): a burst sent with one sendto per
+  /// datagram lets the receivers each datagram wakes take the CPU from the
+  /// sender before the rest is out (measured at 32 nodes on 2 cores).
+  std::vector<std::size_t>
+  broadcast_all(const std::vector<std::string>& targets,
+                const std::vector<std::string>& datagrams) override;
 
   /// The bound address (useful with port 0).
   endpoint local() const;

@@ -85,4 +85,28 @@ TEST_CASE("udp_transport bounds a call by max_batch and loses nothing",
     CHECK(rec.got[i].bytes == std::to_string(i));
 }
 
+TEST_CASE("udp_transport broadcast_all sends every datagram to every "
+          "target, in order, and counts per datagram",
+          "[bridge][udp]") {
+  udp_transport a{loopback()}, b{loopback()};
+  udp_transport sender{loopback()};
+  std::vector<std::string> datagrams{"one", "two", std::string(1200, 'x')};
+  // Not an address: skipped, so each datagram reaches the two others.
+  std::vector<std::string> targets{a.local().to_string(), "no-port",
+                                   b.local().to_string()};
+  CHECK(sender.broadcast_all(targets, datagrams)
+        == std::vector<std::size_t>{2, 2, 2});
+  CHECK(sender.broadcast_all(targets, {}).empty());
+  for (auto* r : {&a, &b}) {
+    recorder rec;
+    r->start([&rec](std::vector<datagram> got) { rec(std::move(got)); });
+    REQUIRE(rec.wait_for(datagrams.size()));
+    r->stop();
+    std::lock_guard<std::mutex> guard{rec.mtx};
+    REQUIRE(rec.got.size() == datagrams.size());
+    for (std::size_t i = 0; i < datagrams.size(); ++i)
+      CHECK(rec.got[i].bytes == datagrams[i]);
+  }
+}
+
 } // namespace dice
