@@ -51,6 +51,11 @@ node_bin=$build/apps/dice-node/dice-node
 cli=$build/apps/dice/dice
 [[ -x $node_bin && -x $cli ]] || { echo "run.sh: no dice-node/dice binaries under '$build' (use --build)" >&2; exit 2; }
 
+plotting=yes
+if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  echo "run.sh: python3-matplotlib is not installed (apt-get install python3-matplotlib): results.csv only, no plot" >&2
+  plotting=""
+fi
 mkdir -p "$out"
 csv=$out/results.csv
 logs=$(mktemp -d /tmp/dice-scaling.XXXXXX)
@@ -151,9 +156,9 @@ EOF
 done
 trap - EXIT
 # Speedups need N=1; without it there is a table but nothing to plot.
-if [[ -n $base ]]; then
+if [[ -n $base && -n $plotting ]]; then
   /usr/bin/python3 "$here/plot.py" "$csv" "$out/speedup.png"
-else
+elif [[ -z $base ]]; then
   echo "run.sh: no N=1 in this run, so no speedups and no plot" >&2
 fi
 column -s, -t "$csv"
