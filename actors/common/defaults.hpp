@@ -82,9 +82,9 @@ constexpr std::size_t claim_helpers = 2;
 constexpr millis running_interval_ms = 400;
 /// How long the report that ends an execution (DONE or FAILED) may wait to
 /// share a datagram with the next broadcast, usually the claim of the
-/// node's next task: at 32 nodes they were a third of all datagrams. No
-/// node waits for it to claim; the submitter learns of the end this much
-/// later at most. 0: it leaves at once.
+/// node's next task: alone they were a fifth of a round's datagrams at 32
+/// nodes. No node waits for it to claim; the submitter learns of the end
+/// this much later at most. 0: it leaves at once.
 constexpr millis finished_hold_ms = 50;
 /// No RUNNING heartbeat for this long: the task goes back to READY with the
 /// next attempt (several intervals, so a lossy link alone rarely triggers it).
