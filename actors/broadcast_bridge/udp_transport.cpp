@@ -212,12 +212,7 @@ udp_transport::broadcast_all(const std::vector<std::string>& targets,
 
 std::size_t udp_transport::broadcast(const std::vector<std::string>& targets,
                                      const std::string& bytes) {
-  if (opts_.multicast_group)
-    return send_to(opts_.multicast_group->to_string(), bytes) ? 1 : 0;
-  std::size_t sent = 0;
-  for (auto& t : targets)
-    sent += send_to(t, bytes) ? 1 : 0;
-  return sent;
+  return broadcast_all(targets, {bytes}).front();
 }
 
 } // namespace dice

@@ -90,7 +90,6 @@ void running_tasks_machine::on(const ev::execution_report& e, millis now,
   out.push_back(ev::execution_over{e.task_id});
   if (is_terminal(state.phase()))
     return;
-  wire::OpId none;
   wire::TaskState s;
   s.set_attempt(exec.attempt);
   *s.mutable_claim() = exec.claim;
@@ -101,8 +100,7 @@ void running_tasks_machine::on(const ev::execution_report& e, millis now,
     // Reported even if our claim lost meanwhile: the work is done.
     s.set_phase(wire::DONE);
     s.set_result(e.result);
-    out.push_back(ev::originate{make_info(e.task_id, s, now, &none), false,
-                                cfg_.finished_hold_ms});
+    report_end(e.task_id, s, now, out);
     return;
   }
   bool named = state.phase() == wire::RUNNING
@@ -116,8 +114,7 @@ void running_tasks_machine::on(const ev::execution_report& e, millis now,
   if (exec.started_attempt >= cfg_.max_attempts) {
     s.set_phase(wire::FAILED);
     s.set_reason(e.result);
-    out.push_back(ev::originate{make_info(e.task_id, s, now, &none), false,
-                                cfg_.finished_hold_ms});
+    report_end(e.task_id, s, now, out);
   } else {
     requeue(e.task_id, exec.attempt + 1, now, out);
   }
@@ -134,6 +131,15 @@ void running_tasks_machine::on(const ev::recover_member& e, millis now,
     r.requeued.push_back(task_id);
   }
   out.push_back(std::move(r));
+}
+
+void running_tasks_machine::report_end(const std::string& task_id,
+                                       const wire::TaskState& s, millis now,
+                                       ev::events& out) {
+  wire::OpId none;
+  // Not urgent for anyone: it may ride with the node's next claim.
+  out.push_back(ev::originate{make_info(task_id, s, now, &none), false,
+                              cfg_.finished_hold_ms});
 }
 
 void running_tasks_machine::requeue(const std::string& task_id,

@@ -41,6 +41,9 @@ public:
   const queue_counters& counters() const { return counters_; }
 
 private:
+  /// Originates the DONE or FAILED state `s` that ends our execution.
+  void report_end(const std::string& task_id, const wire::TaskState& s,
+                  millis now, ev::events& out);
   void requeue(const std::string& task_id, std::uint32_t next_attempt,
                millis now, ev::events& out);
   millis deadline(millis now);
