@@ -73,17 +73,14 @@ void http_api::routes() {
     auto wire = ask<bridge_counters>(sys_, node_.bridge(), err, stats_atom_v);
     auto queue = ask<queue_counters>(sys_, node_.queue(), err, stats_atom_v);
     auto exec = ask<executor_stats>(sys_, node_.exec(), err, stats_atom_v);
-    auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v);
-    if (!wire || !queue || !exec || !rows)
+    auto counts = ask<task_counts>(sys_, node_.queue(), err, tasks_atom_v,
+                                   stats_atom_v);
+    if (!wire || !queue || !exec || !counts)
       return busy(res, err);
     nlohmann::json body;
     body["id"] = node_.config().id;
     body["wire"] = bridge_json(*wire);
-    std::vector<wire::TaskPhase> phases;
-    for (auto& r : *rows)
-      if (r.has_spec)
-        phases.push_back(r.state.phase());
-    body["tasks"] = task_counts_json(phases);
+    body["tasks"] = task_counts_json(*counts);
     body["executions"] = {{"slots", exec->slots},     {"busy", exec->busy},
                           {"started", exec->started}, {"completed", exec->completed},
                           {"failed", exec->failed},   {"canceled", exec->canceled}};
@@ -162,50 +159,57 @@ void http_api::task_routes() {
     reply(res, 201, {{"ids", ids}});
   });
   s.Get("/tasks", [this](const httplib::Request& req, httplib::Response& res) {
-    std::optional<wire::TaskPhase> only;
+    task_query q;
     if (req.has_param("state")) {
-      only = parse_phase(req.get_param_value("state"));
-      if (!only) {
+      q.phase = parse_phase(req.get_param_value("state"));
+      if (!q.phase) {
         ++bad_requests_;
         return reply(res, 400, error_json("state must be one of ready, running, "
                                           "failed, canceled, done, removed"));
       }
     }
+    if (req.has_param("ids")) {
+      std::string error;
+      auto ids = parse_ids(req.get_param_value("ids"), error);
+      if (!ids) {
+        ++bad_requests_;
+        return reply(res, 400, error_json(error));
+      }
+      q.ids = std::move(*ids);
+    }
     std::string err;
-    auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v);
+    auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v, q);
     if (!rows)
       return busy(res, err);
     auto list = nlohmann::json::array();
     for (auto& r : *rows)
-      if (r.has_spec && (!only || r.state.phase() == *only))
+      if (r.has_spec)
         list.push_back(task_json(r.spec, r.state, false));
     reply(res, 200, {{"tasks", list}});
   });
   s.Get(R"(/tasks/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     std::string err;
-    auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v);
+    auto id = req.matches[1].str();
+    auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
+                                           task_query{{id}, std::nullopt});
     if (!rows)
       return busy(res, err);
-    for (auto& r : *rows) {
-      if (r.has_spec && r.spec.id() == req.matches[1].str()) {
-        auto j = task_json(r.spec, r.state, true);
-        j["owner"] = r.owner;
-        return reply(res, 200, j);
-      }
-    }
-    reply(res, 404, error_json("no task " + req.matches[1].str()));
+    if (rows->empty() || !rows->front().has_spec)
+      return reply(res, 404, error_json("no task " + id));
+    const auto& r = rows->front();
+    auto j = task_json(r.spec, r.state, true);
+    j["owner"] = r.owner;
+    reply(res, 200, j);
   });
   auto change = [this](auto atom, const char* verb) {
     return [this, atom, verb](const httplib::Request& req, httplib::Response& res) {
       auto id = req.matches[1].str();
       std::string err;
-      auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v);
+      auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
+                                             task_query{{id}, std::nullopt});
       if (!rows)
         return busy(res, err);
-      bool known = false;
-      for (auto& r : *rows)
-        known = known || (r.has_spec && r.spec.id() == id);
-      if (!known)
+      if (rows->empty() || !rows->front().has_spec)
         return reply(res, 404, error_json("no task " + id));
       auto ok = ask<bool>(sys_, node_.queue(), err, atom, id);
       if (!ok)

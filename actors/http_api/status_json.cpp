@@ -50,13 +50,11 @@ nlohmann::json error_json(const std::string& message) {
 
 namespace dice {
 
-nlohmann::json task_counts_json(const std::vector<wire::TaskPhase>& phases) {
-  nlohmann::json j{{"total", phases.size()}};
+nlohmann::json task_counts_json(const task_counts& counts) {
+  nlohmann::json j{{"total", counts.total()}};
   for (auto p : {wire::READY, wire::RUNNING, wire::FAILED, wire::CANCELED,
                  wire::DONE, wire::REMOVED})
-    j[phase_name(p)] = 0;
-  for (auto p : phases)
-    j[phase_name(p)] = j[phase_name(p)].get<std::size_t>() + 1;
+    j[phase_name(p)] = counts.by_phase[static_cast<std::size_t>(p)];
   return j;
 }
 

@@ -8,6 +8,7 @@
 
 #include "broadcast_bridge/bridge_counters.hpp"
 #include "election/election_node.hpp"
+#include "known_tasks/task_query.hpp"
 #include "membership/node_view.hpp"
 #include "queue_node/queue_node.hpp"
 
@@ -20,7 +21,7 @@ nlohmann::json nodes_json(const std::string& self_id,
 nlohmann::json bridge_json(const bridge_counters& c);
 nlohmann::json error_json(const std::string& message);
 /// How many tasks of this replica are in each state.
-nlohmann::json task_counts_json(const std::vector<wire::TaskPhase>& phases);
+nlohmann::json task_counts_json(const task_counts& counts);
 /// The replica's protocol counters.
 nlohmann::json queue_json(const queue_counters& c);
 /// GET /election: {"algorithm", "coordinator" (null when none), "state",

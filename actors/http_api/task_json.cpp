@@ -81,6 +81,28 @@ std::optional<wire::TaskPhase> parse_phase(const std::string& name) {
   return std::nullopt;
 }
 
+std::optional<std::vector<std::string>> parse_ids(const std::string& list,
+                                                  std::string& error) {
+  std::vector<std::string> ids;
+  std::size_t from = 0;
+  while (from <= list.size()) {
+    auto to = std::min(list.find(',', from), list.size());
+    if (to > from)
+      ids.push_back(list.substr(from, to - from));
+    from = to + 1;
+  }
+  if (ids.empty()) {
+    error = "ids must name at least one task id (comma-separated)";
+    return std::nullopt;
+  }
+  if (ids.size() > max_query_ids) {
+    error = "ids names " + std::to_string(ids.size()) + " tasks; at most "
+            + std::to_string(max_query_ids) + " per request";
+    return std::nullopt;
+  }
+  return ids;
+}
+
 nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& state,
                          bool details) {
   nlohmann::json j{{"id", spec.id()},

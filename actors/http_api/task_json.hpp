@@ -36,6 +36,13 @@ std::string phase_name(wire::TaskPhase phase);
 /// The inverse of phase_name; nullopt for anything else.
 std::optional<wire::TaskPhase> parse_phase(const std::string& name);
 
+/// Most ids one GET /tasks?ids=... may name (the URI limit is 8 KiB anyway).
+constexpr std::size_t max_query_ids = 256;
+/// Parses the `ids` parameter of GET /tasks: ids separated by commas (empty
+/// items skipped). nullopt, with `error` set, if it names none or too many.
+std::optional<std::vector<std::string>> parse_ids(const std::string& list,
+                                                  std::string& error);
+
 /// {"id", "kind", "state", "node", "attempts", "ready_at_ms",
 /// "started_at_ms", "finished_at_ms"} (+ "result", "reason", "priority",
 /// "enqueuer" with details). Times are wall-clock ms, null while unknown;

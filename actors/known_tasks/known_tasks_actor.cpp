@@ -53,18 +53,10 @@ known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
           return m.cancel(id, now, out);
         });
       },
-      [self](tasks_atom) {
-        const auto& m = *self->state.machine;
-        std::vector<task_row> rows;
-        rows.reserve(m.replica().size());
-        for (const auto& [id, t] : m.replica().tasks()) {
-          task_row r{t.has_spec, t.spec, t.state, m.owner_of(id)};
-          if (!t.has_spec)
-            r.spec.set_id(id);
-          rows.push_back(std::move(r));
-        }
-        return rows;
+      [self](tasks_atom, const task_query& q) {
+        return self->state.machine->query(q);
       },
+      [self](tasks_atom, stats_atom) { return self->state.machine->counts(); },
       [self](stats_atom) { return self->state.machine->counters(); },
     };
   });

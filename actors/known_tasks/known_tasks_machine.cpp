@@ -217,4 +217,42 @@ bool known_tasks_machine::cancel(const std::string& task_id, millis now,
   return true;
 }
 
+// -- queries ------------------------------------------------------------------
+
+task_row known_tasks_machine::row(const std::string& task_id,
+                                  const known_task& t) const {
+  task_row r{t.has_spec, t.spec, t.state, owner_of(task_id)};
+  if (!t.has_spec)
+    r.spec.set_id(task_id);
+  return r;
+}
+
+std::vector<task_row> known_tasks_machine::query(const task_query& q) const {
+  std::vector<task_row> rows;
+  auto wanted = [&](const known_task& t) {
+    return !q.phase || t.state.phase() == *q.phase;
+  };
+  if (q.ids.empty()) {
+    for (const auto& [id, t] : tasks_.tasks())
+      if (wanted(t))
+        rows.push_back(row(id, t));
+    return rows;
+  }
+  rows.reserve(q.ids.size());
+  for (const auto& id : q.ids)
+    if (const auto* t = tasks_.find(id); t != nullptr && wanted(*t))
+      rows.push_back(row(id, *t));
+  return rows;
+}
+
+task_counts known_tasks_machine::counts() const {
+  task_counts c;
+  for (const auto& [id, t] : tasks_.tasks()) {
+    auto p = static_cast<std::size_t>(t.state.phase());
+    if (t.has_spec && p < c.by_phase.size())
+      ++c.by_phase[p];
+  }
+  return c;
+}
+
 } // namespace dice

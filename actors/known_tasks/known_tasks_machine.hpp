@@ -10,6 +10,7 @@
 #include <string>
 
 #include "known_tasks/known_tasks.hpp"
+#include "known_tasks/task_query.hpp"
 #include "queue_node/queue_config.hpp"
 #include "queue_node/queue_counters.hpp"
 #include "queue_node/queue_events.hpp"
@@ -41,11 +42,17 @@ public:
   /// The node answering for a task: the coordinator that adopted it after
   /// its enqueuer died, or the enqueuer ("" if the task is unknown).
   std::string owner_of(const std::string& task_id) const;
+  /// The rows a query asks for: in the order of its ids, or in id order.
+  std::vector<task_row> query(const task_query& q) const;
+  /// How many tasks whose spec is known are in each state.
+  task_counts counts() const;
+
   const queue_counters& counters() const { return counters_; }
 
 private:
   bool learn(const wire::TaskSpec& spec, ev::events& out);
   void publish(const std::string& task_id, ev::events& out);
+  task_row row(const std::string& task_id, const known_task& t) const;
 
   std::string id_;
   queue_config cfg_;

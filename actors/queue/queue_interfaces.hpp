@@ -14,6 +14,7 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "known_tasks/task_query.hpp"
 #include "membership/membership.hpp"
 #include "membership/node_view.hpp"
 #include "queue_node/queue_config.hpp"
@@ -22,14 +23,6 @@
 #include "type_ids.hpp"
 
 namespace dice {
-
-/// One task of the replica as the API shows it.
-struct task_row {
-  bool has_spec = false;
-  wire::TaskSpec spec;
-  wire::TaskState state;
-  std::string owner; // enqueuer, or the coordinator that adopted it
-};
 
 struct queue_handles;
 /// Sent once to every subsystem actor before anything else.
@@ -41,6 +34,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::wire::TaskSpec)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::wire::TaskSpec>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_row)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::task_row>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_query)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_counts)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_counters)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_wiring)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::task_changed)
@@ -106,7 +101,9 @@ using known_tasks_actor = caf::typed_actor<
   // the paper's removeByID, and cancel: false if refused
   replies_to<remove_atom, std::string>::with<bool>,
   replies_to<cancel_atom, std::string>::with<bool>,
-  replies_to<tasks_atom>::with<std::vector<task_row>>,
+  // the API's questions: some tasks, or how many there are per state
+  replies_to<tasks_atom, task_query>::with<std::vector<task_row>>,
+  replies_to<tasks_atom, stats_atom>::with<task_counts>,
   replies_to<stats_atom>::with<queue_counters>>;
 
 using ready_queue_actor = caf::typed_actor<

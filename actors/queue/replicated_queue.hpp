@@ -39,7 +39,8 @@ using replicated_queue = queue_world::extend<
     std::vector<std::string>>,
   caf::replies_to<remove_atom, std::string>::with<bool>, // removeByID
   caf::replies_to<cancel_atom, std::string>::with<bool>,
-  caf::replies_to<tasks_atom>::with<std::vector<task_row>>,
+  caf::replies_to<tasks_atom, task_query>::with<std::vector<task_row>>,
+  caf::replies_to<tasks_atom, stats_atom>::with<task_counts>,
   caf::replies_to<stats_atom>::with<queue_counters>>;
 
 struct queue_actor_config {

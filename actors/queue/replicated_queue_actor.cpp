@@ -304,8 +304,12 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
     [self](cancel_atom, const std::string& id) {
       return self->delegate(self->state.to.known_tasks, cancel_atom_v, id);
     },
-    [self](tasks_atom) {
-      return self->delegate(self->state.to.known_tasks, tasks_atom_v);
+    [self](tasks_atom, const task_query& q) {
+      return self->delegate(self->state.to.known_tasks, tasks_atom_v, q);
+    },
+    [self](tasks_atom, stats_atom) {
+      return self->delegate(self->state.to.known_tasks, tasks_atom_v,
+                            stats_atom_v);
     },
     [self](stats_atom) { return collect_stats(self); },
   };

@@ -306,7 +306,7 @@ std::vector<task_row> actor_cluster::tasks_of(const std::string& id) {
   auto rows = std::make_shared<std::optional<std::vector<task_row>>>();
   auto q = m.nodes.at(id).queue;
   m.sys.spawn([rows, q](caf::event_based_actor* self) {
-    self->request(q, caf::infinite, tasks_atom_v)
+    self->request(q, caf::infinite, tasks_atom_v, task_query{})
       .then([rows](std::vector<task_row>& r) { *rows = std::move(r); });
   });
   m.sched.run();

@@ -1,5 +1,6 @@
 #include "progress.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -20,27 +21,66 @@ struct tally {
   std::size_t ended() const { return done + failed + canceled + removed; }
 };
 
-tally count(const nlohmann::json& tasks, const std::set<std::string>& ids) {
-  tally t;
-  for (auto& row : tasks) {
-    if (!ids.count(row.value("id", "")))
-      continue;
-    auto state = row.value("state", "");
-    if (state == "done") {
-      ++t.done;
-      if (row["node"].is_string())
-        ++t.per_node[row["node"].get<std::string>()];
-    } else if (state == "failed") {
-      ++t.failed;
-    } else if (state == "canceled") {
-      ++t.canceled;
-    } else if (state == "removed") {
-      ++t.removed;
-    } else if (state == "running") {
-      ++t.running;
+// Ids a GET /tasks?ids=... names at once: well inside the node's limit
+// (max_query_ids) and its 8 KiB URI.
+constexpr std::size_t ids_per_request = 100;
+
+std::string encode(const std::string& s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
     }
   }
-  return t;
+  return out;
+}
+
+// Asks the node for the tasks not yet ended (an ended task stays ended, so
+// it is not asked again: a poll costs what is left, not what was
+// submitted) and moves those that ended into `t`. False if the node did
+// not answer; `error` says why.
+bool poll(client& node, std::set<std::string>& open, tally& t,
+          std::string& error) {
+  std::vector<std::string> ids(open.begin(), open.end());
+  std::size_t running = 0;
+  for (std::size_t from = 0; from < ids.size(); from += ids_per_request) {
+    std::string list;
+    for (std::size_t i = from; i < ids.size() && i < from + ids_per_request; ++i)
+      list += (list.empty() ? "" : ",") + encode(ids[i]);
+    auto a = node.get("/tasks?ids=" + list);
+    if (!a.ok()) {
+      error = a.error;
+      return false;
+    }
+    for (auto& row : a.body["tasks"]) {
+      auto state = row.value("state", "");
+      if (state == "running") {
+        ++running;
+        continue;
+      }
+      if (state == "done") {
+        ++t.done;
+        if (row["node"].is_string())
+          ++t.per_node[row["node"].get<std::string>()];
+      } else if (state == "failed") {
+        ++t.failed;
+      } else if (state == "canceled") {
+        ++t.canceled;
+      } else if (state == "removed") {
+        ++t.removed;
+      } else {
+        continue; // still ready
+      }
+      open.erase(row.value("id", ""));
+    }
+  }
+  t.running = running;
+  return true;
 }
 
 std::string shares(const tally& t) {
@@ -75,6 +115,7 @@ void draw(const tally& t, std::size_t total, double secs, bool tty) {
 int wait_for(client& node, const std::vector<std::string>& ids, double timeout_s,
              bool json) {
   std::set<std::string> wanted(ids.begin(), ids.end());
+  std::set<std::string> open = wanted;
   bool tty = !json && isatty(STDOUT_FILENO);
   auto start = clock::now();
   auto last_line = start - std::chrono::seconds(10);
@@ -82,16 +123,15 @@ int wait_for(client& node, const std::vector<std::string>& ids, double timeout_s
   int misses = 0;
   for (;;) {
     auto elapsed = std::chrono::duration<double>(clock::now() - start).count();
-    auto a = node.get("/tasks");
-    if (!a.ok()) {
+    std::string error;
+    if (!poll(node, open, t, error)) {
       // A node restarting or busy for a moment is not the end; a gone one is.
       if (++misses >= 25) {
-        std::cerr << "\ndice: error: " << a.error << "\n";
+        std::cerr << "\ndice: error: " << error << "\n";
         return 3;
       }
     } else {
       misses = 0;
-      t = count(a.body["tasks"], wanted);
     }
     bool finished = t.ended() >= wanted.size();
     if (!json && (tty || finished

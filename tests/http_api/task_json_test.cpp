@@ -97,3 +97,18 @@ TEST_CASE("task timings render as wall-clock ms, null while unknown",
   CHECK(done["started_at_ms"] == 1600);
   CHECK(done["finished_at_ms"] == 1900);
 }
+
+TEST_CASE("GET /tasks?ids= takes a comma list, and refuses none or too many",
+          "[http_api]") {
+  std::string err;
+  auto ids = parse_ids("a-1-7,b-2-9,,c", err);
+  REQUIRE(ids);
+  CHECK(*ids == std::vector<std::string>{"a-1-7", "b-2-9", "c"});
+  CHECK_FALSE(parse_ids(",,", err));
+  CHECK(err.find("at least one") != std::string::npos);
+  std::string many;
+  for (std::size_t i = 0; i <= max_query_ids; ++i)
+    many += "t" + std::to_string(i) + ",";
+  CHECK_FALSE(parse_ids(many, err));
+  CHECK(err.find("at most " + std::to_string(max_query_ids)) != std::string::npos);
+}

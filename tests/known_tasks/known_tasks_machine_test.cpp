@@ -59,3 +59,54 @@ TEST_CASE("our own claim is always answered with where it stands: by the "
     }
   }
 }
+
+TEST_CASE("the API's queries get the tasks they name or the states they ask "
+          "for, and counts per state, without the rest of the replica",
+          "[known_tasks]") {
+  known_tasks_machine k("a", queue_config{});
+  // A user operation reaches the replica as its own op comes back merged.
+  auto apply = [&k](millis now, auto op) {
+    ev::events out;
+    REQUIRE(op(out));
+    for (auto& o : test::emitted<ev::originate>(out)) {
+      ev::events merged;
+      k.on(ev::merge_message{o.op, false}, now, merged);
+    }
+  };
+  for (std::string id : {"t1", "t2", "t3", "t4"}) {
+    wire::TaskSpec spec;
+    spec.set_id(id);
+    spec.set_enqueuer("a");
+    apply(0, [&](ev::events& out) { return k.submit(spec, 0, out); });
+  }
+  apply(1, [&](ev::events& out) { return k.cancel("t2", 1, out); });
+  apply(2, [&](ev::events& out) { return k.remove("t3", 2, out); });
+  auto ids_of = [](const std::vector<task_row>& rows) {
+    std::vector<std::string> ids;
+    for (const auto& r : rows)
+      ids.push_back(r.spec.id());
+    return ids;
+  };
+  SECTION("no ids, no state: every task, in id order") {
+    CHECK(ids_of(k.query({})) == std::vector<std::string>{"t1", "t2", "t3", "t4"});
+  }
+  SECTION("ids: those tasks in the order asked, unknown ones left out") {
+    auto rows = k.query({{"t4", "nope", "t1"}, std::nullopt});
+    CHECK(ids_of(rows) == std::vector<std::string>{"t4", "t1"});
+    CHECK(rows.front().owner == "a");
+    CHECK(rows.front().has_spec);
+  }
+  SECTION("a state: only tasks in it, also among the ids named") {
+    CHECK(ids_of(k.query({{}, wire::READY})) == std::vector<std::string>{"t1", "t4"});
+    CHECK(ids_of(k.query({{"t2", "t4"}, wire::CANCELED}))
+          == std::vector<std::string>{"t2"});
+  }
+  SECTION("counts per state") {
+    auto c = k.counts();
+    CHECK(c.total() == 4);
+    CHECK(c.by_phase[wire::READY] == 2);
+    CHECK(c.by_phase[wire::CANCELED] == 1);
+    CHECK(c.by_phase[wire::REMOVED] == 1);
+    CHECK(c.by_phase[wire::DONE] == 0);
+  }
+}

@@ -78,3 +78,49 @@ TEST_CASE("128 tasks survive a node killed mid-run and a restart catches up",
   CHECK(wait_until([&] { return done_count(back) == tasks; }, millis(15000)));
   CHECK(wait_until([&] { return back.alive_count() == 4; }, millis(5000)));
 }
+
+TEST_CASE("GET /tasks?ids= answers for the tasks named, and refuses a bad list",
+          "[process][queue]") {
+  cluster c;
+  auto& n = c.start(c.make_spec("ids-1"));
+  auto url = "http://" + loopback(n.spec().http_port);
+  process cli(DICE_CLI_BIN,
+              {"--node", url, "--json", "submit", "echo", "hi", "--count", "3",
+               "--wait", "--timeout", "30"},
+              c.dir().file("cli.log"));
+  auto code = cli.wait_exit(millis(40000));
+  INFO("dice CLI output:\n" << cli.log() << "\nnode logs:\n" << c.logs());
+  REQUIRE(code);
+  REQUIRE(*code == 0);
+  auto out = cli.log();
+  auto trimmed = out.substr(0, out.find_last_not_of('\n') + 1);
+  auto summary = nlohmann::json::parse(trimmed.substr(trimmed.rfind('\n') + 1));
+  auto ids = summary["ids"].get<std::vector<std::string>>();
+  REQUIRE(ids.size() == 3);
+
+  auto two = get_json(n.spec().http_port, "/tasks?ids=" + ids[2] + "," + ids[0]);
+  REQUIRE(two);
+  REQUIRE((*two)["tasks"].size() == 2);
+  CHECK((*two)["tasks"][0]["id"] == ids[2]);
+  CHECK((*two)["tasks"][1]["id"] == ids[0]);
+  CHECK((*two)["tasks"][0]["state"] == "done");
+
+  auto none_ready = get_json(n.spec().http_port, "/tasks?state=ready&ids=" + ids[1]);
+  REQUIRE(none_ready);
+  CHECK((*none_ready)["tasks"].empty());
+
+  auto unknown = get_json(n.spec().http_port, "/tasks?ids=no-such-task");
+  REQUIRE(unknown);
+  CHECK((*unknown)["tasks"].empty());
+
+  auto bad = http_get(n.spec().http_port, "/tasks?ids=,");
+  CHECK(bad.status == 400);
+  REQUIRE(bad.json());
+  CHECK(bad.json()->contains("error"));
+
+  auto stats = n.stats();
+  REQUIRE(stats);
+  CHECK((*stats)["tasks"]["done"] == 3);
+  CHECK((*stats)["tasks"]["total"] == 3);
+  CHECK((*stats)["http"]["bad_requests"] == 1);
+}
