@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <variant>
 
+#include "known_tasks/task_state.hpp"
 #include "queue_node/queue_events.hpp"
 
 namespace dice {
@@ -36,8 +37,10 @@ using S = station;
 
 // clang-format off
 template <class K> void route_one(const ev::task_changed& e, K& k) {
-  to_all<S::ready_queue, S::ranking, S::running_tasks, S::finished_tasks,
-         S::world>(e, k);
+  to_all<S::ready_queue, S::ranking, S::running_tasks, S::world>(e, k);
+  // finished_tasks keeps only ends: a hop per claim and RUNNING change saved.
+  if (is_terminal(e.state.phase()))
+    to_all<S::finished_tasks>(e, k);
 }
 template <class K> void route_one(const ev::claim_heard& e, K& k) { to_all<S::ranking>(e, k); }
 template <class K> void route_one(const ev::running_heard& e, K& k) { to_all<S::running_tasks>(e, k); }
