@@ -44,15 +44,6 @@ void arm_for_versions(self_ptr self) {
     arm(self);
 }
 
-void receive(communication_machine& c, const wire::Message& m, millis now,
-             ev::events& out) {
-  if (m.has_heartbeat())
-    c.on_peer_heartbeat(m.sender_id(), m.incarnation(), m.heartbeat(), now,
-                        out);
-  else
-    c.on_message(m, now, out);
-}
-
 template <class F>
 void input(self_ptr self, F&& f) {
   ev::events out;
@@ -77,13 +68,13 @@ communication_actor spawn_communication(caf::actor_system& sys,
       [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },
       [self](inbound_atom, const wire::Message& m) {
         input(self, [&m](communication_machine& c, millis now, ev::events& out) {
-          receive(c, m, now, out);
+          c.on_received(m, now, out);
         });
       },
       [self](inbound_atom, const std::vector<wire::Message>& ms) {
         input(self, [&ms](communication_machine& c, millis now, ev::events& out) {
           for (const auto& m : ms)
-            receive(c, m, now, out);
+            c.on_received(m, now, out);
         });
       },
       [self](peer_event_atom, const peer_change& p) {

@@ -100,6 +100,22 @@ void communication_machine::receive_op(const wire::Message& m, bool relayed,
   out.push_back(ev::merge_message{std::move(body), !relayed});
 }
 
+void communication_machine::on_received(const wire::Message& m, millis now,
+                                        ev::events& out) {
+  const auto& peer = m.sender_id();
+  if (!peer.empty() && peer != id_ && !m.sender_addr().empty()) {
+    auto [at, added] = addr_of_.emplace(peer, m.sender_addr());
+    if (added || at->second != m.sender_addr()) {
+      at->second = m.sender_addr();
+      out.push_back(ev::peer_address{peer, m.sender_addr()});
+    }
+  }
+  if (m.has_heartbeat())
+    on_peer_heartbeat(peer, m.incarnation(), m.heartbeat(), now, out);
+  else
+    on_message(m, now, out);
+}
+
 void communication_machine::on_message(const wire::Message& m, millis now,
                                        ev::events& out) {
   if (m.sender_id() == id_)

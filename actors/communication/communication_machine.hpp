@@ -29,6 +29,10 @@ class communication_machine {
 public:
   communication_machine(std::string id, std::string origin, queue_config cfg);
 
+  /// Any message the bridge delivers to the queue: notes where its sender
+  /// listens (ev::peer_address when new or changed), then takes it as a
+  /// heartbeat or as a queue message.
+  void on_received(const wire::Message& m, millis now, ev::events& out);
   /// A queue message from a peer (header's sender_id filled).
   void on_message(const wire::Message& m, millis now, ev::events& out);
   void on_peer_heartbeat(const std::string& peer, std::uint64_t incarnation,
@@ -64,6 +68,8 @@ public:
   const queue_counters& counters() const { return counters_; }
 
 private:
+  // Where each peer listens, as its messages say.
+  std::map<std::string, std::string> addr_of_;
   // Logs and hands on a peer's operation unless seen already. `relayed`:
   // resent from a peer's op log (a sync reply), so it says nothing about
   // what that peer believes now.

@@ -68,6 +68,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::execution_report)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::member_recovered)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::broadcast)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::send_to)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::peer_address)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::run_order)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::cancel_order)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::acknowledged)
@@ -142,7 +143,8 @@ using unknown_resolver_actor = caf::typed_actor<
 using queue_world = caf::typed_actor<
   reacts_to<ev::batch>,
   reacts_to<ev::task_changed>, reacts_to<ev::broadcast>,
-  reacts_to<ev::send_to>, reacts_to<ev::run_order>,
+  reacts_to<ev::send_to>, reacts_to<ev::peer_address>,
+  reacts_to<ev::run_order>,
   reacts_to<ev::cancel_order>, reacts_to<ev::acknowledged>,
   reacts_to<ev::task_finished>>;
 

@@ -3,8 +3,8 @@
 // node talks to. It spawns the queue's subsystem actors (communication,
 // known_tasks, ready_queue, ranking, running_tasks, finished_tasks,
 // unknown_resolver; see queue_interfaces.hpp), wires them to one another,
-// passes them what the bridge, membership, the election and the executor
-// report, and carries out what they send out: broadcasts, executions, task
+// passes them what membership, the election and the executor report (the
+// bridge hands received datagrams to communication itself), and carries out what they send out: broadcasts, executions, task
 // events, and the answers to user operations. Submit answers with the task
 // id only once another replica holds the task (or no other node is alive).
 #include <string>
@@ -26,8 +26,6 @@ using task_listener =
   caf::typed_actor<caf::reacts_to<task_event_atom, task_row>>;
 
 using replicated_queue = queue_world::extend<
-  caf::reacts_to<inbound_atom, wire::Message>,        // queue, sync, heartbeats
-  caf::reacts_to<inbound_atom, std::vector<wire::Message>>, // several at once
   caf::reacts_to<peer_event_atom, peer_change>,        // from membership
   caf::reacts_to<executed_atom, execution_result>,     // from the executor
   caf::reacts_to<coordinator_atom, std::string>,       // from the election

@@ -76,6 +76,11 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   tie(to.running_tasks);
   tie(to.finished_tasks);
   tie(to.unknown_resolver);
+  // What the bridge receives for the queue goes to communication directly,
+  // not through this facade: one hop fewer for every datagram.
+  for (auto topic : {"queue", "sync", "membership"})
+    self->send(self->state.bridge, subscribe_atom_v, std::string{topic},
+               wire_listener{to.communication});
 }
 
 // Carries out what the subsystems send out of the queue. Over a batch it
@@ -99,6 +104,9 @@ struct world_out {
     auto& st = self->state;
     if (auto it = st.addr_of.find(e.peer); it != st.addr_of.end())
       self->send(st.bridge, send_atom_v, it->second, e.message);
+  }
+  void operator()(const ev::peer_address& e) {
+    self->state.addr_of[e.peer] = e.addr;
   }
   void operator()(const ev::run_order& e) {
     self->send(self->state.exec, run_atom_v,
@@ -219,19 +227,6 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
   spawn_subsystems(self, cfg, members);
   return {
     // -- from the node's other actors ------------------------------------
-    [self](inbound_atom, wire::Message& m) {
-      auto& st = self->state;
-      if (!m.sender_addr().empty())
-        st.addr_of[m.sender_id()] = m.sender_addr();
-      self->send(st.to.communication, inbound_atom_v, std::move(m));
-    },
-    [self](inbound_atom, std::vector<wire::Message>& ms) {
-      auto& st = self->state;
-      for (const auto& m : ms)
-        if (!m.sender_addr().empty())
-          st.addr_of[m.sender_id()] = m.sender_addr();
-      self->send(st.to.communication, inbound_atom_v, std::move(ms));
-    },
     [self](peer_event_atom, const peer_change& c) {
       self->state.addr_of[c.id] = c.addr;
       self->send(self->state.to.communication, peer_event_atom_v, c);
@@ -254,6 +249,7 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
     },
     [self](const ev::broadcast& e) { world_out{self}(e); },
     [self](const ev::send_to& e) { world_out{self}(e); },
+    [self](const ev::peer_address& e) { world_out{self}(e); },
     [self](const ev::run_order& e) { world_out{self}(e); },
     [self](const ev::cancel_order& e) { world_out{self}(e); },
     [self](const ev::acknowledged& e) { world_out{self}(e); },
@@ -327,8 +323,6 @@ replicated_queue spawn_replicated_queue(caf::actor_system& sys,
                                         broadcast_bridge bridge,
                                         membership members, executor exec) {
   auto q = sys.spawn(facade_fun, std::move(cfg), bridge, members, exec);
-  for (auto topic : {"queue", "sync", "membership"})
-    caf::anon_send(bridge, subscribe_atom_v, std::string{topic}, wire_listener{q});
   caf::anon_send(members, subscribe_atom_v, peer_listener{q});
   caf::anon_send(exec, subscribe_atom_v, execution_listener{q});
   return q;

@@ -202,6 +202,12 @@ struct send_to {
   std::string peer;
   wire::Message message;
 };
+/// Where a peer says it listens (HOST:PORT), first heard or changed: what
+/// send_to resolves its peer's id with.
+struct peer_address {
+  std::string peer;
+  std::string addr;
+};
 struct run_order {
   std::string task_id;
   std::uint32_t attempt = 0;
@@ -226,7 +232,7 @@ using event = std::variant<
   question_heard, answer_seen, live_nodes, recover_member, tasks_adopted,
   originate, answer_due, want_tasks, task_offer, offer_later, start_execution,
   stop_execution, reclaim_execution, execution_over, execution_report,
-  member_recovered, broadcast, send_to, run_order, cancel_order,
+  member_recovered, broadcast, send_to, peer_address, run_order, cancel_order,
   acknowledged, task_finished>;
 
 /// What a subsystem emits while handling one input.

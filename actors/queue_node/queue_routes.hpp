@@ -70,6 +70,7 @@ template <class K> void route_one(const ev::reclaim_execution& e, K& k) { to_all
 template <class K> void route_one(const ev::execution_report& e, K& k) { to_all<S::running_tasks>(e, k); }
 template <class K> void route_one(const ev::broadcast& e, K& k) { to_all<S::world>(e, k); }
 template <class K> void route_one(const ev::send_to& e, K& k) { to_all<S::world>(e, k); }
+template <class K> void route_one(const ev::peer_address& e, K& k) { to_all<S::world>(e, k); }
 template <class K> void route_one(const ev::run_order& e, K& k) { to_all<S::world>(e, k); }
 template <class K> void route_one(const ev::cancel_order& e, K& k) { to_all<S::world>(e, k); }
 template <class K> void route_one(const ev::acknowledged& e, K& k) { to_all<S::world>(e, k); }
