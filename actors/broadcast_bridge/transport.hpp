@@ -33,9 +33,8 @@ public:
   virtual std::size_t broadcast(const std::vector<std::string>& targets,
                                 const std::string& bytes) = 0;
 
-  /// Several datagrams to everyone, in their order at each target (UDP
-  /// sends them target by target, so a burst reaches each peer whole).
-  /// Returns, per datagram, how many were handed to the network.
+  /// Several datagrams to everyone, each to every target before the next
+  /// one. Returns, per datagram, how many were handed to the network.
   virtual std::vector<std::size_t>
   broadcast_all(const std::vector<std::string>& targets,
                 const std::vector<std::string>& datagrams) {

@@ -186,12 +186,7 @@ udp_transport::broadcast_all(const std::vector<std::string>& targets,
   for (std::size_t d = 0; d < datagrams.size(); ++d) {
     iov[d].iov_base = const_cast<char*>(datagrams[d].data());
     iov[d].iov_len = datagrams[d].size();
-  }
-  // Peer by peer, each getting the whole flush at once: a burst (a submit's
-  // ENQUEUEs) then reaches a peer whole, rather than its first datagram
-  // reaching everyone, who would match claims on a part of the burst.
-  for (auto& sa : to) {
-    for (std::size_t d = 0; d < datagrams.size(); ++d) {
+    for (auto& sa : to) {
       mmsghdr m{};
       m.msg_hdr.msg_name = &sa;
       m.msg_hdr.msg_namelen = sizeof(sa);
