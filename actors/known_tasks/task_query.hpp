@@ -29,7 +29,7 @@ struct task_query {
 
 /// Tasks whose spec is known, per state (indexed by wire::TaskPhase).
 struct task_counts {
-  std::array<std::size_t, 6> by_phase{};
+  std::array<std::size_t, wire::TaskPhase_ARRAYSIZE> by_phase{};
   std::size_t total() const {
     std::size_t n = 0;
     for (auto k : by_phase)

@@ -5,7 +5,6 @@
 // them (replicated_queue.hpp). Each actor drives the state machine of its
 // folder; the events between them are those of queue_node/queue_events.hpp,
 // routed by queue_node/queue_routes.hpp.
-#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -157,9 +156,6 @@ struct queue_handles {
   finished_tasks_actor finished_tasks;
   unknown_resolver_actor unknown_resolver;
   queue_world world;
-  /// Set once someone subscribes to task events: until then the world is
-  /// sent no task_changed (a hop of the facade per change, for nobody).
-  std::shared_ptr<const std::atomic<bool>> task_events_wanted;
 };
 
 /// What every subsystem actor of one node starts from.

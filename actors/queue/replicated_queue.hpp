@@ -4,8 +4,9 @@
 // known_tasks, ready_queue, ranking, running_tasks, finished_tasks,
 // unknown_resolver; see queue_interfaces.hpp), wires them to one another,
 // passes them what membership, the election and the executor report (the
-// bridge hands received datagrams to communication itself), and carries out what they send out: broadcasts, executions, task
-// events, and the answers to user operations. Submit answers with the task
+// bridge hands received datagrams to communication itself), and carries
+// out what they send out: broadcasts, executions, task events, and the
+// answers to user operations. Submit answers with the task
 // id only once another replica holds the task (or no other node is alive).
 #include <string>
 #include <vector>

@@ -29,9 +29,6 @@ struct facade_state {
   std::string id_prefix; // NODE-INCARNATION- : unique across restarts
   std::uint64_t next_task = 1;
   std::vector<task_listener> listeners;
-  // Shared with the subsystems (queue_handles): set with the first listener.
-  std::shared_ptr<std::atomic<bool>> task_events_wanted
-    = std::make_shared<std::atomic<bool>>(false);
   static inline const char* name = "replicated_queue";
 
   // Stopped (or crashed, in a simulation) with submits still unconfirmed:
@@ -63,7 +60,6 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   to.finished_tasks = spawn_finished_tasks(sys, sc);
   to.unknown_resolver = spawn_unknown_resolver(sys, sc);
   to.world = caf::actor_cast<queue_world>(self);
-  to.task_events_wanted = self->state.task_events_wanted;
   auto wiring = std::make_shared<const queue_handles>(to);
   auto tie = [&](const auto& h) {
     self->link_to(h);
@@ -258,7 +254,6 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
     // -- the user's operations ---------------------------------------------
     [self](subscribe_atom, task_listener& who) {
       self->state.listeners.push_back(std::move(who));
-      self->state.task_events_wanted->store(true);
     },
     [self](submit_atom, wire::TaskSpec& spec) -> caf::result<std::string> {
       auto rp = self->make_response_promise<std::string>();

@@ -116,43 +116,21 @@ struct batching_sink {
   }
 };
 
-/// Passes events on to `inner`, except task_changed to the world while
-/// nobody there listens for task events.
-template <class Sink>
-struct unwatched_filter {
-  Sink& inner;
-  bool drop_task_events;
-
-  template <station S, class E>
-  void deliver(const E& e) {
-    if constexpr (S == station::world && std::is_same_v<E, ev::task_changed>)
-      if (drop_task_events)
-        return;
-    inner.template deliver<S>(e);
-  }
-};
-
 template <class Self>
 void dispatch(Self* self, ev::events& out) {
   // The wiring is every actor's first message, so it is there when events
   // flow; an event emitted before would have nowhere to go.
   if (!self->state.wiring || out.empty())
     return;
-  const auto& to = *self->state.wiring;
-  bool drop = !to.task_events_wanted || !to.task_events_wanted->load();
-  actor_sink<Self> sink{self, to};
-  if (out.size() == 1) {
-    unwatched_filter<actor_sink<Self>> f{sink, drop};
-    return route(out.front(), f);
-  }
+  actor_sink<Self> sink{self, *self->state.wiring};
+  if (out.size() == 1)
+    return route(out.front(), sink);
   station_counts counts;
-  unwatched_filter<station_counts> counted{counts, drop};
   for (const auto& e : out)
-    route(e, counted);
+    route(e, counts);
   batching_sink<Self> batcher{sink, counts};
-  unwatched_filter<batching_sink<Self>> batched{batcher, drop};
   for (const auto& e : out)
-    route(e, batched);
+    route(e, batcher);
   batcher.send_batches();
 }
 

@@ -29,6 +29,10 @@ answer client::get(const std::string& path) {
   return wrap(http_.Get(path));
 }
 
+answer client::get(const std::string& path, const httplib::Params& params) {
+  return wrap(http_.Get(path, params, httplib::Headers{}));
+}
+
 answer client::post(const std::string& path, const nlohmann::json& body) {
   return wrap(http_.Post(path, body.dump(), "application/json"));
 }

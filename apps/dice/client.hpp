@@ -19,6 +19,8 @@ class client {
 public:
   explicit client(const std::string& url);
   answer get(const std::string& path);
+  /// GET with query parameters, which httplib encodes.
+  answer get(const std::string& path, const httplib::Params& params);
   answer post(const std::string& path, const nlohmann::json& body);
   answer del(const std::string& path);
   const std::string& url() const { return url_; }

@@ -1,6 +1,5 @@
 #include "progress.hpp"
 
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -25,21 +24,6 @@ struct tally {
 // (max_query_ids) and its 8 KiB URI.
 constexpr std::size_t ids_per_request = 100;
 
-std::string encode(const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-
 // Asks the node for the tasks not yet ended (an ended task stays ended, so
 // it is not asked again: a poll costs what is left, not what was
 // submitted) and moves those that ended into `t`. False if the node did
@@ -51,8 +35,8 @@ bool poll(client& node, std::set<std::string>& open, tally& t,
   for (std::size_t from = 0; from < ids.size(); from += ids_per_request) {
     std::string list;
     for (std::size_t i = from; i < ids.size() && i < from + ids_per_request; ++i)
-      list += (list.empty() ? "" : ",") + encode(ids[i]);
-    auto a = node.get("/tasks?ids=" + list);
+      list += (list.empty() ? "" : ",") + ids[i];
+    auto a = node.get("/tasks", {{"ids", list}});
     if (!a.ok()) {
       error = a.error;
       return false;
