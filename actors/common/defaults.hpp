@@ -65,8 +65,24 @@ constexpr std::size_t election_echo_radius = 0;
 // -- replicated queue (seed 000) ----------------------------------------------
 namespace dice::defaults {
 
-/// How long a DEQUEUE claim waits for competing claims before executing.
+/// How long a DEQUEUE claim that the common matching did not give this
+/// node (a staggered claim, see claim_stagger_ms) waits for competing
+/// claims before executing.
 constexpr millis claim_window_ms = 100;
+/// The same for a claim of a task the common matching gave this node.
+/// Nodes whose views differ (one has not heard yet of another's claim or
+/// end) now and then match the same task; this window lets the worse
+/// claim lose before it starts. In dice-sim (1-10 ms delays, 5 ms steps;
+/// bench/README.md) 0 ms left 2-6% of tasks started twice, 5 ms 0-1.2%,
+/// 10 ms none; on loopback a rival's claim arrives well within 5 ms.
+/// Prefetch claims while the slot still runs, so the window rarely delays
+/// a task of a busy node; it is part of an idle node's latency.
+constexpr millis matched_claim_window_ms = 5;
+/// Claims a node holds beyond its slots: the next task is claimed while
+/// the current one runs (as Celery's prefetch) and starts the moment a
+/// slot frees; it waits in the executor's queue, with RUNNING heartbeats
+/// like an execution. 0: a slot claims only once it is free.
+constexpr std::size_t prefetch = 1;
 /// A free slot that the common matching left without a task (see
 /// ready_queue/claim_matching.hpp) claims only after this plus its
 /// rendezvous rank among the idle nodes times this (estimated from its own
@@ -74,6 +90,10 @@ constexpr millis claim_window_ms = 100;
 /// node claims. Keep it above the network delay. 0: no matching, every
 /// free slot claims the head of its own walk at once.
 constexpr millis claim_stagger_ms = 50;
+/// Replicas that acknowledge a node's ENQUEUEs at once (by unicast), so
+/// its submit is answered without waiting for a heartbeat: two, in case
+/// one Ack is lost; heartbeats still carry what every replica holds.
+constexpr std::size_t ack_replicas = 2;
 /// Besides the winner, about this many nodes tell a losing claimer that a
 /// better claim holds the task (either message may be lost).
 constexpr std::size_t claim_helpers = 2;
@@ -83,9 +103,10 @@ constexpr millis running_interval_ms = 400;
 /// How long the report that ends an execution (DONE or FAILED) may wait to
 /// share a datagram with the next broadcast, usually the claim of the
 /// node's next task: alone they were a fifth of a round's datagrams at 32
-/// nodes. No node waits for it to claim; the submitter learns of the end
-/// this much later at most. 0: it leaves at once.
-constexpr millis finished_hold_ms = 50;
+/// nodes. A freed slot claims its next task within a few actor hops, well
+/// under this; the submitter learns of the end this much later at most.
+/// 0: it leaves at once.
+constexpr millis finished_hold_ms = 3;
 /// No RUNNING heartbeat for this long: the task goes back to READY with the
 /// next attempt (several intervals, so a lossy link alone rarely triggers it).
 constexpr millis running_timeout_ms = 1600;

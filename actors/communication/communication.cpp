@@ -25,6 +25,8 @@ queue_message classify(const wire::Message& m) {
       return queue_message::recovery;
     case M::kStablePoint:
       return queue_message::stable_point;
+    case M::kAck:
+      return queue_message::ack;
     default:
       return queue_message::none;
   }

@@ -24,6 +24,7 @@ enum class queue_message {
   sync_reply,
   recovery,        // the coordinator recovered a dead member
   stable_point,    // the coordinator's compaction point
+  ack,             // a replica holds some of our ENQUEUEs
 };
 
 queue_message classify(const wire::Message& m);

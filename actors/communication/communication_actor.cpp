@@ -48,6 +48,7 @@ template <class F>
 void input(self_ptr self, F&& f) {
   ev::events out;
   f(*self->state.machine, self->state.clock(), out);
+  self->state.machine->send_acks(out);
   dispatch(self, out);
   arm_for_versions(self);
 }

@@ -4,6 +4,7 @@
 
 #include "common/defaults.hpp"
 #include "communication/communication.hpp"
+#include "ready_queue/ready_queue.hpp"
 
 namespace dice {
 
@@ -95,6 +96,9 @@ void communication_machine::receive_op(const wire::Message& m, bool relayed,
   }
   ++heartbeat_changes_;
   ++counters_.ops_received;
+  // Its enqueuer answers the submit once some replica holds the task.
+  if (m.has_enqueue() && !relayed && !m.sender_id().empty())
+    acks_owed_.emplace(m.sender_id(), op->origin());
   auto body = body_only(m);
   log_.add(op->origin(), op->seq(), body);
   out.push_back(ev::merge_message{std::move(body), !relayed});
@@ -161,7 +165,39 @@ void communication_machine::on_message(const wire::Message& m, millis now,
     case queue_message::stable_point:
       on_stable_point(m);
       return;
+    case queue_message::ack:
+      on_ack(m, out);
+      return;
   }
+}
+
+bool communication_machine::acks_for(const std::string& enqueuer,
+                                     const std::string& origin) const {
+  auto mine = rendezvous_hash(origin, id_);
+  std::size_t better = 0;
+  for (const auto& [peer, slots] : peer_slots_)
+    if (peer != enqueuer && rendezvous_hash(origin, peer) < mine)
+      ++better;
+  return better < cfg_.ack_replicas;
+}
+
+void communication_machine::send_acks(ev::events& out) {
+  for (const auto& [peer, origin] : acks_owed_) {
+    if (!acks_for(peer, origin))
+      continue;
+    wire::Message m;
+    seen_.only(origin).to_wire(m.mutable_ack()->mutable_seen());
+    out.push_back(ev::send_to{peer, std::move(m)});
+    ++counters_.acks_sent;
+  }
+  acks_owed_.clear();
+}
+
+void communication_machine::on_ack(const wire::Message& m, ev::events& out) {
+  // A lower bound of what the peer has seen, as its heartbeat would say.
+  peers_.update(m.sender_id(), m.incarnation(),
+                version_vector::from_wire(m.ack().seen()));
+  check_acks(out);
 }
 
 // -- anti-entropy -------------------------------------------------------------
@@ -170,7 +206,10 @@ void communication_machine::fill_heartbeat(wire::Heartbeat* hb) const {
   hb->clear_versions();
   seen_.to_wire(hb->mutable_versions());
   hb->set_replica_digest(digest_);
-  hb->mutable_info()->set_slots(static_cast<std::uint32_t>(cfg_.slots));
+  // The claims it holds at once, prefetched ones included: what the claim
+  // matching counts as this node's seats on every node.
+  hb->mutable_info()->set_slots(
+    static_cast<std::uint32_t>(cfg_.slots + cfg_.prefetch));
 }
 
 void communication_machine::tell_live(ev::events& out) {

@@ -39,6 +39,10 @@ public:
                          const wire::Heartbeat& hb, millis now,
                          ev::events& out);
   void on_peer_dead(const std::string& peer, millis now, ev::events& out);
+  /// Acknowledges, one message per enqueuer, the ENQUEUEs received since
+  /// the last call: drivers call it once per input, so a burst of ENQUEUEs
+  /// costs one Ack, not one per task.
+  void send_acks(ev::events& out);
   void set_coordinator(const std::string& coordinator, millis now,
                        ev::events& out);
   void tick(millis now, ev::events& out);
@@ -84,6 +88,10 @@ private:
   void on_recovery(const wire::Message& m, ev::events& out);
   void announce_stable_point(millis now, ev::events& out);
   void on_stable_point(const wire::Message& m);
+  void on_ack(const wire::Message& m, ev::events& out);
+  // True if this replica is one of the ack_replicas live peers of
+  // `enqueuer` (by rendezvous hash of its origin) that acknowledge it.
+  bool acks_for(const std::string& enqueuer, const std::string& origin) const;
   void compact_to(const std::map<std::string, std::uint64_t>& floors);
   void check_acks(ev::events& out);
   void tell_live(ev::events& out);
@@ -116,6 +124,8 @@ private:
   millis next_compact_ = 0;
 
   std::map<std::string, wire::OpId> awaiting_ack_;
+  // Enqueuers owed an Ack: (peer, its origin).
+  std::set<std::pair<std::string, std::string>> acks_owed_;
   std::set<std::string> acked_;
 
   // The coordinator role (see queue_node::set_coordinator).

@@ -76,7 +76,9 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"recoveries_heard", c.recoveries_heard},
           {"adopted", c.adopted},
           {"stable_points_sent", c.stable_points_sent},
-          {"stable_points_applied", c.stable_points_applied}};
+          {"stable_points_applied", c.stable_points_applied},
+          {"acks_sent", c.acks_sent},
+          {"matched_claims", c.matched_claims}};
 }
 
 nlohmann::json election_json(const election_view& v) {

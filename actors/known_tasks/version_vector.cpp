@@ -64,6 +64,15 @@ void version_vector::absorb_gaps(const std::string& origin) {
     beyond_gap_.erase(g);
 }
 
+version_vector version_vector::only(const std::string& origin) const {
+  version_vector v;
+  if (auto hi = get(origin); hi > 0)
+    v.contiguous_.emplace_back(origin, hi);
+  if (auto g = beyond_gap_.find(origin); g != beyond_gap_.end())
+    v.beyond_gap_.insert(*g);
+  return v;
+}
+
 void version_vector::raise_to(const version_vector& other) {
   // Linear merge of the two sorted vectors.
   entries_t merged;

@@ -30,6 +30,9 @@ public:
   /// Highest contiguous seq seen from `origin` (0: none).
   std::uint64_t get(const std::string& origin) const;
 
+  /// What this vector has seen of `origin` alone.
+  version_vector only(const std::string& origin) const;
+
   /// Adds everything `other` has seen (state transfer brought it all).
   void raise_to(const version_vector& other);
 

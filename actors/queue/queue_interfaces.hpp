@@ -56,9 +56,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::recover_member)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::tasks_adopted)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::originate)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::answer_due)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::want_tasks)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::free_slots)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::task_offer)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::offer_later)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::start_execution)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::stop_execution)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::reclaim_execution)
@@ -110,12 +109,12 @@ using known_tasks_actor = caf::typed_actor<
 using ready_queue_actor = caf::typed_actor<
   reacts_to<queue_wiring>, reacts_to<ev::batch>,
   reacts_to<ev::task_changed>, reacts_to<ev::live_nodes>,
-  reacts_to<ev::want_tasks>>;
+  reacts_to<ev::free_slots>, reacts_to<tick_atom>>;
 
 using ranking_actor = caf::typed_actor<
   reacts_to<queue_wiring>, reacts_to<ev::batch>,
   reacts_to<ev::task_changed>, reacts_to<ev::claim_heard>,
-  reacts_to<ev::task_offer>, reacts_to<ev::offer_later>,
+  reacts_to<ev::task_offer>,
   reacts_to<ev::execution_over>,
   reacts_to<ev::live_nodes>, reacts_to<tick_atom>,
   replies_to<stats_atom>::with<queue_counters>>;

@@ -12,7 +12,7 @@ millis queue_config::running_hold_ms() const {
 }
 
 std::string queue_config::problem() const {
-  if (claim_window_ms < 0)
+  if (claim_window_ms < 0 || matched_claim_window_ms < 0)
     return "claim window must not be negative";
   if (claim_stagger_ms < 0)
     return "claim stagger must not be negative";

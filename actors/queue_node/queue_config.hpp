@@ -12,15 +12,18 @@ namespace dice {
 
 struct queue_config {
   millis claim_window_ms = defaults::claim_window_ms;
+  millis matched_claim_window_ms = defaults::matched_claim_window_ms;
   /// 0 disables the claim matching and staggering: every idle node claims
   /// the head of its own walk at once.
   millis claim_stagger_ms = defaults::claim_stagger_ms;
   std::size_t claim_helpers = defaults::claim_helpers;
+  std::size_t ack_replicas = defaults::ack_replicas;
   millis running_interval_ms = defaults::running_interval_ms;
   millis running_timeout_ms = defaults::running_timeout_ms;
   millis finished_hold_ms = defaults::finished_hold_ms;
   millis requeue_jitter_ms = defaults::requeue_jitter_ms;
   std::size_t slots = defaults::slots;
+  std::size_t prefetch = defaults::prefetch;
   std::uint32_t max_attempts = defaults::max_attempts;
   std::size_t op_log_limit = defaults::op_log_limit;
   std::size_t sync_batch_ops = defaults::sync_batch_ops;

@@ -27,6 +27,9 @@ struct queue_counters {
   std::uint64_t adopted = 0;          // tasks whose enqueuer of record we became
   std::uint64_t stable_points_sent = 0;
   std::uint64_t stable_points_applied = 0;
+  std::uint64_t acks_sent = 0; // Acks of received ENQUEUEs
+  /// Claims of tasks the common matching gave this node (short window).
+  std::uint64_t matched_claims = 0;
 
   queue_counters& operator+=(const queue_counters& o) {
     ops_sent += o.ops_sent;
@@ -50,6 +53,8 @@ struct queue_counters {
     adopted += o.adopted;
     stable_points_sent += o.stable_points_sent;
     stable_points_applied += o.stable_points_applied;
+    acks_sent += o.acks_sent;
+    matched_claims += o.matched_claims;
     return *this;
   }
 };

@@ -130,27 +130,29 @@ struct answer_due {
 
 // -- claims and executions -----------------------------------------------------------
 
-/// Free slots want tasks (ranking to ready_queue). `free_since`: when a
-/// slot became free, which the claim stagger counts from.
-struct want_tasks {
+/// How many of this node's slots are free, from now on (ranking to
+/// ready_queue, whenever it changes): ready_queue offers a task for each,
+/// as soon as it has one, counting them down. `free_since`: when a slot
+/// became free, which the claim stagger counts from.
+struct free_slots {
   std::size_t count = 0;
   millis free_since = 0;
-  std::vector<std::string> claimed; // already claimed: skip
+  std::vector<std::string> claimed; // claimed or run already: skip
 };
 /// A ready task this node may claim now (ready_queue to ranking).
+/// `matched`: the common matching gave it to this node, so no other node
+/// is expected to claim it and its claim waits only the short
+/// matched_claim_window_ms; otherwise it is a free slot's late, staggered
+/// claim, which waits claim_window_ms.
 struct task_offer {
   std::string task_id;
   std::uint32_t attempt = 0;
   std::shared_ptr<const wire::TaskSpec> spec;
   millis ready_ms = 0; // when the attempt became ready
+  bool matched = false;
 };
-/// The free slots got fewer tasks than they asked for (ready_queue to
-/// ranking): ask again at `at`, when a waiting claim's turn comes, or, with
-/// no `at`, once some task changes.
-struct offer_later {
-  std::optional<millis> at;
-};
-/// A claim won its window: execute it (ranking to running_tasks).
+/// A claim won its window, or was matched: execute it (ranking to
+/// running_tasks).
 struct start_execution {
   std::string task_id;
   std::uint32_t attempt = 0;
@@ -230,7 +232,7 @@ using event = std::variant<
   task_changed, claim_heard, running_heard, unknown_seen, spec_learned,
   stale_seen, known_question, replica_digest, merge_message, merge_task, snapshot_wanted,
   question_heard, answer_seen, live_nodes, recover_member, tasks_adopted,
-  originate, answer_due, want_tasks, task_offer, offer_later, start_execution,
+  originate, answer_due, free_slots, task_offer, start_execution,
   stop_execution, reclaim_execution, execution_over, execution_report,
   member_recovered, broadcast, send_to, peer_address, run_order, cancel_order,
   acknowledged, task_finished>;

@@ -99,6 +99,7 @@ void queue_node::on_message(const wire::Message& m, millis now) {
   now_ = now;
   ev::events out;
   communication_.on_message(m, now, out);
+  communication_.send_acks(out);
   run(std::move(out));
 }
 
@@ -130,6 +131,7 @@ void queue_node::tick(millis now) {
   ev::events out;
   unknown_resolver_.tick(now, out);
   ranking_.tick(now, out);
+  ready_queue_.tick(now, out);
   running_tasks_.tick(now, out);
   communication_.tick(now, out);
   run(std::move(out));

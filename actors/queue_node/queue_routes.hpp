@@ -59,9 +59,8 @@ template <class K> void route_one(const ev::answer_due& e, K& k) { to_all<S::kno
 template <class K> void route_one(const ev::tasks_adopted& e, K& k) { to_all<S::known_tasks>(e, k); }
 template <class K> void route_one(const ev::member_recovered& e, K& k) { to_all<S::known_tasks>(e, k); }
 template <class K> void route_one(const ev::live_nodes& e, K& k) { to_all<S::ready_queue, S::ranking>(e, k); }
-template <class K> void route_one(const ev::want_tasks& e, K& k) { to_all<S::ready_queue>(e, k); }
+template <class K> void route_one(const ev::free_slots& e, K& k) { to_all<S::ready_queue>(e, k); }
 template <class K> void route_one(const ev::task_offer& e, K& k) { to_all<S::ranking>(e, k); }
-template <class K> void route_one(const ev::offer_later& e, K& k) { to_all<S::ranking>(e, k); }
 template <class K> void route_one(const ev::execution_over& e, K& k) { to_all<S::ranking>(e, k); }
 template <class K> void route_one(const ev::recover_member& e, K& k) { to_all<S::running_tasks>(e, k); }
 template <class K> void route_one(const ev::start_execution& e, K& k) { to_all<S::running_tasks>(e, k); }

@@ -56,9 +56,9 @@ void ranking_machine::learn(const std::string& task_id,
 void ranking_machine::on(const ev::task_changed& e, millis now,
                          ev::events& out) {
   note_birth(now);
-  ask_soon(now);
   const auto& s = e.state;
   learn(e.task_id, s, now);
+  announce(now, out);
   auto x = executing_.find(e.task_id);
   if (x != executing_.end()) {
     if (is_terminal(s.phase())) {
@@ -69,8 +69,10 @@ void ranking_machine::on(const ev::task_changed& e, millis now,
       x->second.attempt = s.attempt();
       out.push_back(ev::reclaim_execution{e.task_id, s.attempt()});
       return;
-    } else if (!names(s, x->second.attempt, x->second.claim)) {
-      // A better claim for our attempt arrived late: the loser cancels.
+    } else if (s.phase() == wire::RUNNING && s.attempt() == x->second.attempt
+               && better_claim(s.claim(), x->second.claim)) {
+      // A better claim for our attempt: the loser cancels. (READY, or a
+      // worse claim: our own claim, started at once, is not merged yet.)
       out.push_back(ev::stop_execution{e.task_id});
     }
   }
@@ -101,6 +103,7 @@ void ranking_machine::on(const ev::claim_heard& e, millis now,
   const auto& s = e.state;
   if (d.claim().node_id() == id_) {
     learn(d.task_id(), s, now); // merged, yet it changed nothing
+    announce(now, out);
     return;
   }
   if (s.phase() != wire::RUNNING || s.attempt() != d.attempt()
@@ -135,41 +138,49 @@ bool ranking_machine::helps(const std::string& task_id,
 
 void ranking_machine::on(const ev::task_offer& e, millis now,
                          ev::events& out) {
-  if (busy() >= cfg_.slots || pending_.count(e.task_id) > 0
-      || executing_.count(e.task_id) > 0)
-    return; // the slot was taken meanwhile
+  if (announced_ && *announced_ > 0)
+    --*announced_; // ready_queue counted this offer off its free slots
+  if (busy() >= capacity() || pending_.count(e.task_id) > 0
+      || executing_.count(e.task_id) > 0) {
+    announce(now, out); // the slot was taken meanwhile
+    return;
+  }
   auto c = make_claim(id_, info_, *e.spec, now);
-  claim_ticket t{e.attempt, c, now + cfg_.claim_window_ms, e.ready_ms, e.spec,
-                 {}};
-  pending_[e.task_id] = std::move(t);
+  auto window = e.matched ? cfg_.matched_claim_window_ms : cfg_.claim_window_ms;
+  claim_ticket t{e.attempt, c, now + window, e.ready_ms, e.spec, {}};
   ++counters_.claims;
-  if (busy() >= cfg_.slots)
-    free_since_ = -1;
+  if (e.matched)
+    ++counters_.matched_claims;
   wire::OpId none;
   out.push_back(ev::originate{make_dequeue(e.task_id, e.attempt, c, none)});
-}
-
-void ranking_machine::on(const ev::offer_later& e, millis now,
-                         ev::events&) {
-  if (e.at)
-    ask_at_ = ask_at_ ? std::min(*ask_at_, *e.at) : std::max(*e.at, now);
+  if (window == 0) {
+    // Not waiting for rivals: run now. The state our claim will merge to
+    // is what the execution reports against.
+    t.state.set_phase(wire::RUNNING);
+    t.state.set_attempt(e.attempt);
+    *t.state.mutable_claim() = c;
+    execute(e.task_id, t, out);
+  } else {
+    pending_[e.task_id] = std::move(t);
+  }
+  announce(now, out);
 }
 
 void ranking_machine::on(const ev::execution_over& e, millis now,
                          ev::events& out) {
   executing_.erase(e.task_id);
-  ask_soon(now);
-  want_tasks(now, out);
+  announce(now, out);
 }
 
-void ranking_machine::on(const ev::live_nodes& e, millis now, ev::events&) {
+void ranking_machine::on(const ev::live_nodes& e, millis, ev::events&) {
   live_ = e.count;
-  ask_soon(now);
 }
 
-void ranking_machine::ask_soon(millis now) {
-  if (!ask_at_ || *ask_at_ > now)
-    ask_at_ = now;
+void ranking_machine::execute(const std::string& task_id,
+                              const claim_ticket& t, ev::events& out) {
+  executing_[task_id] = execution{t.attempt, t.claim};
+  out.push_back(ev::start_execution{task_id, t.attempt, t.claim, t.spec,
+                                    t.ready_ms, t.state});
 }
 
 void ranking_machine::end_windows(millis now, ev::events& out) {
@@ -195,45 +206,41 @@ void ranking_machine::end_windows(millis now, ev::events& out) {
     p = pending_.erase(p);
     if (st != claim_standing::named) {
       ++counters_.claims_lost;
-      ask_soon(now);
       continue;
     }
-    executing_[task_id] = execution{t.attempt, t.claim};
-    out.push_back(ev::start_execution{task_id, t.attempt, t.claim, t.spec,
-                                      t.ready_ms, t.state});
+    execute(task_id, t, out);
   }
 }
 
-void ranking_machine::want_tasks(millis now, ev::events& out) {
-  if (busy() >= cfg_.slots) {
+void ranking_machine::announce(millis now, ev::events& out) {
+  auto free = busy() >= capacity() ? 0 : capacity() - busy();
+  if (free == 0)
     free_since_ = -1;
-    return;
-  }
-  if (free_since_ < 0)
+  else if (free_since_ < 0)
     free_since_ = now;
-  if (!ask_at_ || *ask_at_ > now)
-    return; // asked already; ready_queue says when to ask again
-  ask_at_.reset();
-  ev::want_tasks w;
-  w.count = cfg_.slots - busy();
-  w.free_since = free_since_;
+  if (announced_ == free)
+    return;
+  announced_ = free;
+  ev::free_slots f;
+  f.count = free;
+  f.free_since = free_since_;
   for (const auto& [task_id, t] : pending_)
-    w.claimed.push_back(task_id);
-  out.push_back(std::move(w));
+    f.claimed.push_back(task_id);
+  for (const auto& [task_id, x] : executing_)
+    f.claimed.push_back(task_id);
+  out.push_back(std::move(f));
 }
 
 void ranking_machine::tick(millis now, ev::events& out) {
   note_birth(now);
   end_windows(now, out);
-  want_tasks(now, out);
+  announce(now, out);
 }
 
 std::optional<millis> ranking_machine::next_due() const {
   std::optional<millis> due;
   for (const auto& [task_id, t] : pending_)
     due = due ? std::min(*due, t.window_end) : t.window_end;
-  if (busy() < cfg_.slots && ask_at_)
-    due = due ? std::min(*due, *ask_at_) : *ask_at_;
   return due;
 }
 

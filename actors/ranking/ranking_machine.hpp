@@ -1,8 +1,11 @@
 #pragma once
-// The ranking subsystem: this node's part in the dequeue lottery. A free
-// slot claims the task ready_queue offers (DEQUEUE with this node's Claim)
-// and waits a claim window; it then executes only if the merged state still
-// names its claim (on a busy node whose own claim comes back merged only
+// The ranking subsystem: this node's part in the dequeue lottery. It tells
+// ready_queue how many slots are free; a free slot claims the task
+// ready_queue offers (DEQUEUE with this node's Claim). A task the common
+// matching gave this node starts at once (no other idle node is expected
+// to claim it, and should one do, the merge order still picks one winner
+// and the loser cancels). Any other claim waits a claim window; it then
+// executes only if the merged state still names its claim (on a busy node whose own claim comes back merged only
 // after the window, it waits for that, rather than give the task up and
 // re-queue it when the claim turns out to have won). The merge order
 // (ranking.hpp) picks the same winner on every replica, however late a
@@ -29,13 +32,12 @@ public:
   void on(const ev::task_changed& e, millis now, ev::events& out);
   void on(const ev::claim_heard& e, millis now, ev::events& out);
   void on(const ev::task_offer& e, millis now, ev::events& out);
-  void on(const ev::offer_later& e, millis now, ev::events& out);
   void on(const ev::execution_over& e, millis now, ev::events& out);
   void on(const ev::live_nodes& e, millis now, ev::events& out);
-  /// Ends claim windows and asks for tasks while slots are free.
+  /// Ends claim windows (and, the first time, says how many slots are
+  /// free).
   void tick(millis now, ev::events& out);
-  /// The next claim window to end, or, with a slot free, the next time to
-  /// ask ready_queue for tasks.
+  /// The next claim window to end.
   std::optional<millis> next_due() const;
 
   /// Claims waiting for their window to end.
@@ -76,11 +78,14 @@ private:
       born_ = now;
   }
   void end_windows(millis now, ev::events& out);
-  void want_tasks(millis now, ev::events& out);
-  // Ask for tasks at the next tick: something changed that may give a
-  // free slot a task.
-  void ask_soon(millis now);
+  void execute(const std::string& task_id, const claim_ticket& t,
+               ev::events& out);
+  // Tells ready_queue how many slots are free, if that is not what it
+  // believes.
+  void announce(millis now, ev::events& out);
   std::size_t busy() const { return pending_.size() + executing_.size(); }
+  // Claims held at once: the slots and the prefetched claims beyond them.
+  std::size_t capacity() const { return cfg_.slots + cfg_.prefetch; }
 
   std::string id_;
   queue_config cfg_;
@@ -94,8 +99,9 @@ private:
   // When a slot last became free (-1: all busy): nodes freed together by
   // equally long tasks must not all claim at once either.
   millis free_since_ = 0;
-  // When free slots ask ready_queue next (none: not until a task changes).
-  std::optional<millis> ask_at_ = millis{0};
+  // The free slots ready_queue believes it has to fill: the count last
+  // announced less the offers made since (none: not announced yet).
+  std::optional<std::size_t> announced_;
   queue_counters counters_;
 };
 

@@ -39,37 +39,52 @@ void ready_queue_machine::on(const ev::task_changed& e, millis now,
     runner_[e.task_id] = s.claim().node_id();
     ++per_node_[s.claim().node_id()];
   }
+  changed_ = true;
 }
 
-void ready_queue_machine::on(const ev::live_nodes& e, millis, ev::events&) {
+void ready_queue_machine::on(const ev::live_nodes& e, millis,
+                             ev::events&) {
   live_ = std::max<std::size_t>(e.count, 1);
   peer_slots_ = e.peer_slots;
+  changed_ = true;
 }
 
-void ready_queue_machine::on(const ev::want_tasks& e, millis now,
-                             ev::events& out) {
-  std::set<std::string> skip(e.claimed.begin(), e.claimed.end());
-  auto offers = matched(e.count, skip);
-  skip.insert(offers.begin(), offers.end());
-  std::optional<millis> later;
-  while (offers.size() < e.count) {
-    auto next = next_claim(now, e.free_since, skip, later);
+void ready_queue_machine::on(const ev::free_slots& e, millis,
+                             ev::events&) {
+  free_ = e.count;
+  free_since_ = e.free_since;
+  claimed_ = std::set<std::string>(e.claimed.begin(), e.claimed.end());
+  changed_ = true;
+}
+
+void ready_queue_machine::tick(millis now, ev::events& out) {
+  changed_ = false;
+  later_.reset();
+  if (free_ == 0 || tasks_.empty())
+    return;
+  auto& skip = claimed_;
+  std::vector<std::pair<std::string, bool>> offers; // (task, matched)
+  for (auto& id : matched(free_, skip))
+    offers.emplace_back(std::move(id), true);
+  for (const auto& o : offers)
+    skip.insert(o.first);
+  while (offers.size() < free_) {
+    auto next = next_claim(now, free_since_, skip, later_);
     if (!next)
       break;
     skip.insert(*next);
-    offers.push_back(*next);
+    offers.emplace_back(*next, false);
   }
-  for (const auto& id : offers) {
+  free_ -= offers.size();
+  for (const auto& [id, is_match] : offers) {
     const auto& t = tasks_.at(id);
     // The first attempt is ready from its enqueue on; a re-queued one from
     // when this node learnt of the re-queue.
     millis ready = t.since;
     if (t.attempt <= 1 && t.spec->enqueue_time_ms() > 0)
       ready = t.spec->enqueue_time_ms();
-    out.push_back(ev::task_offer{id, t.attempt, t.spec, ready});
+    out.push_back(ev::task_offer{id, t.attempt, t.spec, ready, is_match});
   }
-  if (offers.size() < e.count)
-    out.push_back(ev::offer_later{later});
 }
 
 std::vector<std::string>

@@ -1,9 +1,12 @@
 #pragma once
 // The ready_queue subsystem: the tasks waiting to run, and which of them
-// this node claims. When ranking has free slots it asks for tasks; the
-// queue offers at once the tasks the common matching gives this node
-// (claim_matching.hpp), so idle nodes that agree on who is free take
-// disjoint tasks with no wait. A free slot the matching leaves without a
+// this node claims. Ranking says how many slots are free; at the first
+// tick after tasks or the cluster changed (a tick is due at once then, so
+// a burst of ENQUEUEs already in the mailbox is matched as a whole, not
+// task by task), the queue offers the free slots the tasks the common
+// matching gives this node (claim_matching.hpp), so idle nodes that agree
+// on who is free take disjoint tasks with no wait.
+// A free slot the matching leaves without a
 // task may still claim, late, in case the node matched to a task cannot
 // take it: among `idle` nodes each waits one claim_stagger_ms plus its
 // rendezvous rank times claim_stagger_ms, so the first claim is usually
@@ -27,7 +30,16 @@ public:
 
   void on(const ev::task_changed& e, millis now, ev::events& out);
   void on(const ev::live_nodes& e, millis now, ev::events& out);
-  void on(const ev::want_tasks& e, millis now, ev::events& out);
+  void on(const ev::free_slots& e, millis now, ev::events& out);
+  /// Offers the free slots what they may claim now.
+  void tick(millis now, ev::events& out);
+  /// With a slot free: now if something changed, else when a free slot
+  /// left without a match may claim next.
+  std::optional<millis> next_due() const {
+    if (free_ == 0)
+      return std::nullopt;
+    return changed_ ? std::optional<millis>{0} : later_;
+  }
 
   const ready_queue& order() const { return ready_; }
 
@@ -60,6 +72,15 @@ private:
   // Who runs each running task, and how many each node runs (others only).
   std::map<std::string, std::string> runner_;
   std::map<std::string, std::size_t> per_node_;
+  // Ranking's free slots not offered a task yet, since when, and the tasks
+  // it claimed or runs (or was offered since it said so): never offered.
+  std::size_t free_ = 0;
+  millis free_since_ = 0;
+  std::set<std::string> claimed_;
+  // When a staggered claim's turn comes next.
+  std::optional<millis> later_;
+  // Tasks, slots or nodes changed since the last offer.
+  bool changed_ = true;
 };
 
 } // namespace dice

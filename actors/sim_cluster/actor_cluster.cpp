@@ -67,7 +67,7 @@ private:
       if (kind == queue_message::none)
         continue;
       queue_traffic = true;
-      if (kind != queue_message::running)
+      if (kind != queue_message::running && kind != queue_message::ack)
         ++t_->queue_messages;
     }
     if (queue_traffic)

@@ -35,7 +35,7 @@ std::string sim_report::summary() const {
       << " converged=" << (converged ? "yes" : "no")
       << " makespan_ms=" << makespan_ms
       << " msgs/task=" << messages_per_task
-      << " running_hb/task=" << heartbeats_per_task
+      << " running_hb/task=" << heartbeats_per_task << " acks=" << acks
       << " bytes/task=" << bytes_per_task << " crashes=" << crashes
       << " snapshots=" << snapshots << " canceled=" << canceled
       << " requeues=" << requeues << " reclaims=" << reclaims
@@ -73,6 +73,7 @@ void sim_cluster::boot(sim_node& n) {
   n.queue = std::make_unique<queue_node>(n.id, n.incarnation, rng_(),
                                          opts_.queue);
   n.running.clear();
+  n.queued.clear();
   n.coordinator.clear();
   n.next_heartbeat =
     now_ + static_cast<millis>(
@@ -116,18 +117,17 @@ void sim_cluster::flush(sim_node& n) {
   if (!n.up)
     return;
   auto out = n.queue->take_outbox();
-  for (const auto& o : out.start) {
-    // Transient failures spare the last allowed attempt.
-    bool ok = !(o.attempt < opts_.queue.max_attempts
-                && chance(opts_.fail_probability));
-    n.running[o.task_id] = execution{o.attempt, now_ + opts_.task_ms, ok};
-    ++executions_[o.task_id];
-  }
+  for (const auto& o : out.start)
+    n.queued.emplace_back(o.task_id, o.attempt);
   for (const auto& o : out.cancel) {
     auto r = n.running.find(o.task_id);
     if (r != n.running.end() && r->second.attempt == o.attempt)
       n.running.erase(r);
+    n.queued.erase(std::remove(n.queued.begin(), n.queued.end(),
+                               std::make_pair(o.task_id, o.attempt)),
+                   n.queued.end());
   }
+  run_queued(n);
   for (const auto& id : out.acknowledged)
     accepted_.insert(id);
   auto peers = static_cast<std::uint64_t>(nodes_.size() - 1);
@@ -136,6 +136,8 @@ void sim_cluster::flush(sim_node& n) {
     auto kind = classify(m);
     if (kind == queue_message::running)
       ++traffic_.running_heartbeats;
+    else if (kind == queue_message::ack)
+      ++traffic_.acks;
     else
       ++traffic_.queue_messages;
     if (kind == queue_message::sync_request
@@ -191,6 +193,18 @@ void sim_cluster::deliver(const sim_delivery& d) {
     n.queue->on_message(m, now_);
   }
   flush(n);
+}
+
+void sim_cluster::run_queued(sim_node& n) {
+  while (!n.queued.empty() && n.running.size() < opts_.queue.slots) {
+    auto [task_id, attempt] = n.queued.front();
+    n.queued.pop_front();
+    // Transient failures spare the last allowed attempt.
+    bool ok = !(attempt < opts_.queue.max_attempts
+                && chance(opts_.fail_probability));
+    n.running[task_id] = execution{attempt, now_ + opts_.task_ms, ok};
+    ++executions_[task_id];
+  }
 }
 
 void sim_cluster::finish_executions(sim_node& n) {
@@ -289,6 +303,7 @@ void sim_cluster::crash(std::size_t i) {
   net_.crash(n.id);
   n.up = false;
   n.running.clear();
+  n.queued.clear();
   n.queue.reset();
   n.membership.reset();
   ++crashes_;

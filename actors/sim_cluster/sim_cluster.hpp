@@ -4,6 +4,7 @@
 // simulated executor, crashes with restarts, partitions, loss, duplication
 // and reordering. No threads, no sockets, no clocks: a seed replays a run.
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <random>
@@ -71,6 +72,9 @@ private:
     std::unique_ptr<membership_state> membership;
     std::unique_ptr<queue_node> queue;
     std::map<std::string, execution> running;
+    // Executions started beyond the node's slots (prefetched claims): they
+    // run in order as slots free, as in the executor's queue.
+    std::deque<std::pair<std::string, std::uint32_t>> queued;
     std::string coordinator; // as last told to the queue
   };
 
@@ -80,6 +84,8 @@ private:
   void flush(sim_node& n);
   void send_heartbeat(sim_node& n);
   void finish_executions(sim_node& n);
+  // Runs queued executions while the node has a free slot.
+  void run_queued(sim_node& n);
   // The oracle election of sim_options::coordinator.
   void elect(sim_node& n);
   std::string encode(sim_node& n, wire::Message m);

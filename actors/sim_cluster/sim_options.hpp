@@ -74,6 +74,8 @@ struct sim_report {
   // membership heartbeats. Counted per message sent (a broadcast is one).
   std::uint64_t queue_messages = 0;
   std::uint64_t running_heartbeats = 0;
+  /// Acks of ENQUEUEs (unicast, a few per submit), apart from the rest.
+  std::uint64_t acks = 0;
   std::uint64_t sync_messages = 0;
   std::uint64_t membership_heartbeats = 0;
   std::uint64_t queue_bytes = 0; // on the wire, every copy

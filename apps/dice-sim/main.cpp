@@ -41,6 +41,7 @@ nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
   j["makespan_ms"] = r.makespan_ms;
   j["messages_per_task"] = r.messages_per_task;
   j["running_heartbeats_per_task"] = r.heartbeats_per_task;
+  j["acks"] = r.acks;
   j["bytes_per_task"] = r.bytes_per_task;
   j["sync_messages"] = r.sync_messages;
   j["snapshots"] = r.snapshots;

@@ -45,8 +45,9 @@ TEST_CASE("idle nodes that know each other stagger their claims: one claim "
     return total_claims(net);
   };
   CHECK(claims_for(defaults::claim_stagger_ms) == 3);
-  // Without staggering every idle node claims in the same tick.
-  CHECK(claims_for(0) == 8);
+  // Without staggering every idle node claims in the same tick, with each
+  // of its seats (its slot and its prefetch).
+  CHECK(claims_for(0) == 8 * (defaults::slots + defaults::prefetch));
 }
 
 TEST_CASE("a losing claimer that cannot hear the winner is told by other "

@@ -128,8 +128,9 @@ TEST_CASE("a DONE task tells every replica when it became ready and when "
     const auto& s = n->replica().find("t")->state;
     REQUIRE(s.phase() == wire::DONE);
     CHECK(s.ready_time_ms() == submitted);
-    // The execution starts once its claim window has passed...
-    CHECK(s.started_time_ms() >= submitted + n->config().claim_window_ms);
+    // The execution starts once its (matched) claim window has passed...
+    CHECK(s.started_time_ms()
+          >= submitted + n->config().matched_claim_window_ms);
     // ...and ran for the task's duration.
     CHECK(s.finished_time_ms() - s.started_time_ms() == net.task_ms);
   }

@@ -5,6 +5,7 @@
 
 #include "communication/communication.hpp"
 #include "common/emitted_events.hpp"
+#include "ranking/ranking.hpp"
 #include "ranking/ranking_machine.hpp"
 
 using namespace dice;
@@ -12,43 +13,105 @@ using dice::test::emitted;
 
 namespace {
 
-std::size_t wants(const ev::events& out) {
-  return emitted<ev::want_tasks>(out).size();
+std::vector<ev::free_slots> announced(const ev::events& out) {
+  return emitted<ev::free_slots>(out);
+}
+
+std::shared_ptr<wire::TaskSpec> spec_of(const std::string& id) {
+  auto s = std::make_shared<wire::TaskSpec>();
+  s->set_id(id);
+  return s;
 }
 
 } // namespace
 
-TEST_CASE("an idle node asks for tasks only after a change or when "
-          "ready_queue says, so a quiet node has no tick due",
+TEST_CASE("ranking tells ready_queue its free slots only when their number "
+          "changes, so a quiet node has no tick due",
           "[ranking]") {
-  ranking_machine r("a", queue_config{});
+  queue_config cfg;
+  cfg.slots = 2;
+  cfg.prefetch = 0;
+  cfg.matched_claim_window_ms = 0; // offers start at once
+  ranking_machine r("a", cfg);
   ev::events out;
   r.tick(0, out);
-  CHECK(wants(out) == 1); // a free slot asks at once
+  REQUIRE(announced(out).size() == 1);
+  CHECK(announced(out).front().count == 2);
+  CHECK_FALSE(r.next_due());
   out.clear();
   r.tick(10, out);
-  CHECK(wants(out) == 0); // asked already
-  SECTION("nothing ready: no tick due until a task changes") {
-    r.on(ev::offer_later{}, 10, out);
-    CHECK_FALSE(r.next_due());
-    r.tick(500, out);
-    CHECK(wants(out) == 0);
-    auto spec = std::make_shared<wire::TaskSpec>();
-    spec->set_id("t");
-    r.on(ev::task_changed{"t", spec, ready_state(1)}, 600, out);
-    REQUIRE(r.next_due());
-    CHECK(*r.next_due() == 600);
-    r.tick(610, out);
-    CHECK(wants(out) == 1);
+  r.on(ev::task_changed{"t", spec_of("t"), ready_state(1)}, 20, out);
+  CHECK(announced(out).empty()); // nothing changed
+  SECTION("an offer ready_queue counted off needs no new announcement") {
+    r.on(ev::task_offer{"t", 1, spec_of("t"), 0, true}, 30, out);
+    CHECK(announced(out).empty());
+    SECTION("the execution's end frees the slot: announced at once") {
+      r.on(ev::execution_over{"t"}, 40, out);
+      REQUIRE(announced(out).size() == 1);
+      CHECK(announced(out).front().count == 2);
+    }
   }
-  SECTION("a claim whose turn comes later: asked again at that time") {
-    r.on(ev::offer_later{millis{120}}, 10, out);
-    REQUIRE(r.next_due());
-    CHECK(*r.next_due() == 120);
-    r.tick(100, out);
-    CHECK(wants(out) == 0);
-    r.tick(120, out);
-    CHECK(wants(out) == 1);
+  SECTION("an offer of a task claimed already is refused and the free "
+          "slot said again, with the task to skip") {
+    r.on(ev::task_offer{"t", 1, spec_of("t"), 0, true}, 30, out);
+    r.on(ev::task_offer{"t", 1, spec_of("t"), 0, true}, 30, out);
+    CHECK(emitted<ev::start_execution>(out).size() == 1);
+    auto a = announced(out);
+    REQUIRE(a.size() == 1);
+    CHECK(a.front().count == 1);
+    CHECK(a.front().claimed == std::vector<std::string>{"t"});
+  }
+}
+
+TEST_CASE("a claim without a window starts at once, and stops only when a "
+          "better claim for its attempt is merged",
+          "[ranking]") {
+  queue_config cfg;
+  cfg.matched_claim_window_ms = 0;
+  ranking_machine r("b", cfg);
+  ev::events out;
+  r.tick(0, out);
+  out.clear();
+  auto spec = spec_of("t");
+  r.on(ev::task_offer{"t", 1, spec, 0, true}, 5, out);
+  auto ops = emitted<ev::originate>(out);
+  REQUIRE(ops.size() == 1);
+  REQUIRE(ops.front().op.has_dequeue());
+  auto started = emitted<ev::start_execution>(out);
+  REQUIRE(started.size() == 1);
+  CHECK(r.pending_claims() == 0);
+  CHECK(r.counters().matched_claims == 1);
+  // With a window, the same offer waits for rivals first.
+  ranking_machine windowed("b", queue_config{});
+  ev::events w;
+  windowed.on(ev::task_offer{"t", 1, spec, 0, true}, 5, w);
+  CHECK(emitted<ev::start_execution>(w).empty());
+  CHECK(windowed.pending_claims() == 1);
+  REQUIRE(windowed.next_due());
+  CHECK(*windowed.next_due() == 5 + defaults::matched_claim_window_ms);
+  // The execution reports against the state its claim merges to.
+  auto mine = *state_of(ops.front().op);
+  CHECK(started.front().state.phase() == wire::RUNNING);
+  CHECK(compare_claims(started.front().state.claim(), mine.claim()) == 0);
+  out.clear();
+  // Not merged yet (READY), then a worse rival merged first: keep running.
+  r.on(ev::task_changed{"t", spec, ready_state(1)}, 6, out);
+  auto worse = mine;
+  worse.mutable_claim()->set_node_id("z");
+  worse.mutable_claim()->set_dequeue_time_ms(50);
+  r.on(ev::task_changed{"t", spec, worse}, 7, out);
+  CHECK(emitted<ev::stop_execution>(out).empty());
+  SECTION("a better claim: the loser cancels") {
+    auto better = mine;
+    better.mutable_claim()->set_node_id("a");
+    better.mutable_claim()->set_dequeue_time_ms(1);
+    r.on(ev::task_changed{"t", spec, better}, 8, out);
+    CHECK(emitted<ev::stop_execution>(out).size() == 1);
+  }
+  SECTION("ours merged: keep running") {
+    r.on(ev::task_changed{"t", spec, mine}, 8, out);
+    CHECK(emitted<ev::stop_execution>(out).empty());
+    CHECK(emitted<ev::originate>(out).empty());
   }
 }
 
@@ -150,7 +213,9 @@ TEST_CASE("a claim whose own DEQUEUE is merged only after the window ends "
     r.on(ev::claim_heard{dequeue.dequeue(), better}, 20, out);
     CHECK(r.pending_claims() == 0);
     CHECK(r.counters().claims_lost == 1);
-    CHECK(out.empty()); // nobody to tell: the claim was ours
+    // Nobody to tell: the claim was ours. ready_queue hears of the slot.
+    CHECK(emitted<ev::send_to>(out).empty());
+    CHECK(emitted<ev::free_slots>(out).size() == 1);
   }
   SECTION("never merged: given up after the running timeout") {
     r.tick(5 + cfg.claim_window_ms, out);
