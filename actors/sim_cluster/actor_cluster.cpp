@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -82,27 +83,46 @@ struct sleeper_state {
   // The attempt each running task runs; a cancel removes it, and a timer
   // for anything else is stale.
   std::map<std::string, std::uint32_t> running;
+  // Orders beyond the slots (prefetched claims), run in order as slots
+  // free, as the real executor's queue does.
+  std::deque<execution_request> queued;
   static inline const char* name = "sleeper";
 };
 
-/// An executor in virtual time: a task ends `payload` ms after it starts,
-/// unless canceled first.
+/// An executor in virtual time with `slots` slots: a task ends `payload` ms
+/// after it starts, unless canceled first. A run is counted when it starts.
 executor spawn_sleeper(caf::actor_system& sys,
-                       std::map<std::string, int>* counts) {
+                       std::map<std::string, int>* counts, std::size_t slots) {
   using ptr = executor::stateful_pointer<sleeper_state>;
-  return sys.spawn([counts](ptr self) -> executor::behavior_type {
-    return {
-      [=](run_atom, const execution_request& r) {
+  return sys.spawn([counts, slots](ptr self) -> executor::behavior_type {
+    auto start_queued = [=] {
+      auto& st = self->state;
+      while (!st.queued.empty() && st.running.size() < slots) {
+        auto r = std::move(st.queued.front());
+        st.queued.pop_front();
         ++(*counts)[r.task_id];
-        self->state.running[r.task_id] = r.attempt;
+        st.running[r.task_id] = r.attempt;
         execution_result done{r.task_id, r.attempt, true, false,
                               "slept " + r.payload + " ms", "", 0, 0};
         self->delayed_send(self,
                            std::chrono::milliseconds(std::stoll(r.payload)),
                            executed_atom_v, done);
+      }
+    };
+    return {
+      [=](run_atom, const execution_request& r) {
+        self->state.queued.push_back(r);
+        start_queued();
       },
       [=](cancel_atom, const std::string& task_id) {
-        self->state.running.erase(task_id);
+        auto& st = self->state;
+        st.running.erase(task_id);
+        st.queued.erase(std::remove_if(st.queued.begin(), st.queued.end(),
+                                       [&](const auto& q) {
+                                         return q.task_id == task_id;
+                                       }),
+                        st.queued.end());
+        start_queued();
       },
       [=](subscribe_atom, execution_listener& who) {
         self->state.listeners.push_back(std::move(who));
@@ -115,6 +135,7 @@ executor spawn_sleeper(caf::actor_system& sys,
         running.erase(it);
         for (auto& who : self->state.listeners)
           self->send(who, executed_atom_v, r);
+        start_queued();
       },
       [](stats_atom) { return executor_stats{}; },
     };
@@ -201,7 +222,7 @@ void actor_cluster::start(const std::string& id, std::uint64_t incarnation) {
     mc.seeds.push_back(impl::addr_of("n1"));
   mc.clock = clock;
   auto members = spawn_membership(m.sys, bridge, std::move(mc));
-  auto exec = spawn_sleeper(m.sys, &m.executions);
+  auto exec = spawn_sleeper(m.sys, &m.executions, m.queue.slots);
   queue_actor_config qc;
   qc.node_id = id;
   qc.incarnation = incarnation;

@@ -5,6 +5,8 @@ namespace dice::cli {
 client::client(const std::string& url) : url_(url), http_(url) {
   http_.set_connection_timeout(2);
   http_.set_read_timeout(30);
+  // A request's headers and body are separate writes (see http_api.cpp).
+  http_.set_tcp_nodelay(true);
 }
 
 answer client::wrap(const httplib::Result& res) {

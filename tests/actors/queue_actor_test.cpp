@@ -30,6 +30,9 @@ void run_workload(std::uint64_t seed, link_faults faults, bool crash_one) {
   INFO("seed " << seed);
   queue_config q;
   q.slots = 1;
+  // A matched claim waits out rival claims in flight: longer than this
+  // network's delays (the default fits loopback and LANs).
+  q.matched_claim_window_ms = faults.max_delay + 5;
   actor_cluster c(seed, faults, q);
   for (int i = 1; i <= 4; ++i)
     c.start("n" + std::to_string(i), 1);
