@@ -101,6 +101,11 @@ communication_actor spawn_communication(caf::actor_system& sys,
           c.on(e, now, out);
         });
       },
+      [self](const ev::send_to& e) {
+        input(self, [&e](communication_machine& c, millis now, ev::events& out) {
+          c.on(e, now, out);
+        });
+      },
       [self](const ev::replica_digest& e) {
         input(self, [&e](communication_machine& c, millis now, ev::events& out) {
           c.on(e, now, out);

@@ -76,6 +76,23 @@ void communication_machine::on(const ev::originate& e, millis,
     check_acks(out);
 }
 
+void communication_machine::on(const ev::send_to& e, millis,
+                               ev::events& out) {
+  send(e.peer, e.message, out);
+}
+
+void communication_machine::send(const std::string& peer, wire::Message m,
+                                 ev::events& out) {
+  auto at = addr_of_.find(peer);
+  std::string addr;
+  if (at != addr_of_.end())
+    addr = at->second;
+  else
+    ++counters_.unaddressed; // never heard from: the bridge cannot send it
+  // (A simulated network delivers by peer id, without addresses.)
+  out.push_back(ev::unicast{peer, std::move(addr), std::move(m)});
+}
+
 void communication_machine::on(const ev::replica_digest& e, millis,
                                ev::events&) {
   if (digest_ != e.digest)
@@ -109,10 +126,8 @@ void communication_machine::on_received(const wire::Message& m, millis now,
   const auto& peer = m.sender_id();
   if (!peer.empty() && peer != id_ && !m.sender_addr().empty()) {
     auto [at, added] = addr_of_.emplace(peer, m.sender_addr());
-    if (added || at->second != m.sender_addr()) {
+    if (!added && at->second != m.sender_addr())
       at->second = m.sender_addr();
-      out.push_back(ev::peer_address{peer, m.sender_addr()});
-    }
   }
   if (m.has_heartbeat())
     on_peer_heartbeat(peer, m.incarnation(), m.heartbeat(), now, out);
@@ -187,7 +202,7 @@ void communication_machine::send_acks(ev::events& out) {
       continue;
     wire::Message m;
     seen_.only(origin).to_wire(m.mutable_ack()->mutable_seen());
-    out.push_back(ev::send_to{peer, std::move(m)});
+    send(peer, std::move(m), out);
     ++counters_.acks_sent;
   }
   acks_owed_.clear();
@@ -271,7 +286,7 @@ void communication_machine::request_sync(const std::string& peer, millis now,
     req->set_snapshot_after(snapshot_->cursor);
   }
   req->set_want_snapshot(snapshot);
-  out.push_back(ev::send_to{peer, std::move(m)});
+  send(peer, std::move(m), out);
   next_sync_ = now + cfg_.sync_interval_ms;
   ++counters_.sync_requests;
 }
@@ -309,7 +324,7 @@ void communication_machine::on_sync_request(const wire::Message& m,
     *r->add_ops() = std::move(op);
   }
   ++counters_.sync_replies;
-  out.push_back(ev::send_to{m.sender_id(), std::move(reply)});
+  send(m.sender_id(), std::move(reply), out);
 }
 
 void communication_machine::on_sync_reply(const wire::Message& m, millis now,

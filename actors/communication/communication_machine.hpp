@@ -1,6 +1,8 @@
 #pragma once
 // The communication subsystem (the paper's communication manager) as a
-// state machine: every queue message in and out of the node passes here.
+// state machine: every queue message into the node passes here, and every
+// one for a single peer (it alone knows where peers listen); broadcasts
+// of the other subsystems go to the bridge directly.
 // It numbers this node's operations, logs them, drops duplicates, and runs
 // anti-entropy: version vectors in heartbeats, retransmission of missed ops,
 // snapshots for replicas that lag too far. It also keeps the coordinator
@@ -30,8 +32,7 @@ public:
   communication_machine(std::string id, std::string origin, queue_config cfg);
 
   /// Any message the bridge delivers to the queue: notes where its sender
-  /// listens (ev::peer_address when new or changed), then takes it as a
-  /// heartbeat or as a queue message.
+  /// listens, then takes it as a heartbeat or as a queue message.
   void on_received(const wire::Message& m, millis now, ev::events& out);
   /// A queue message from a peer (header's sender_id filled).
   void on_message(const wire::Message& m, millis now, ev::events& out);
@@ -52,6 +53,9 @@ public:
 
   void on(const ev::originate& e, millis now, ev::events& out);
   void on(const ev::replica_digest& e, millis now, ev::events& out);
+  /// Another subsystem's message for one peer: sent where that peer's
+  /// messages come from.
+  void on(const ev::send_to& e, millis now, ev::events& out);
 
   void fill_heartbeat(wire::Heartbeat* hb) const;
   /// Grows whenever what fill_heartbeat writes changes: a heartbeat's
@@ -74,6 +78,8 @@ public:
 private:
   // Where each peer listens, as its messages say.
   std::map<std::string, std::string> addr_of_;
+  // Sends `m` to `peer`, if its address is known (else counted).
+  void send(const std::string& peer, wire::Message m, ev::events& out);
   // Logs and hands on a peer's operation unless seen already. `relayed`:
   // resent from a peer's op log (a sync reply), so it says nothing about
   // what that peer believes now.

@@ -78,6 +78,7 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"stable_points_sent", c.stable_points_sent},
           {"stable_points_applied", c.stable_points_applied},
           {"acks_sent", c.acks_sent},
+          {"unaddressed", c.unaddressed},
           {"matched_claims", c.matched_claims}};
 }
 

@@ -14,6 +14,8 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "broadcast_bridge/broadcast_bridge.hpp"
+#include "executor/executor.hpp"
 #include "known_tasks/task_query.hpp"
 #include "membership/membership.hpp"
 #include "membership/node_view.hpp"
@@ -66,7 +68,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::execution_report)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::member_recovered)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::broadcast)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::send_to)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::peer_address)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::unicast)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::run_order)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::cancel_order)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::acknowledged)
@@ -85,7 +87,7 @@ using communication_actor = caf::typed_actor<
   reacts_to<peer_event_atom, peer_change>, // deaths and restarts
   reacts_to<coordinator_atom, std::string>, // the election's outcome
   reacts_to<ev::originate>, reacts_to<ev::replica_digest>,
-  reacts_to<tick_atom>,
+  reacts_to<ev::send_to>, reacts_to<tick_atom>,
   replies_to<stats_atom>::with<queue_counters>>;
 
 using known_tasks_actor = caf::typed_actor<
@@ -124,6 +126,7 @@ using running_tasks_actor = caf::typed_actor<
   reacts_to<ev::task_changed>, reacts_to<ev::running_heard>,
   reacts_to<ev::start_execution>, reacts_to<ev::stop_execution>,
   reacts_to<ev::reclaim_execution>, reacts_to<ev::execution_report>,
+  reacts_to<executed_atom, execution_result>, // the executor's report
   reacts_to<ev::recover_member>, reacts_to<tick_atom>,
   replies_to<stats_atom>::with<queue_counters>>;
 
@@ -136,14 +139,11 @@ using unknown_resolver_actor = caf::typed_actor<
   reacts_to<ev::stale_seen>, reacts_to<ev::known_question>,
   reacts_to<ev::answer_seen>, reacts_to<tick_atom>>;
 
-/// What the subsystems send out of the queue: to the bridge, the executor
-/// and the user (the node facade takes these).
+/// What the subsystems tell the user (the node facade takes these); what
+/// they send the bridge and the executor goes to those directly.
 using queue_world = caf::typed_actor<
   reacts_to<ev::batch>,
-  reacts_to<ev::task_changed>, reacts_to<ev::broadcast>,
-  reacts_to<ev::send_to>, reacts_to<ev::peer_address>,
-  reacts_to<ev::run_order>,
-  reacts_to<ev::cancel_order>, reacts_to<ev::acknowledged>,
+  reacts_to<ev::task_changed>, reacts_to<ev::acknowledged>,
   reacts_to<ev::task_finished>>;
 
 struct queue_handles {
@@ -154,6 +154,8 @@ struct queue_handles {
   running_tasks_actor running_tasks;
   finished_tasks_actor finished_tasks;
   unknown_resolver_actor unknown_resolver;
+  broadcast_bridge bridge;
+  executor exec;
   queue_world world;
 };
 

@@ -1,13 +1,13 @@
 #pragma once
-// The node facade of the replicated queue: the one actor the rest of the
-// node talks to. It spawns the queue's subsystem actors (communication,
-// known_tasks, ready_queue, ranking, running_tasks, finished_tasks,
-// unknown_resolver; see queue_interfaces.hpp), wires them to one another,
-// passes them what membership, the election and the executor report (the
-// bridge hands received datagrams to communication itself), and carries
-// out what they send out: broadcasts, executions, task events, and the
-// answers to user operations. Submit answers with the task
-// id only once another replica holds the task (or no other node is alive).
+// The node facade of the replicated queue: the front door for the user's
+// operations, stats and task subscriptions. It spawns the queue's subsystem
+// actors (communication, known_tasks, ready_queue, ranking, running_tasks,
+// finished_tasks, unknown_resolver; see queue_interfaces.hpp) and wires
+// them to one another, to the bridge and to the executor: datagrams go
+// between the bridge and the subsystems, and executions between
+// running_tasks and the executor, directly. It passes on what membership
+// and the election report. Submit answers with the task id only once
+// another replica holds the task (or no other node is alive).
 #include <string>
 #include <vector>
 
@@ -28,7 +28,6 @@ using task_listener =
 
 using replicated_queue = queue_world::extend<
   caf::reacts_to<peer_event_atom, peer_change>,        // from membership
-  caf::reacts_to<executed_atom, execution_result>,     // from the executor
   caf::reacts_to<coordinator_atom, std::string>,       // from the election
   caf::reacts_to<subscribe_atom, task_listener>,       // task events
   // enqueue; the answer is the task id, once replicated

@@ -22,8 +22,6 @@ using ack_waiter = std::function<void(const caf::error&)>;
 struct facade_state {
   queue_handles to;
   broadcast_bridge bridge;
-  executor exec;
-  std::map<std::string, std::string> addr_of; // node id -> HOST:PORT
   // Submits waiting until their task is replicated (or refused).
   std::map<std::string, std::vector<ack_waiter>> awaiting_ack;
   std::string id_prefix; // NODE-INCARNATION- : unique across restarts
@@ -47,7 +45,7 @@ using facade_ptr = replicated_queue::stateful_pointer<facade_state>;
 // Spawns the subsystem actors, tied to the facade's lifetime, and tells
 // each where the others are.
 void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
-                      membership members) {
+                      membership members, executor exec) {
   auto& sys = self->system();
   subsystem_config sc{cfg.node_id, cfg.incarnation, cfg.incarnation,
                       cfg.queue,   cfg.tick_ms,     cfg.clock};
@@ -59,6 +57,8 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   to.running_tasks = spawn_running_tasks(sys, sc);
   to.finished_tasks = spawn_finished_tasks(sys, sc);
   to.unknown_resolver = spawn_unknown_resolver(sys, sc);
+  to.bridge = self->state.bridge;
+  to.exec = exec;
   to.world = caf::actor_cast<queue_world>(self);
   auto wiring = std::make_shared<const queue_handles>(to);
   auto tie = [&](const auto& h) {
@@ -77,41 +77,16 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   for (auto topic : {"queue", "sync", "membership"})
     self->send(self->state.bridge, subscribe_atom_v, std::string{topic},
                wire_listener{to.communication});
+  // The executor reports to running_tasks directly.
+  self->send(exec, subscribe_atom_v,
+             caf::actor_cast<execution_listener>(to.running_tasks));
 }
 
-// Carries out what the subsystems send out of the queue. Over a batch it
-// gathers the broadcasts that need not wait, so a burst reaches the bridge
-// as one message.
+// Carries out what the subsystems tell the user: submits replicated, and
+// task changes for the listeners.
 struct world_out {
   facade_ptr self;
-  std::vector<wire::Message> gathered = {};
-  bool gather = false;
 
-  void operator()(const ev::broadcast& e) {
-    auto& bridge = self->state.bridge;
-    if (e.hold_ms > 0)
-      self->send(bridge, piggyback_atom_v, e.message, e.hold_ms);
-    else if (gather)
-      gathered.push_back(e.message);
-    else
-      self->send(bridge, broadcast_atom_v, e.message);
-  }
-  void operator()(const ev::send_to& e) {
-    auto& st = self->state;
-    if (auto it = st.addr_of.find(e.peer); it != st.addr_of.end())
-      self->send(st.bridge, send_atom_v, it->second, e.message);
-  }
-  void operator()(const ev::peer_address& e) {
-    self->state.addr_of[e.peer] = e.addr;
-  }
-  void operator()(const ev::run_order& e) {
-    self->send(self->state.exec, run_atom_v,
-               execution_request{e.task_id, e.attempt, e.spec->kind(),
-                                 e.spec->payload()});
-  }
-  void operator()(const ev::cancel_order& e) {
-    self->send(self->state.exec, cancel_atom_v, e.task_id);
-  }
   void operator()(const ev::acknowledged& e) {
     auto& st = self->state;
     auto it = st.awaiting_ack.find(e.task_id);
@@ -139,13 +114,6 @@ struct world_out {
   // The routing sends the world no other events.
   template <class E>
   void operator()(const E&) {}
-
-  void send_gathered() {
-    if (gathered.size() == 1)
-      self->send(self->state.bridge, broadcast_atom_v, gathered.front());
-    else if (!gathered.empty())
-      self->send(self->state.bridge, broadcast_atom_v, std::move(gathered));
-  }
 };
 
 // known_tasks refused the task: its waiters learn why.
@@ -219,35 +187,21 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
                 static_cast<unsigned long long>(cfg.incarnation));
   st.id_prefix = cfg.node_id + "-" + inc + "-";
   st.bridge = bridge;
-  st.exec = exec;
-  spawn_subsystems(self, cfg, members);
+  spawn_subsystems(self, cfg, members, exec);
   return {
     // -- from the node's other actors ------------------------------------
     [self](peer_event_atom, const peer_change& c) {
-      self->state.addr_of[c.id] = c.addr;
       self->send(self->state.to.communication, peer_event_atom_v, c);
     },
     [self](coordinator_atom, const std::string& who) {
       self->send(self->state.to.communication, coordinator_atom_v, who);
     },
-    [self](executed_atom, const execution_result& r) {
-      self->send(self->state.to.running_tasks,
-                 ev::execution_report{r.task_id, r.attempt, r.ok,
-                                      r.ok ? r.result : r.reason,
-                                      r.started_ms});
-    },
     // -- what the subsystems send out --------------------------------------
     [self](const ev::batch& b) {
-      world_out out{self, {}, true};
+      world_out out{self};
       for (const auto& e : b.items)
         std::visit(out, e);
-      out.send_gathered();
     },
-    [self](const ev::broadcast& e) { world_out{self}(e); },
-    [self](const ev::send_to& e) { world_out{self}(e); },
-    [self](const ev::peer_address& e) { world_out{self}(e); },
-    [self](const ev::run_order& e) { world_out{self}(e); },
-    [self](const ev::cancel_order& e) { world_out{self}(e); },
     [self](const ev::acknowledged& e) { world_out{self}(e); },
     [self](const ev::task_finished& e) { world_out{self}(e); },
     [self](const ev::task_changed& e) { world_out{self}(e); },
@@ -319,7 +273,6 @@ replicated_queue spawn_replicated_queue(caf::actor_system& sys,
                                         membership members, executor exec) {
   auto q = sys.spawn(facade_fun, std::move(cfg), bridge, members, exec);
   caf::anon_send(members, subscribe_atom_v, peer_listener{q});
-  caf::anon_send(exec, subscribe_atom_v, execution_listener{q});
   return q;
 }
 

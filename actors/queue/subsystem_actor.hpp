@@ -1,7 +1,8 @@
 #pragma once
 // What every queue subsystem actor does alike: it owns its state machine,
 // handles one event at a time with the clock's time, and sends whatever the
-// machine emitted to the actors the routing table names. Ticking subsystems
+// machine emitted to the actors the routing table names: other
+// subsystems, the bridge, the executor, or the facade. Ticking subsystems
 // (timers: claim windows, heartbeats, back-offs, compaction) tick when
 // their machine has something due, at most once per tick_ms: an idle node
 // of a large cluster sleeps instead of waking a hundred times a second.
@@ -33,6 +34,60 @@ struct subsystem_state {
   static inline const char* name = "queue_subsystem";
 };
 
+// What the bridge and the executor take of the queue's events, in their
+// own messages. Of a batch, the broadcasts that need not wait go to the
+// bridge as one message, so a burst leaves in as few datagrams as fit.
+template <class Self>
+void to_bridge(Self* self, const broadcast_bridge& b, const ev::broadcast& e) {
+  if (e.hold_ms > 0)
+    self->send(b, piggyback_atom_v, e.message, e.hold_ms);
+  else
+    self->send(b, broadcast_atom_v, e.message);
+}
+template <class Self>
+void to_bridge(Self* self, const broadcast_bridge& b, const ev::unicast& e) {
+  if (!e.addr.empty()) // else counted by communication (unaddressed)
+    self->send(b, send_atom_v, e.addr, e.message);
+}
+template <class Self>
+void to_bridge(Self* self, const broadcast_bridge& b, const ev::batch& e) {
+  std::vector<wire::Message> now;
+  for (const auto& x : e.items) {
+    if (const auto* c = std::get_if<ev::broadcast>(&x); c && c->hold_ms == 0)
+      now.push_back(c->message);
+    else if (c != nullptr)
+      to_bridge(self, b, *c);
+    else if (const auto* u = std::get_if<ev::unicast>(&x))
+      to_bridge(self, b, *u);
+  }
+  if (now.size() == 1)
+    self->send(b, broadcast_atom_v, std::move(now.front()));
+  else if (!now.empty())
+    self->send(b, broadcast_atom_v, std::move(now));
+}
+template <class Self>
+void to_executor(Self* self, const executor& x, const ev::run_order& e) {
+  self->send(x, run_atom_v,
+             execution_request{e.task_id, e.attempt, e.spec->kind(),
+                               e.spec->payload()});
+}
+template <class Self>
+void to_executor(Self* self, const executor& x, const ev::cancel_order& e) {
+  self->send(x, cancel_atom_v, e.task_id);
+}
+template <class Self>
+void to_executor(Self* self, const executor& x, const ev::batch& e) {
+  for (const auto& item : e.items)
+    std::visit(
+      [&](const auto& y) {
+        using Y = std::decay_t<decltype(y)>;
+        if constexpr (std::is_same_v<Y, ev::run_order>
+                      || std::is_same_v<Y, ev::cancel_order>)
+          to_executor(self, x, y);
+      },
+      item);
+}
+
 /// Sends each emitted event to the actor of its station.
 template <class Self>
 struct actor_sink {
@@ -55,6 +110,10 @@ struct actor_sink {
       self->send(to.finished_tasks, e);
     else if constexpr (S == station::unknown_resolver)
       self->send(to.unknown_resolver, e);
+    else if constexpr (S == station::bridge)
+      to_bridge(self, to.bridge, e);
+    else if constexpr (S == station::executor)
+      to_executor(self, to.exec, e);
     else
       self->send(to.world, e);
   }
@@ -112,6 +171,8 @@ struct batching_sink {
     send_batch<station::running_tasks>();
     send_batch<station::finished_tasks>();
     send_batch<station::unknown_resolver>();
+    send_batch<station::bridge>();
+    send_batch<station::executor>();
     send_batch<station::world>();
   }
 };

@@ -28,6 +28,7 @@ struct queue_counters {
   std::uint64_t stable_points_sent = 0;
   std::uint64_t stable_points_applied = 0;
   std::uint64_t acks_sent = 0; // Acks of received ENQUEUEs
+  std::uint64_t unaddressed = 0; // messages for a peer never heard from
   /// Claims of tasks the common matching gave this node (short window).
   std::uint64_t matched_claims = 0;
 
@@ -54,6 +55,7 @@ struct queue_counters {
     stable_points_sent += o.stable_points_sent;
     stable_points_applied += o.stable_points_applied;
     acks_sent += o.acks_sent;
+    unaddressed += o.unaddressed;
     matched_claims += o.matched_claims;
     return *this;
   }

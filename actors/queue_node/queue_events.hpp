@@ -192,7 +192,7 @@ struct member_recovered {
   bool announce = false;
 };
 
-// -- to the world (bridge, executor, user) ----------------------------------------------
+// -- to the bridge ------------------------------------------------------------------
 
 struct broadcast {
   wire::Message message;
@@ -200,16 +200,22 @@ struct broadcast {
   /// with (0: it leaves at once).
   millis hold_ms = 0;
 };
+/// A message for one peer, by id (to communication, which knows where each
+/// peer listens).
 struct send_to {
   std::string peer;
   wire::Message message;
 };
-/// Where a peer says it listens (HOST:PORT), first heard or changed: what
-/// send_to resolves its peer's id with.
-struct peer_address {
+/// A message for one peer, at the address its messages come from (empty:
+/// never heard from) (communication to the bridge).
+struct unicast {
   std::string peer;
   std::string addr;
+  wire::Message message;
 };
+
+// -- to the executor ----------------------------------------------------------------
+
 struct run_order {
   std::string task_id;
   std::uint32_t attempt = 0;
@@ -219,6 +225,9 @@ struct cancel_order {
   std::string task_id;
   std::uint32_t attempt = 0;
 };
+
+// -- to the user (the node facade) ----------------------------------------------------
+
 /// A submitted task is now held by another replica (or none is alive).
 struct acknowledged {
   std::string task_id;
@@ -234,7 +243,7 @@ using event = std::variant<
   question_heard, answer_seen, live_nodes, recover_member, tasks_adopted,
   originate, answer_due, free_slots, task_offer, start_execution,
   stop_execution, reclaim_execution, execution_over, execution_report,
-  member_recovered, broadcast, send_to, peer_address, run_order, cancel_order,
+  member_recovered, broadcast, send_to, unicast, run_order, cancel_order,
   acknowledged, task_finished>;
 
 /// What a subsystem emits while handling one input.

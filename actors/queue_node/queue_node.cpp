@@ -46,7 +46,7 @@ template <class E>
 void queue_node::to_world(const E& x) {
   if constexpr (std::is_same_v<E, ev::broadcast>)
     out_.broadcasts.push_back(x.message);
-  else if constexpr (std::is_same_v<E, ev::send_to>)
+  else if constexpr (std::is_same_v<E, ev::unicast>)
     out_.sends.push_back({x.peer, x.message});
   else if constexpr (std::is_same_v<E, ev::run_order>)
     out_.start.push_back({x.task_id, x.attempt, *x.spec});
@@ -98,7 +98,7 @@ void queue_node::run(ev::events fresh) {
 void queue_node::on_message(const wire::Message& m, millis now) {
   now_ = now;
   ev::events out;
-  communication_.on_message(m, now, out);
+  communication_.on_received(m, now, out);
   communication_.send_acks(out);
   run(std::move(out));
 }

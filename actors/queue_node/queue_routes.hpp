@@ -19,9 +19,11 @@ enum class station {
   running_tasks,
   finished_tasks,
   unknown_resolver,
-  world, // the bridge, the executor and the user
+  bridge,   // datagrams out
+  executor, // executions
+  world,    // the user: the node facade
 };
-constexpr std::size_t station_count = 8;
+constexpr std::size_t station_count = 10;
 
 /// The seed of one subsystem's randomness, from the node's seed.
 std::uint64_t subsystem_seed(std::uint64_t seed, station s);
@@ -67,11 +69,11 @@ template <class K> void route_one(const ev::start_execution& e, K& k) { to_all<S
 template <class K> void route_one(const ev::stop_execution& e, K& k) { to_all<S::running_tasks>(e, k); }
 template <class K> void route_one(const ev::reclaim_execution& e, K& k) { to_all<S::running_tasks>(e, k); }
 template <class K> void route_one(const ev::execution_report& e, K& k) { to_all<S::running_tasks>(e, k); }
-template <class K> void route_one(const ev::broadcast& e, K& k) { to_all<S::world>(e, k); }
-template <class K> void route_one(const ev::send_to& e, K& k) { to_all<S::world>(e, k); }
-template <class K> void route_one(const ev::peer_address& e, K& k) { to_all<S::world>(e, k); }
-template <class K> void route_one(const ev::run_order& e, K& k) { to_all<S::world>(e, k); }
-template <class K> void route_one(const ev::cancel_order& e, K& k) { to_all<S::world>(e, k); }
+template <class K> void route_one(const ev::broadcast& e, K& k) { to_all<S::bridge>(e, k); }
+template <class K> void route_one(const ev::send_to& e, K& k) { to_all<S::communication>(e, k); }
+template <class K> void route_one(const ev::unicast& e, K& k) { to_all<S::bridge>(e, k); }
+template <class K> void route_one(const ev::run_order& e, K& k) { to_all<S::executor>(e, k); }
+template <class K> void route_one(const ev::cancel_order& e, K& k) { to_all<S::executor>(e, k); }
 template <class K> void route_one(const ev::acknowledged& e, K& k) { to_all<S::world>(e, k); }
 template <class K> void route_one(const ev::task_finished& e, K& k) { to_all<S::world>(e, k); }
 // clang-format on

@@ -21,6 +21,12 @@ running_tasks_actor spawn_running_tasks(caf::actor_system& sys,
       [self](const ev::stop_execution& e) { handle(self, e); },
       [self](const ev::reclaim_execution& e) { handle(self, e); },
       [self](const ev::execution_report& e) { handle(self, e); },
+      [self](executed_atom, const execution_result& r) {
+        // The executor reports here directly, not through the facade.
+        handle(self, ev::execution_report{r.task_id, r.attempt, r.ok,
+                                          r.ok ? r.result : r.reason,
+                                          r.started_ms});
+      },
       [self](const ev::recover_member& e) { handle(self, e); },
       [self](tick_atom) { tick(self); },
       [self](stats_atom) { return self->state.machine->counters(); },

@@ -22,44 +22,91 @@ wire::Message heartbeat() {
   return m;
 }
 
-std::vector<std::pair<std::string, std::string>> addresses(const ev::events& out) {
-  std::vector<std::pair<std::string, std::string>> xs;
-  for (const auto& a : test::emitted<ev::peer_address>(out))
-    xs.emplace_back(a.peer, a.addr);
-  return xs;
+// Where a message for `peer` goes: the address of its unicast, or "" if
+// none was sent.
+std::string sent_to(communication_machine& c, const std::string& peer) {
+  ev::events out;
+  c.on(ev::send_to{peer, heartbeat()}, 0, out);
+  auto u = test::emitted<ev::unicast>(out);
+  REQUIRE(u.size() == 1);
+  return u.front().addr;
 }
 
 } // namespace
 
-TEST_CASE("communication tells where a peer listens when it is first heard "
-          "or moves, and takes the message as it would anyway",
+TEST_CASE("communication sends a peer's messages where its messages come "
+          "from, and takes each message as it would anyway",
           "[communication]") {
   communication_machine c("a", "a#1", queue_config{});
+  CHECK(sent_to(c, "b").empty()); // never heard from
+  CHECK(c.counters().unaddressed == 1);
   ev::events out;
   c.on_received(from("b", "127.0.0.1:7402", heartbeat()), 0, out);
-  CHECK(addresses(out) == decltype(addresses(out)){{"b", "127.0.0.1:7402"}});
+  CHECK(sent_to(c, "b") == "127.0.0.1:7402");
 
-  // Heard again at the same address: nothing new to tell.
-  out.clear();
   wire::TaskSpec spec;
   spec.set_id("t");
   spec.set_enqueuer("b");
   wire::OpId op;
   op.set_origin("b#1");
   op.set_seq(1);
+  out.clear();
   c.on_received(from("b", "127.0.0.1:7402", make_enqueue(spec, op)), 1, out);
-  CHECK(addresses(out).empty());
   // The ENQUEUE itself still reached known_tasks.
   CHECK(test::emitted<ev::merge_message>(out).size() == 1);
+  SECTION("the enqueuer is acknowledged at once, where it listens") {
+    out.clear();
+    c.send_acks(out);
+    auto acks = test::emitted<ev::unicast>(out);
+    REQUIRE(acks.size() == 1);
+    CHECK(acks.front().addr == "127.0.0.1:7402");
+    REQUIRE(acks.front().message.has_ack());
+    auto seen = version_vector::from_wire(acks.front().message.ack().seen());
+    CHECK(seen.get("b#1") == 1);
+    out.clear();
+    c.send_acks(out); // once
+    CHECK(out.empty());
+  }
 
   // Restarted elsewhere: the new address.
-  out.clear();
   c.on_received(from("b", "127.0.0.1:7502", heartbeat()), 2, out);
-  CHECK(addresses(out) == decltype(addresses(out)){{"b", "127.0.0.1:7502"}});
+  CHECK(sent_to(c, "b") == "127.0.0.1:7502");
 
-  // Our own looped-back message and a sender without an address tell nothing.
-  out.clear();
+  // Our own looped-back message and a sender without an address change
+  // nothing.
   c.on_received(from("a", "127.0.0.1:7401", heartbeat()), 3, out);
   c.on_received(from("c", "", heartbeat()), 3, out);
-  CHECK(addresses(out).empty());
+  CHECK(sent_to(c, "a").empty());
+  CHECK(sent_to(c, "c").empty());
+}
+
+TEST_CASE("a submit is acknowledged by a replica's Ack, without waiting for "
+          "its heartbeat",
+          "[communication]") {
+  communication_machine c("a", "a#1", queue_config{});
+  ev::events out;
+  c.on_received(from("b", "127.0.0.1:7402", heartbeat()), 0, out);
+  wire::TaskSpec spec;
+  spec.set_id("t");
+  out.clear();
+  c.on(ev::originate{make_enqueue(spec, {}), true}, 1, out);
+  CHECK(test::emitted<ev::acknowledged>(out).empty());
+  CHECK_FALSE(c.acknowledged("t"));
+  wire::Message ack;
+  version_vector seen;
+  SECTION("an Ack that does not cover the op changes nothing") {
+    seen.observe("a#1", 2); // past a gap: op 1 not seen
+    seen.to_wire(ack.mutable_ack()->mutable_seen());
+    out.clear();
+    c.on_received(from("b", "127.0.0.1:7402", ack), 2, out);
+    CHECK_FALSE(c.acknowledged("t"));
+  }
+  SECTION("an Ack covering it answers the submit") {
+    seen.observe("a#1", 1);
+    seen.to_wire(ack.mutable_ack()->mutable_seen());
+    out.clear();
+    c.on_received(from("b", "127.0.0.1:7402", ack), 2, out);
+    CHECK(test::emitted<ev::acknowledged>(out).size() == 1);
+    CHECK(c.acknowledged("t"));
+  }
 }
