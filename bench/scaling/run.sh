@@ -7,7 +7,9 @@
 # and finished_at_ms in node 1's /tasks; the CLI's "seconds", which start
 # after the submission returns and are known to its 200 ms polling, are kept
 # as cli_s), speedup against N=1, efficiency = speedup/N and duplicate
-# executions (sum of executions.started over all nodes minus TASKS), plus the
+# executions (sum of executions.started over all nodes minus TASKS), the
+# share of the physical limit (limit_efficiency = total work / (N x
+# makespan): 1.0 means no time lost at all, whatever N=1 pays), plus the
 # summed executions.canceled and queue.claims_lost counters that explain them,
 # and the p50/p99 time from a task becoming ready to the start of the
 # execution that ended it (ready_at_ms/started_at_ms of node 1's /tasks).
@@ -84,7 +86,7 @@ alive_count() { # node http port -> number of alive members node 1 sees (incl. i
     jq '[.nodes[] | select(.state == "alive")] | length' 2>/dev/null || echo 0
 }
 
-echo "nodes,tasks,task_ms,makespan_s,cli_s,ideal_s,speedup,efficiency,duplicates,canceled,claims_lost,done,failed,nodes_used,min_per_node,max_per_node,ready_start_p50_ms,ready_start_p99_ms,round" >"$csv"
+echo "nodes,tasks,task_ms,makespan_s,cli_s,ideal_s,speedup,efficiency,duplicates,canceled,claims_lost,done,failed,nodes_used,min_per_node,max_per_node,ready_start_p50_ms,ready_start_p99_ms,round,limit_efficiency" >"$csv"
 base=""
 echo "binaries: $build; logs: $logs; csv: $csv"
 for n in $sizes; do
@@ -143,7 +145,9 @@ lat = sorted(t["started_at_ms"] - t["ready_at_ms"] for t in rows
              if t.get("started_at_ms") and t.get("ready_at_ms"))
 def pct(p):  # nearest rank
     return str(lat[max(0, math.ceil(p / 100 * len(lat)) - 1)]) if lat else ""
-print(",".join(map(str, [n, tasks, ms, f"{span:.3f}", f"{secs:.3f}", f"{ideal:.3f}", sp, eff, dup, canc, lost, done, failed, used, minp, maxp, pct(50), pct(99), rnd])))
+# Against the physical limit: the work itself, spread over every slot.
+limit = f"{tasks * ms / 1000.0 / n / span:.3f}"
+print(",".join(map(str, [n, tasks, ms, f"{span:.3f}", f"{secs:.3f}", f"{ideal:.3f}", sp, eff, dup, canc, lost, done, failed, used, minp, maxp, pct(50), pct(99), rnd, limit])))
 EOF
 )
     prev_started=$started prev_canceled=$canceled prev_lost=$lost

@@ -45,12 +45,12 @@ TEST_CASE("bully: five nodes, the coordinator SIGKILLed, every survivor "
           "[process][election]") {
   cluster c;
   auto first = c.make_spec("e-1");
-  first.extra_args = {"--election", "bully", "--slots", "1"}; // one task per node
+  first.extra_args = {"--election", "bully", "--slots", "1", "--prefetch", "0"}; // one task per node
   auto& n1 = c.start(first);
   for (auto id : {"e-2", "e-3", "e-4", "e-5"}) {
     auto spec = c.make_spec(id);
     spec.peers = {n1.spec().udp_addr()};
-    spec.extra_args = {"--election", "bully", "--slots", "1"}; // one task per node
+    spec.extra_args = {"--election", "bully", "--slots", "1", "--prefetch", "0"}; // one task per node
     c.start(spec);
   }
   std::vector<node_process*> all;
