@@ -100,13 +100,13 @@ constexpr std::size_t claim_helpers = 2;
 /// RUNNING heartbeats of an execution, one per task per interval; as the
 /// membership heartbeat's, so each rides in its datagram.
 constexpr millis running_interval_ms = 400;
-/// How long the report that ends an execution (DONE or FAILED) may wait to
-/// share a datagram with the next broadcast, usually the claim of the
-/// node's next task: alone they were a fifth of a round's datagrams at 32
-/// nodes. A freed slot claims its next task within a few actor hops, well
-/// under this; the submitter learns of the end this much later at most.
-/// 0: it leaves at once.
-constexpr millis finished_hold_ms = 3;
+/// How long the report that ends an execution (DONE or FAILED) may wait
+/// to share a datagram with the next broadcast, usually the node's claim
+/// for the seat the end freed: alone they were a fifth of a round's
+/// datagrams at 32 nodes. It is part of every task's latency (submit to
+/// result seen by the submitter, 4 nodes: 6.4 ms at 0, 7.6 ms at 1, 9.3 ms
+/// at 3; bench/README.md). 0: it leaves at once.
+constexpr millis finished_hold_ms = 1;
 /// No RUNNING heartbeat for this long: the task goes back to READY with the
 /// next attempt (several intervals, so a lossy link alone rarely triggers it).
 constexpr millis running_timeout_ms = 1600;
