@@ -1,7 +1,8 @@
-// The communication subsystem as an actor: every queue message between
-// this node and the bridge passes through its communication_machine
-// (communication/communication_machine.hpp). It also hands membership the
-// version vector and digest that heartbeats carry.
+// The communication subsystem as an actor: every queue message the bridge
+// receives, and every one for a single peer, passes through its
+// communication_machine (communication/communication_machine.hpp); the
+// other subsystems' broadcasts go to the bridge directly. It also hands
+// membership the version vector and digest that heartbeats carry.
 #include "communication/communication_machine.hpp"
 #include "queue/subsystem_actor.hpp"
 
@@ -79,6 +80,7 @@ communication_actor spawn_communication(caf::actor_system& sys,
         });
       },
       [self](peer_event_atom, const peer_change& p) {
+        self->state.machine->note_address(p.id, p.addr);
         // A restart loses whatever the old incarnation was running.
         if (p.to != peer_state::dead && !p.restarted)
           return;

@@ -124,15 +124,17 @@ void communication_machine::receive_op(const wire::Message& m, bool relayed,
 void communication_machine::on_received(const wire::Message& m, millis now,
                                         ev::events& out) {
   const auto& peer = m.sender_id();
-  if (!peer.empty() && peer != id_ && !m.sender_addr().empty()) {
-    auto [at, added] = addr_of_.emplace(peer, m.sender_addr());
-    if (!added && at->second != m.sender_addr())
-      at->second = m.sender_addr();
-  }
+  note_address(peer, m.sender_addr());
   if (m.has_heartbeat())
     on_peer_heartbeat(peer, m.incarnation(), m.heartbeat(), now, out);
   else
     on_message(m, now, out);
+}
+
+void communication_machine::note_address(const std::string& peer,
+                                         const std::string& addr) {
+  if (!peer.empty() && peer != id_ && !addr.empty())
+    addr_of_[peer] = addr;
 }
 
 void communication_machine::on_message(const wire::Message& m, millis now,
@@ -190,7 +192,7 @@ bool communication_machine::acks_for(const std::string& enqueuer,
                                      const std::string& origin) const {
   auto mine = rendezvous_hash(origin, id_);
   std::size_t better = 0;
-  for (const auto& [peer, slots] : peer_slots_)
+  for (const auto& [peer, slots] : peer_seats_)
     if (peer != enqueuer && rendezvous_hash(origin, peer) < mine)
       ++better;
   return better < cfg_.ack_replicas;
@@ -209,10 +211,13 @@ void communication_machine::send_acks(ev::events& out) {
 }
 
 void communication_machine::on_ack(const wire::Message& m, ev::events& out) {
-  // A lower bound of what the peer has seen, as its heartbeat would say.
-  peers_.update(m.sender_id(), m.incarnation(),
-                version_vector::from_wire(m.ack().seen()));
-  check_acks(out);
+  auto seen = version_vector::from_wire(m.ack().seen());
+  // A lower bound of what the peer has seen, as its heartbeat would say;
+  // kept only beside its heartbeats' reports, so a peer heard from by Ack
+  // alone never holds back the stable point.
+  if (peers_.find(m.sender_id(), m.incarnation()) != nullptr)
+    peers_.update(m.sender_id(), m.incarnation(), seen);
+  check_acks(out, &seen);
 }
 
 // -- anti-entropy -------------------------------------------------------------
@@ -221,17 +226,16 @@ void communication_machine::fill_heartbeat(wire::Heartbeat* hb) const {
   hb->clear_versions();
   seen_.to_wire(hb->mutable_versions());
   hb->set_replica_digest(digest_);
-  // The claims it holds at once, prefetched ones included: what the claim
-  // matching counts as this node's seats on every node.
-  hb->mutable_info()->set_slots(
-    static_cast<std::uint32_t>(cfg_.slots + cfg_.prefetch));
+  // What the claim matching counts as this node's seats on every node.
+  hb->mutable_info()->set_slots(static_cast<std::uint32_t>(cfg_.slots));
+  hb->mutable_info()->set_prefetch(static_cast<std::uint32_t>(cfg_.prefetch));
 }
 
 void communication_machine::tell_live(ev::events& out) {
   if (!slots_changed_)
     return;
   slots_changed_ = false;
-  out.push_back(ev::live_nodes{peer_slots_.size() + 1, peer_slots_});
+  out.push_back(ev::live_nodes{peer_seats_.size() + 1, peer_seats_});
 }
 
 void communication_machine::on_peer_heartbeat(const std::string& peer,
@@ -262,10 +266,12 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   peers_.update(peer, incarnation, reported);
   // Every heartbeat of every peer passes here: note a change in O(log n)
   // rather than comparing the whole map (quadratic in a large cluster).
-  auto slots = hb.has_info() ? hb.info().slots() : 0u;
-  auto [at, added] = peer_slots_.emplace(peer, slots);
-  if (added || at->second != slots) {
-    at->second = slots;
+  ev::seats said;
+  if (hb.has_info())
+    said = {hb.info().slots(), hb.info().prefetch()};
+  auto [at, added] = peer_seats_.emplace(peer, said);
+  if (added || !(at->second == said)) {
+    at->second = said;
     slots_changed_ = true;
   }
   tell_live(out);
@@ -379,7 +385,7 @@ void communication_machine::on_peer_dead(const std::string& peer, millis,
   if (peer.empty() || peer == id_)
     return;
   peers_.forget(peer);
-  if (peer_slots_.erase(peer) > 0)
+  if (peer_seats_.erase(peer) > 0)
     slots_changed_ = true;
   differed_.erase(peer);
   if (snapshot_ && snapshot_->peer == peer)
@@ -478,9 +484,12 @@ void communication_machine::on_stable_point(const wire::Message& m) {
 
 // -- acknowledgements and time ----------------------------------------------------
 
-void communication_machine::check_acks(ev::events& out) {
+void communication_machine::check_acks(ev::events& out,
+                                       const version_vector* acker) {
   for (auto i = awaiting_ack_.begin(); i != awaiting_ack_.end();) {
-    if (peers_.empty() || replicated(i->second)) {
+    const auto& op = i->second;
+    if (peers_.empty() || replicated(op)
+        || (acker != nullptr && acker->seen(op.origin(), op.seq()))) {
       acked_.insert(i->first);
       out.push_back(ev::acknowledged{i->first});
       i = awaiting_ack_.erase(i);

@@ -40,6 +40,9 @@ public:
                          const wire::Heartbeat& hb, millis now,
                          ev::events& out);
   void on_peer_dead(const std::string& peer, millis now, ev::events& out);
+  /// Where `peer` listens, as membership heard (gossip included): a peer
+  /// known only from relayed ops can still be written to.
+  void note_address(const std::string& peer, const std::string& addr);
   /// Acknowledges, one message per enqueuer, the ENQUEUEs received since
   /// the last call: drivers call it once per input, so a burst of ENQUEUEs
   /// costs one Ack, not one per task.
@@ -78,7 +81,8 @@ public:
 private:
   // Where each peer listens, as its messages say.
   std::map<std::string, std::string> addr_of_;
-  // Sends `m` to `peer`, if its address is known (else counted).
+  // Sends `m` to `peer` at the address its messages come from (an empty
+  // one, counted, if never heard from: the simulator routes by id).
   void send(const std::string& peer, wire::Message m, ev::events& out);
   // Logs and hands on a peer's operation unless seen already. `relayed`:
   // resent from a peer's op log (a sync reply), so it says nothing about
@@ -99,7 +103,9 @@ private:
   // `enqueuer` (by rendezvous hash of its origin) that acknowledge it.
   bool acks_for(const std::string& enqueuer, const std::string& origin) const;
   void compact_to(const std::map<std::string, std::uint64_t>& floors);
-  void check_acks(ev::events& out);
+  // Answers the submits some peer holds now (`acker`: what an Ack says a
+  // peer holds, beyond the heartbeats' reports).
+  void check_acks(ev::events& out, const version_vector* acker = nullptr);
   void tell_live(ev::events& out);
 
   std::string id_;
@@ -114,7 +120,7 @@ private:
   std::uint64_t heartbeat_changes_ = 0;
   // Live peers and their slots, as heard in heartbeats; changed since
   // ready_queue was last told.
-  std::map<std::string, std::uint32_t> peer_slots_;
+  std::map<std::string, ev::seats> peer_seats_;
   bool slots_changed_ = false;
   // Peers whose previous report had our ops but another replica digest.
   std::set<std::string> differed_;

@@ -94,6 +94,7 @@ node::node(caf::actor_system& sys, options opts) : impl_(new impl(sys)) {
   else
     c.http = endpoint_option("http", opts.http);
   c.queue.slots = opts.slots;
+  c.queue.prefetch = opts.prefetch;
   c.queue.max_attempts = opts.max_attempts;
   c.shell.allow = opts.shell_allow;
   if (auto problem = c.problem(); !problem.empty())

@@ -21,7 +21,6 @@ using ack_waiter = std::function<void(const caf::error&)>;
 
 struct facade_state {
   queue_handles to;
-  broadcast_bridge bridge;
   // Submits waiting until their task is replicated (or refused).
   std::map<std::string, std::vector<ack_waiter>> awaiting_ack;
   std::string id_prefix; // NODE-INCARNATION- : unique across restarts
@@ -45,7 +44,8 @@ using facade_ptr = replicated_queue::stateful_pointer<facade_state>;
 // Spawns the subsystem actors, tied to the facade's lifetime, and tells
 // each where the others are.
 void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
-                      membership members, executor exec) {
+                      broadcast_bridge bridge, membership members,
+                      executor exec) {
   auto& sys = self->system();
   subsystem_config sc{cfg.node_id, cfg.incarnation, cfg.incarnation,
                       cfg.queue,   cfg.tick_ms,     cfg.clock};
@@ -57,7 +57,7 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   to.running_tasks = spawn_running_tasks(sys, sc);
   to.finished_tasks = spawn_finished_tasks(sys, sc);
   to.unknown_resolver = spawn_unknown_resolver(sys, sc);
-  to.bridge = self->state.bridge;
+  to.bridge = bridge;
   to.exec = exec;
   to.world = caf::actor_cast<queue_world>(self);
   auto wiring = std::make_shared<const queue_handles>(to);
@@ -75,7 +75,7 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   // What the bridge receives for the queue goes to communication directly,
   // not through this facade: one hop fewer for every datagram.
   for (auto topic : {"queue", "sync", "membership"})
-    self->send(self->state.bridge, subscribe_atom_v, std::string{topic},
+    self->send(bridge, subscribe_atom_v, std::string{topic},
                wire_listener{to.communication});
   // The executor reports to running_tasks directly.
   self->send(exec, subscribe_atom_v,
@@ -186,8 +186,7 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
   std::snprintf(inc, sizeof(inc), "%llx",
                 static_cast<unsigned long long>(cfg.incarnation));
   st.id_prefix = cfg.node_id + "-" + inc + "-";
-  st.bridge = bridge;
-  spawn_subsystems(self, cfg, members, exec);
+  spawn_subsystems(self, cfg, bridge, members, exec);
   return {
     // -- from the node's other actors ------------------------------------
     [self](peer_event_atom, const peer_change& c) {

@@ -23,6 +23,9 @@
 
 namespace dice {
 
+/// start_subsystem's default: tick at the configured pacing.
+constexpr millis cfg_tick = -1;
+
 template <class Machine>
 struct subsystem_state {
   std::unique_ptr<Machine> machine;
@@ -119,13 +122,18 @@ struct actor_sink {
   }
 };
 
+/// `max_tick_ms`: a subsystem on the claim path (ranking's windows,
+/// ready_queue's offers) must not wait for tick_ms pacing; it ticks only
+/// while it has something due, so an idle node still sleeps.
 template <class Self, class Machine>
 void start_subsystem(Self* self, const subsystem_config& cfg,
-                     std::unique_ptr<Machine> machine) {
+                     std::unique_ptr<Machine> machine,
+                     millis max_tick_ms = cfg_tick) {
   auto& st = self->state;
   st.machine = std::move(machine);
   st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
-  st.tick_ms = cfg.tick_ms;
+  st.tick_ms = max_tick_ms == cfg_tick ? cfg.tick_ms
+                                       : std::min(cfg.tick_ms, max_tick_ms);
 }
 
 /// Counts the events each station gets.

@@ -93,11 +93,19 @@ struct question_heard {
 struct answer_seen {
   std::string task_id;
 };
+/// The claims a node holds at once: its slots, and its prefetch beyond.
+struct seats {
+  std::uint32_t slots = 0; // 0: not said (taken as 1)
+  std::uint32_t prefetch = 0;
+  bool operator==(const seats& o) const {
+    return slots == o.slots && prefetch == o.prefetch;
+  }
+};
 /// Live nodes, this one included (to ready_queue and ranking), and the
-/// slots each peer said it has (0: not said).
+/// seats each peer said it has.
 struct live_nodes {
   std::size_t count = 1;
-  std::map<std::string, std::uint32_t> peer_slots;
+  std::map<std::string, seats> peer_seats;
 };
 /// Recover a dead member's executions (to running_tasks).
 struct recover_member {
@@ -135,7 +143,8 @@ struct answer_due {
 /// as soon as it has one, counting them down. `free_since`: when a slot
 /// became free, which the claim stagger counts from.
 struct free_slots {
-  std::size_t count = 0;
+  std::size_t count = 0; // free seats, prefetch included
+  std::size_t slots = 0; // of which free slots, that would run at once
   millis free_since = 0;
   std::vector<std::string> claimed; // claimed or run already: skip
 };
@@ -151,7 +160,7 @@ struct task_offer {
   millis ready_ms = 0; // when the attempt became ready
   bool matched = false;
 };
-/// A claim won its window, or was matched: execute it (ranking to
+/// A claim won its window (or has none): execute it (ranking to
 /// running_tasks).
 struct start_execution {
   std::string task_id;
@@ -159,7 +168,9 @@ struct start_execution {
   wire::Claim claim;
   std::shared_ptr<const wire::TaskSpec> spec;
   millis ready_ms = 0;
-  wire::TaskState state; // the merged state that named the claim
+  // The merged state that named the claim; for a claim without a window,
+  // the state its DEQUEUE will merge to.
+  wire::TaskState state;
 };
 /// Stop one of this node's executions: it lost, or the task ended.
 struct stop_execution {

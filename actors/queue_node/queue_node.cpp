@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "queue_node/queue_node.hpp"
 
 #include <stdexcept>
@@ -36,7 +37,7 @@ queue_node::queue_node(std::string id, std::uint64_t incarnation,
     ready_queue_(id_, cfg_),
     ranking_(id_, cfg_),
     running_tasks_(id_, cfg_, subsystem_seed(seed, station::running_tasks)),
-    unknown_resolver_(cfg_.resolver, cfg_.claim_window_ms / 2,
+    unknown_resolver_(cfg_.resolver, std::min(cfg_.claim_window_ms, cfg_.matched_claim_window_ms) / 2,
                       subsystem_seed(seed, station::unknown_resolver)) {
 }
 

@@ -10,19 +10,20 @@
 // Time and randomness are injected.
 //
 // The protocol in short:
-//  - submit: ENQUEUE broadcast; acknowledged once a peer's version vector
-//    covers it (or no other node is alive).
-//  - an idle slot walks this node's ready-queue order, broadcasts DEQUEUE
-//    with its Claim for (task, attempt) and waits a claim window; it then
-//    executes only if the merged state still names its claim. The merge
-//    order picks the same winner on every replica, however late a claim is.
-//  - contention: every node matches the ready tasks to the free slots of
+//  - submit: ENQUEUE broadcast; acknowledged once a peer's Ack or version
+//    vector covers it (or no other node is alive).
+//  - a free seat (slot or prefetch) claims a ready task: DEQUEUE with its
+//    Claim for (task, attempt), then a window; it then executes only if
+//    the merged state still names its claim. The merge order picks the
+//    same winner on every replica, however late a claim is.
+//  - contention: every node matches the ready tasks to the free seats of
 //    the live nodes the same way (ready_queue/claim_matching.hpp) and
-//    claims its own matches at once, so nodes with the same view claim
-//    disjoint tasks; a slot left unmatched waits one claim_stagger_ms plus
-//    its rendezvous rank times claim_stagger_ms before it claims. A losing
-//    claimer is told at once by the winner and by about claim_helpers
-//    other nodes.
+//    claims its own matches at once, with the short matched claim window,
+//    so nodes with the same view claim disjoint tasks; a seat left
+//    unmatched waits one claim_stagger_ms plus its rendezvous rank times
+//    claim_stagger_ms before it claims, with the longer claim window. A
+//    losing claimer is told at once by the winner and by about
+//    claim_helpers other nodes.
 //  - while executing: RUNNING heartbeats; at the end INFO DONE, or on
 //    failure READY(attempt+1) (FAILED after max_attempts).
 //  - silence of an executor (or its death) re-queues the task as

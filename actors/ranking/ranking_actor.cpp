@@ -10,10 +10,7 @@ ranking_actor spawn_ranking(caf::actor_system& sys,
   using self_ptr =
     ranking_actor::stateful_pointer<subsystem_state<ranking_machine>>;
   return sys.spawn([cfg](self_ptr self) -> ranking_actor::behavior_type {
-    start_subsystem(self, cfg, std::make_unique<ranking_machine>(cfg.node_id, cfg.queue));
-    // Claim windows are a few ms: end them on time. Ranking ticks only
-    // while it holds a claim in its window, so an idle node still sleeps.
-    self->state.tick_ms = std::min<millis>(cfg.tick_ms, 1);
+    start_subsystem(self, cfg, std::make_unique<ranking_machine>(cfg.node_id, cfg.queue), 1);
     return {
       [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },
       [self](const ev::batch& b) { handle_batch(self, b); },

@@ -14,7 +14,6 @@ ranking_machine::ranking_machine(std::string id, queue_config cfg)
   : id_(std::move(id)), cfg_(std::move(cfg)) {
   info_.set_battery(cfg_.battery);
   info_.set_device_class(cfg_.device_class);
-  info_.set_slots(static_cast<std::uint32_t>(cfg_.slots));
 }
 
 bool ranking_machine::names(const wire::TaskState& s, std::uint32_t attempt,
@@ -53,29 +52,39 @@ void ranking_machine::learn(const std::string& task_id,
   }
 }
 
+bool ranking_machine::judge_execution(const std::string& task_id,
+                                      const wire::TaskState& s,
+                                      ev::events& out) {
+  auto x = executing_.find(task_id);
+  if (x == executing_.end())
+    return false;
+  if (is_terminal(s.phase())) {
+    out.push_back(ev::stop_execution{task_id});
+  } else if (s.attempt() > x->second.attempt) {
+    // Re-queued while we still run it (our heartbeats went missing):
+    // claim the new attempt for this same execution.
+    x->second.attempt = s.attempt();
+    out.push_back(ev::reclaim_execution{task_id, s.attempt()});
+    return true;
+  } else if (s.phase() == wire::RUNNING && s.attempt() == x->second.attempt
+             && better_claim(s.claim(), x->second.claim)) {
+    // A better claim for our attempt: the loser cancels. (READY, or a
+    // worse claim: our own claim, started without a window, is not
+    // merged yet.)
+    out.push_back(ev::stop_execution{task_id});
+  }
+  return false;
+}
+
 void ranking_machine::on(const ev::task_changed& e, millis now,
                          ev::events& out) {
   note_birth(now);
   const auto& s = e.state;
   learn(e.task_id, s, now);
   announce(now, out);
+  if (judge_execution(e.task_id, s, out))
+    return;
   auto x = executing_.find(e.task_id);
-  if (x != executing_.end()) {
-    if (is_terminal(s.phase())) {
-      out.push_back(ev::stop_execution{e.task_id});
-    } else if (s.attempt() > x->second.attempt) {
-      // Re-queued while we still run it (our heartbeats went missing):
-      // claim the new attempt for this same execution.
-      x->second.attempt = s.attempt();
-      out.push_back(ev::reclaim_execution{e.task_id, s.attempt()});
-      return;
-    } else if (s.phase() == wire::RUNNING && s.attempt() == x->second.attempt
-               && better_claim(s.claim(), x->second.claim)) {
-      // A better claim for our attempt: the loser cancels. (READY, or a
-      // worse claim: our own claim, started at once, is not merged yet.)
-      out.push_back(ev::stop_execution{e.task_id});
-    }
-  }
   if (s.phase() != wire::RUNNING || s.claim().node_id() != id_)
     return;
   auto p = pending_.find(e.task_id);
@@ -102,8 +111,11 @@ void ranking_machine::on(const ev::claim_heard& e, millis now,
   const auto& d = e.claim;
   const auto& s = e.state;
   if (d.claim().node_id() == id_) {
-    learn(d.task_id(), s, now); // merged, yet it changed nothing
+    // Merged, yet it changed nothing: the task had moved on before (an
+    // execution started without a window learns only here that it lost).
+    learn(d.task_id(), s, now);
     announce(now, out);
+    judge_execution(d.task_id(), s, out);
     return;
   }
   if (s.phase() != wire::RUNNING || s.attempt() != d.attempt()
@@ -152,15 +164,15 @@ void ranking_machine::on(const ev::task_offer& e, millis now,
   if (e.matched)
     ++counters_.matched_claims;
   wire::OpId none;
-  out.push_back(ev::originate{make_dequeue(e.task_id, e.attempt, c, none)});
+  auto dequeue = make_dequeue(e.task_id, e.attempt, c, none);
   if (window == 0) {
     // Not waiting for rivals: run now. The state our claim will merge to
     // is what the execution reports against.
-    t.state.set_phase(wire::RUNNING);
-    t.state.set_attempt(e.attempt);
-    *t.state.mutable_claim() = c;
+    t.state = *state_of(dequeue);
+    out.push_back(ev::originate{std::move(dequeue)});
     execute(e.task_id, t, out);
   } else {
+    out.push_back(ev::originate{std::move(dequeue)});
     pending_[e.task_id] = std::move(t);
   }
   announce(now, out);
@@ -223,6 +235,7 @@ void ranking_machine::announce(millis now, ev::events& out) {
   announced_ = free;
   ev::free_slots f;
   f.count = free;
+  f.slots = busy() >= cfg_.slots ? 0 : cfg_.slots - busy();
   f.free_since = free_since_;
   for (const auto& [task_id, t] : pending_)
     f.claimed.push_back(task_id);

@@ -1,13 +1,15 @@
 #pragma once
 // The ranking subsystem: this node's part in the dequeue lottery. It tells
-// ready_queue how many slots are free; a free slot claims the task
-// ready_queue offers (DEQUEUE with this node's Claim). A task the common
-// matching gave this node starts at once (no other idle node is expected
-// to claim it, and should one do, the merge order still picks one winner
-// and the loser cancels). Any other claim waits a claim window; it then
-// executes only if the merged state still names its claim (on a busy node whose own claim comes back merged only
-// after the window, it waits for that, rather than give the task up and
-// re-queue it when the claim turns out to have won). The merge order
+// ready_queue how many seats (slots plus prefetch) are free; a free seat
+// claims the task ready_queue offers (DEQUEUE with this node's Claim). A
+// task the common matching gave this node waits the short matched claim
+// window (no other node is expected to claim it; should one, the merge
+// order picks one winner before either starts), any other the longer
+// claim window (a window of 0 starts at once, and a better claim heard
+// later stops the loser). A claim executes only if the merged state names
+// it (on a busy node whose own claim comes back merged only after the
+// window, it waits for that, rather than give the task up and re-queue it
+// when the claim turns out to have won). The merge order
 // (ranking.hpp) picks the same winner on every replica, however late a
 // claim is, so a losing claim frees its slot and a losing execution is
 // stopped (the concurrent-execution tie-break).
@@ -77,6 +79,10 @@ private:
     if (born_ < 0)
       born_ = now;
   }
+  // Stops or re-claims our execution of a task whose merged state moved
+  // on; true if it re-claimed a later attempt.
+  bool judge_execution(const std::string& task_id, const wire::TaskState& s,
+                       ev::events& out);
   void end_windows(millis now, ev::events& out);
   void execute(const std::string& task_id, const claim_ticket& t,
                ev::events& out);

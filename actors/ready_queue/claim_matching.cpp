@@ -2,19 +2,24 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <tuple>
 
 #include "ready_queue/ready_queue.hpp"
 
 namespace dice {
 
-std::vector<std::string>
-match_claims(const std::vector<std::vector<std::string>>& classes,
-             std::map<std::string, std::size_t> free_slots,
-             const std::string& self) {
-  std::vector<std::string> mine;
-  if (classes.empty() || classes.front().empty())
-    return mine;
+namespace {
+
+// The matching itself: every pick of every node, or, with `self` set, only
+// until that node's slots are filled (later turns cannot change its picks).
+std::map<std::string, std::vector<std::string>>
+assign(const std::vector<std::vector<std::string>>& classes,
+       const std::map<std::string, std::size_t>& free_slots,
+       const std::string* self) {
+  std::map<std::string, std::vector<std::string>> picks;
+  if (classes.empty())
+    return picks;
   // The order of turns: by rendezvous hash with a fixed key. Keyed by a
   // task, it would change when that task is claimed, and the nodes that
   // see the claim would match everything anew, against the others' picks.
@@ -35,8 +40,8 @@ match_claims(const std::vector<std::vector<std::string>>& classes,
     }
   };
   enter(0);
-  // Rounds of one task per node with a free slot, until this node's slots
-  // are filled (later turns cannot change its picks) or tasks run out.
+  // Rounds of one task per node with a free slot, until the slots are
+  // filled or tasks run out.
   for (bool more = true; more;) {
     more = false;
     for (auto& [hash, node, left] : turns) {
@@ -45,7 +50,7 @@ match_claims(const std::vector<std::vector<std::string>>& classes,
       while (cls < classes.size() && left_in_class == 0)
         enter(cls + 1); // a class used up: on to the next
       if (cls == classes.size())
-        return mine;
+        return picks;
       const auto& tasks = classes[cls];
       std::size_t best = tasks.size();
       std::uint64_t best_hash = 0;
@@ -61,14 +66,47 @@ match_claims(const std::vector<std::vector<std::string>>& classes,
       taken[best] = 1;
       --left_in_class;
       --left;
-      if (node == self) {
-        mine.push_back(tasks[best]);
-        if (left == 0)
-          return mine;
-      }
+      picks[node].push_back(tasks[best]);
+      if (self != nullptr && node == *self && left == 0)
+        return picks;
       more = true;
     }
   }
+  return picks;
+}
+
+} // namespace
+
+std::vector<std::string>
+match_claims(const std::vector<std::vector<std::string>>& classes,
+             std::map<std::string, std::size_t> free_slots,
+             const std::string& self) {
+  return std::move(assign(classes, free_slots, &self)[self]);
+}
+
+std::vector<std::string>
+match_seats(const std::vector<std::vector<std::string>>& classes,
+            const std::map<std::string, std::size_t>& free_slots,
+            const std::map<std::string, std::size_t>& free_prefetch,
+            const std::string& self) {
+  // Slots first, every node's: a task must not wait behind another's
+  // running task while a slot elsewhere is idle.
+  auto first = assign(classes, free_slots, nullptr);
+  std::set<std::string> used;
+  for (const auto& [node, tasks] : first)
+    used.insert(tasks.begin(), tasks.end());
+  std::vector<std::vector<std::string>> rest;
+  for (const auto& c : classes) {
+    rest.emplace_back();
+    for (const auto& t : c)
+      if (used.count(t) == 0)
+        rest.back().push_back(t);
+    if (rest.back().empty())
+      rest.pop_back();
+  }
+  auto mine = std::move(first[self]);
+  auto ahead = match_claims(rest, free_prefetch, self);
+  mine.insert(mine.end(), ahead.begin(), ahead.end());
   return mine;
 }
 

@@ -25,4 +25,15 @@ match_claims(const std::vector<std::vector<std::string>>& classes,
              std::map<std::string, std::size_t> free_slots,
              const std::string& self);
 
+/// The tasks matched to `self` when nodes hold claims beyond their slots
+/// (prefetch): the free slots of every node are matched first, then the
+/// free prefetch seats take what is left, so a task never waits behind a
+/// running one while a slot elsewhere is free. Slots, then prefetch seats,
+/// in the order returned.
+std::vector<std::string>
+match_seats(const std::vector<std::vector<std::string>>& classes,
+            const std::map<std::string, std::size_t>& free_slots,
+            const std::map<std::string, std::size_t>& free_prefetch,
+            const std::string& self);
+
 } // namespace dice

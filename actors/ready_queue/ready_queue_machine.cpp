@@ -45,13 +45,14 @@ void ready_queue_machine::on(const ev::task_changed& e, millis now,
 void ready_queue_machine::on(const ev::live_nodes& e, millis,
                              ev::events&) {
   live_ = std::max<std::size_t>(e.count, 1);
-  peer_slots_ = e.peer_slots;
+  peer_seats_ = e.peer_seats;
   changed_ = true;
 }
 
 void ready_queue_machine::on(const ev::free_slots& e, millis,
                              ev::events&) {
   free_ = e.count;
+  free_run_ = std::min(e.slots, e.count);
   free_since_ = e.free_since;
   claimed_ = std::set<std::string>(e.claimed.begin(), e.claimed.end());
   changed_ = true;
@@ -64,7 +65,7 @@ void ready_queue_machine::tick(millis now, ev::events& out) {
     return;
   auto& skip = claimed_;
   std::vector<std::pair<std::string, bool>> offers; // (task, matched)
-  for (auto& id : matched(free_, skip))
+  for (auto& id : matched(skip))
     offers.emplace_back(std::move(id), true);
   for (const auto& o : offers)
     skip.insert(o.first);
@@ -76,6 +77,7 @@ void ready_queue_machine::tick(millis now, ev::events& out) {
     offers.emplace_back(*next, false);
   }
   free_ -= offers.size();
+  free_run_ -= std::min(free_run_, offers.size());
   for (const auto& [id, is_match] : offers) {
     const auto& t = tasks_.at(id);
     // The first attempt is ready from its enqueue on; a re-queued one from
@@ -88,26 +90,31 @@ void ready_queue_machine::tick(millis now, ev::events& out) {
 }
 
 std::vector<std::string>
-ready_queue_machine::matched(std::size_t free,
-                             const std::set<std::string>& skip) const {
-  if (cfg_.claim_stagger_ms == 0 || free == 0)
-    return {}; // no stagger: every free slot claims the head of its walk
-  std::map<std::string, std::size_t> free_slots{{id_, free}};
-  std::size_t seats = free;
-  for (const auto& [node, slots] : peer_slots_) {
+ready_queue_machine::matched(const std::set<std::string>& skip) const {
+  if (cfg_.claim_stagger_ms == 0 || free_ == 0)
+    return {}; // no stagger: every free seat claims the head of its walk
+  std::map<std::string, std::size_t> slots{{id_, free_run_}};
+  std::map<std::string, std::size_t> ahead{{id_, free_ - free_run_}};
+  std::size_t seats = free_;
+  for (const auto& [node, said] : peer_seats_) {
+    // A peer's claims fill its slots first, then its prefetch seats.
     auto i = per_node_.find(node);
-    std::size_t running = i == per_node_.end() ? 0 : i->second;
-    std::size_t n = std::max<std::size_t>(slots, 1);
-    if (n > running) {
-      free_slots[node] = n - running;
-      seats += n - running;
-    }
+    std::size_t held = i == per_node_.end() ? 0 : i->second;
+    std::size_t n = std::max<std::uint32_t>(said.slots, 1);
+    std::size_t all = n + said.prefetch;
+    std::size_t run = n > held ? n - held : 0;
+    std::size_t free = all > held ? all - held : 0;
+    if (run > 0)
+      slots[node] = run;
+    if (free > run)
+      ahead[node] = free - run;
+    seats += free;
   }
   // Candidates: the first tasks in the common order, a few more than the
-  // free slots so that each node has some choice of its own.
+  // free seats so that each node has some choice of its own.
   constexpr std::size_t least_candidates = 64;
   auto classes = common_.next_by_class(std::max(seats, least_candidates), skip);
-  return match_claims(classes, std::move(free_slots), id_);
+  return match_seats(classes, slots, ahead, id_);
 }
 
 std::size_t ready_queue_machine::idle_nodes() const {

@@ -49,9 +49,8 @@ private:
     std::uint32_t attempt = 0;
     millis since = 0; // when the attempt became ready here
   };
-  // The ready tasks the common matching gives this node's `free` slots.
-  std::vector<std::string> matched(std::size_t free,
-                                   const std::set<std::string>& skip) const;
+  // The ready tasks the common matching gives this node's free seats.
+  std::vector<std::string> matched(const std::set<std::string>& skip) const;
   // The ready task a slot left without a match may claim now, if any;
   // else `later` becomes the earliest time one may.
   std::optional<std::string> next_claim(millis now, millis free_since,
@@ -67,14 +66,16 @@ private:
   ready_queue common_{""};
   std::map<std::string, ready_task> tasks_;
   std::size_t live_ = 1;
-  // Live peers and their slots (0: not said, taken as 1).
-  std::map<std::string, std::uint32_t> peer_slots_;
+  // Live peers and their seats (0 slots: not said, taken as 1).
+  std::map<std::string, ev::seats> peer_seats_;
   // Who runs each running task, and how many each node runs (others only).
   std::map<std::string, std::string> runner_;
   std::map<std::string, std::size_t> per_node_;
-  // Ranking's free slots not offered a task yet, since when, and the tasks
-  // it claimed or runs (or was offered since it said so): never offered.
+  // Ranking's free seats not offered a task yet (free_run_ of them slots
+  // that would run at once), since when, and the tasks it claimed or runs
+  // (or was offered since it said so): never offered.
   std::size_t free_ = 0;
+  std::size_t free_run_ = 0;
   millis free_since_ = 0;
   std::set<std::string> claimed_;
   // When a staggered claim's turn comes next.

@@ -202,7 +202,7 @@ void sim_cluster::run_queued(sim_node& n) {
     // Transient failures spare the last allowed attempt.
     bool ok = !(attempt < opts_.queue.max_attempts
                 && chance(opts_.fail_probability));
-    n.running[task_id] = execution{attempt, now_ + opts_.task_ms, ok};
+    n.running[task_id] = execution{attempt, now_ + opts_.task_ms, ok, now_};
     ++executions_[task_id];
   }
 }
@@ -219,7 +219,7 @@ void sim_cluster::finish_executions(sim_node& n) {
     n.queue->execution_finished(task_id, e.attempt, e.ok,
                                 e.ok ? "result:" + task_id
                                      : "transient failure",
-                                now_);
+                                now_, e.started);
   }
 }
 

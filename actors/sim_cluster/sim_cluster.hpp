@@ -62,6 +62,7 @@ private:
     std::uint32_t attempt;
     millis ends;
     bool ok;
+    millis started = 0;
   };
   struct sim_node {
     std::string id;

@@ -60,7 +60,7 @@ public:
 
   /// Someone showed it has not heard that a task ended: the same answer,
   /// after a back-off in [0, max_wait] so that it arrives within the
-  /// stale node's claim window.
+  /// stale node's claim window (half the shorter of the two windows).
   void stale(const std::string& task_id, millis now, std::mt19937_64& rng,
              millis max_wait);
 

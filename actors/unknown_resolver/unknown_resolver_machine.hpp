@@ -14,7 +14,7 @@ namespace dice {
 class unknown_resolver_machine {
 public:
   /// `stale_wait`: how soon a node that missed a task's end is told (within
-  /// its claim window).
+  /// its claim window: half the shorter of the claim windows).
   unknown_resolver_machine(resolver_config cfg, millis stale_wait,
                            std::uint64_t seed);
 

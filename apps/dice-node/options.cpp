@@ -86,6 +86,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
   long long cores = std::max(1u, std::thread::hardware_concurrency());
   long long slots = cores, max_attempts = q.max_attempts,
             prefetch = static_cast<long long>(q.prefetch),
+            ack_replicas = static_cast<long long>(q.ack_replicas),
             claim_window = q.claim_window_ms, claim_stagger = q.claim_stagger_ms,
             matched_window = q.matched_claim_window_ms,
             running_interval = q.running_interval_ms,
@@ -127,9 +128,10 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("election-check-ms", po::value(&n.election.check_interval_ms)->default_value(defaults::election_check_interval_ms), "election: period of the coordinator/member checks")
     ("slots", po::value(&slots)->default_value(slots), "tasks this node executes at once (default: the core count)")
     ("prefetch", po::value(&prefetch)->default_value(prefetch), "tasks claimed beyond --slots, each started the moment a slot frees (0: a slot claims only once free)")
+    ("ack-replicas", po::value(&ack_replicas)->default_value(ack_replicas), "replicas that acknowledge an enqueuer's ENQUEUEs by unicast at once, so a submit is answered without waiting for a heartbeat (0: heartbeats only)")
     ("max-attempts", po::value(&max_attempts)->default_value(max_attempts), "executions of a task that may fail before it ends FAILED")
-    ("claim-window-ms", po::value(&claim_window)->default_value(claim_window), "how long a staggered claim (a task the common matching gave another node) waits for competing claims before executing")
-    ("matched-claim-window-ms", po::value(&matched_window)->default_value(matched_window), "the same for a claim of a task the common matching gave this node (0: it starts at once)")
+    ("claim-window-ms", po::value(&claim_window)->default_value(claim_window), "how long a staggered claim (a task the common matching gave another node; every claim with --claim-stagger-ms 0) waits for competing claims before executing")
+    ("matched-claim-window-ms", po::value(&matched_window)->default_value(matched_window), "the same for a claim of a task the common matching gave this node (0: it starts at once, and a better claim heard later stops it)")
     ("claim-stagger-ms", po::value(&claim_stagger)->default_value(claim_stagger), "a free slot with no task of its own in the common matching waits this, plus its rank times this, before it claims (0: no matching, all claim at once)")
     ("running-interval-ms", po::value(&running_interval)->default_value(running_interval), "RUNNING heartbeat interval of an execution")
     ("running-timeout-ms", po::value(&running_timeout)->default_value(running_timeout), "no RUNNING heartbeat for this long re-queues the task")
@@ -189,6 +191,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
   q.slots = ranged("slots", slots, 1, defaults::max_slots);
   q.max_attempts = ranged("max-attempts", max_attempts, 1, 100);
   q.prefetch = ranged("prefetch", prefetch, 0, defaults::max_slots);
+  q.ack_replicas = ranged("ack-replicas", ack_replicas, 0, 64);
   q.claim_window_ms = ranged("claim-window-ms", claim_window, 0, 60'000);
   q.matched_claim_window_ms = ranged("matched-claim-window-ms", matched_window, 0, 60'000);
   q.claim_stagger_ms = ranged("claim-stagger-ms", claim_stagger, 0, 60'000);

@@ -39,6 +39,9 @@ struct lockstep {
   std::set<std::string> down; // silent nodes: no ticks, nothing in or out
 
   std::vector<running_exec> executing;
+  // Start orders beyond a node's slots (prefetched claims): they run in
+  // order as its slots free, as in the executor's queue.
+  std::vector<running_exec> queued;
   std::vector<running_exec> started, canceled;
   // Every message sent: (from, message).
   std::vector<std::pair<std::string, wire::Message>> sent;
@@ -90,18 +93,19 @@ struct lockstep {
         if (down.count(n->id()))
           continue;
         for (auto& o : out.start)
-          executing.push_back({n->id(), o.task_id, o.attempt, now + task_ms}),
-            started.push_back(executing.back());
+          queued.push_back({n->id(), o.task_id, o.attempt, 0});
         for (auto& o : out.cancel) {
           canceled.push_back({n->id(), o.task_id, o.attempt, now});
+          auto same = [&](auto& e) {
+            return e.node == n->id() && e.task_id == o.task_id;
+          };
           executing.erase(
-            std::remove_if(executing.begin(), executing.end(),
-                           [&](auto& e) {
-                             return e.node == n->id()
-                                    && e.task_id == o.task_id;
-                           }),
+            std::remove_if(executing.begin(), executing.end(), same),
             executing.end());
+          queued.erase(std::remove_if(queued.begin(), queued.end(), same),
+                       queued.end());
         }
+        run_queued();
         for (auto& m : out.broadcasts) {
           sent.emplace_back(n->id(), m);
           for (auto& peer : nodes)
@@ -113,6 +117,25 @@ struct lockstep {
           route(n->id(), s.to, s.message);
         }
       }
+    }
+  }
+
+  /// Starts queued executions of nodes with a free slot.
+  void run_queued() {
+    for (auto i = queued.begin(); i != queued.end();) {
+      if (down.count(i->node) > 0) {
+        ++i;
+        continue;
+      }
+      auto busy = std::count_if(executing.begin(), executing.end(),
+                                [&](auto& e) { return e.node == i->node; });
+      if (static_cast<std::size_t>(busy) >= at(i->node).config().slots) {
+        ++i;
+        continue;
+      }
+      executing.push_back({i->node, i->task_id, i->attempt, now + task_ms});
+      started.push_back(executing.back());
+      i = queued.erase(i);
     }
   }
 
@@ -141,11 +164,12 @@ struct lockstep {
         bool ok = outcome ? outcome(e.node, e.task_id, e.attempt) : true;
         at(e.node).execution_finished(e.task_id, e.attempt, ok,
                                       ok ? "result of " + e.task_id : "boom",
-                                      now);
+                                      now, e.ends - task_ms);
       } else {
         ++i;
       }
     }
+    run_queued();
     if (versions_every_ms > 0 && now - last_versions >= versions_every_ms) {
       last_versions = now;
       exchange_versions();

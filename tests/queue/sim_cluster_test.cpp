@@ -76,8 +76,11 @@ TEST_CASE("a loss-free cluster runs every task once", "[sim]") {
   CHECK(r.accepted == 20);
   CHECK(r.duplicates == 0);
   CHECK(r.executions == 20);
-  // ENQUEUE, DEQUEUE, DONE: three queue broadcasts per task, no more.
-  CHECK(r.messages_per_task <= 3.5);
+  // ENQUEUE, DEQUEUE, DONE: three queue broadcasts per task, plus the
+  // claims that lose in their window (tasks trickling in one at a time
+  // are claimed by prefetch seats whose holders' views differ): at most
+  // four. (Acks are unicasts, counted apart.)
+  CHECK(r.messages_per_task <= 4.0);
 }
 
 TEST_CASE("a seed replays the same run", "[sim]") {

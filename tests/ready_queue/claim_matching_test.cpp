@@ -139,3 +139,25 @@ TEST_CASE("a node with no free slot in the view gets nothing",
   CHECK(match_claims({{"t1", "t2"}}, free, "a").empty());
   CHECK(match_claims({{"t1", "t2"}}, free, "b").size() == 1);
 }
+
+TEST_CASE("free slots are matched before prefetch seats: no task waits behind "
+          "a running one while a slot elsewhere is idle",
+          "[claim_matching]") {
+  // a: two free slots and a free prefetch seat; b: slots busy, its
+  // prefetch seat free.
+  std::map<std::string, std::size_t> slots{{"a", 2}};
+  std::map<std::string, std::size_t> ahead{{"a", 1}, {"b", 1}};
+  std::vector<std::vector<std::string>> two{{"t1", "t2"}};
+  CHECK(match_seats(two, slots, ahead, "a").size() == 2);
+  CHECK(match_seats(two, slots, ahead, "b").empty());
+  // More tasks than slots: the rest go to prefetch seats, one each, and
+  // no task twice.
+  std::vector<std::vector<std::string>> four{{"t1", "t2", "t3", "t4"}};
+  auto a = match_seats(four, slots, ahead, "a");
+  auto b = match_seats(four, slots, ahead, "b");
+  CHECK(a.size() == 3);
+  CHECK(b.size() == 1);
+  std::set<std::string> all(a.begin(), a.end());
+  all.insert(b.begin(), b.end());
+  CHECK(all.size() == 4);
+}
