@@ -20,6 +20,7 @@
 #include "common/time.hpp"
 #include "queue/queue_interfaces.hpp"
 #include "queue_node/queue_routes.hpp"
+#include "queue_node/takes.hpp"
 
 namespace dice {
 
@@ -202,14 +203,6 @@ void dispatch(Self* self, ev::events& out) {
     route(e, batcher);
   batcher.send_batches();
 }
-
-template <class M, class E, class = void>
-struct takes : std::false_type {};
-template <class M, class E>
-struct takes<M, E,
-             std::void_t<decltype(std::declval<M&>().on(
-               std::declval<const E&>(), millis{},
-               std::declval<ev::events&>()))>> : std::true_type {};
 
 /// Hands the machine each event of a batch, in order. Only events the
 /// machine takes can be in it: the routing that batched them sends a lone

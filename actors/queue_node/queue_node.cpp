@@ -2,6 +2,8 @@
 #include "queue_node/queue_node.hpp"
 
 #include <stdexcept>
+
+#include "queue_node/takes.hpp"
 #include <type_traits>
 #include <utility>
 
@@ -81,7 +83,100 @@ void queue_node::deliver(const E& e) {
     to_world(e);
 }
 
+namespace {
+
+// Puts each event in the mailbox of every station that takes it.
+struct mailbox_sink {
+  std::array<std::deque<ev::event>, station_count>& boxes;
+  template <station S, class E>
+  void deliver(const E& e) {
+    boxes[static_cast<std::size_t>(S)].emplace_back(e);
+  }
+};
+
+template <station S>
+constexpr bool is_subsystem = S != station::bridge && S != station::executor
+                              && S != station::world;
+
+} // namespace
+
+void queue_node::interleave(std::uint64_t seed) {
+  interleaving_.emplace(seed);
+}
+
+void queue_node::handle_at(station s, const ev::event& e) {
+  auto at = [&](auto tag, const auto& x) {
+    constexpr station S = decltype(tag)::value;
+    using E = std::decay_t<decltype(x)>;
+    // Routes put only events a station takes in its mailbox.
+    if constexpr (!is_subsystem<S>)
+      deliver<S>(x);
+    else if constexpr (S == station::communication) {
+      if constexpr (takes<communication_machine, E>::value)
+        deliver<S>(x);
+    } else if constexpr (S == station::known_tasks) {
+      if constexpr (takes<known_tasks_machine, E>::value)
+        deliver<S>(x);
+    } else if constexpr (S == station::ready_queue) {
+      if constexpr (takes<ready_queue_machine, E>::value)
+        deliver<S>(x);
+    } else if constexpr (S == station::ranking) {
+      if constexpr (takes<ranking_machine, E>::value)
+        deliver<S>(x);
+    } else if constexpr (S == station::running_tasks) {
+      if constexpr (takes<running_tasks_machine, E>::value)
+        deliver<S>(x);
+    } else if constexpr (S == station::finished_tasks) {
+      if constexpr (takes<finished_tasks_machine, E>::value)
+        deliver<S>(x);
+    } else if constexpr (takes<unknown_resolver_machine, E>::value) {
+      deliver<S>(x);
+    }
+  };
+  std::visit(
+    [&](const auto& x) {
+      using C = station;
+      switch (s) {
+        case C::communication: return at(std::integral_constant<C, C::communication>{}, x);
+        case C::known_tasks: return at(std::integral_constant<C, C::known_tasks>{}, x);
+        case C::ready_queue: return at(std::integral_constant<C, C::ready_queue>{}, x);
+        case C::ranking: return at(std::integral_constant<C, C::ranking>{}, x);
+        case C::running_tasks: return at(std::integral_constant<C, C::running_tasks>{}, x);
+        case C::finished_tasks: return at(std::integral_constant<C, C::finished_tasks>{}, x);
+        case C::unknown_resolver: return at(std::integral_constant<C, C::unknown_resolver>{}, x);
+        case C::bridge: return at(std::integral_constant<C, C::bridge>{}, x);
+        case C::executor: return at(std::integral_constant<C, C::executor>{}, x);
+        case C::world: return at(std::integral_constant<C, C::world>{}, x);
+      }
+    },
+    e);
+}
+
+void queue_node::run_interleaved(ev::events fresh) {
+  mailbox_sink sink{boxes_};
+  for (const auto& e : fresh)
+    route(e, sink);
+  for (;;) {
+    std::array<std::size_t, station_count> ready{};
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < station_count; ++i)
+      if (!boxes_[i].empty())
+        ready[n++] = i;
+    if (n == 0)
+      return;
+    auto i = ready[(*interleaving_)() % n];
+    auto e = std::move(boxes_[i].front());
+    boxes_[i].pop_front();
+    handle_at(static_cast<station>(i), e);
+    for (const auto& next : emitted_)
+      route(next, sink);
+    emitted_.clear();
+  }
+}
+
 void queue_node::run(ev::events fresh) {
+  if (interleaving_)
+    return run_interleaved(std::move(fresh));
   for (auto& e : fresh)
     mailbox_.push_back(std::move(e));
   while (!mailbox_.empty()) {

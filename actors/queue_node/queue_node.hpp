@@ -42,8 +42,10 @@
 //  - anti-entropy: a node whose version vector is behind a peer's sends a
 //    SyncRequest; the reply carries the missing ops, or a snapshot once they
 //    left the bounded op log.
+#include <array>
 #include <cstdint>
 #include <deque>
+#include <random>
 #include <optional>
 #include <set>
 #include <string>
@@ -163,9 +165,19 @@ public:
   template <station S, class E>
   void deliver(const E& e);
 
+  /// From now on, runs the subsystems as CAF may run their actors: each
+  /// has its own mailbox, handled in order, and a choice seeded by `seed`
+  /// picks whose next event is handled. Without it every event waits in
+  /// one FIFO, the order a single mailbox would give.
+  void interleave(std::uint64_t seed);
+
 private:
-  // Delivers `fresh` and everything it leads to, in FIFO order.
+  // Delivers `fresh` and everything it leads to, in FIFO order, or
+  // interleaved by subsystem.
   void run(ev::events fresh);
+  void run_interleaved(ev::events fresh);
+  // Hands `e`, taken from station `s`'s mailbox, to that station.
+  void handle_at(station s, const ev::event& e);
   template <class E>
   void to_world(const E& e);
 
@@ -184,6 +196,9 @@ private:
   millis now_ = 0;
   ev::events emitted_;
   std::deque<ev::event> mailbox_;
+  // Interleaved: each station's mailbox, and the choice of the next one.
+  std::array<std::deque<ev::event>, station_count> boxes_;
+  std::optional<std::mt19937_64> interleaving_;
   queue_outbox out_;
 };
 

@@ -72,6 +72,8 @@ void sim_cluster::boot(sim_node& n) {
       n.membership->add_seed(other.id);
   n.queue = std::make_unique<queue_node>(n.id, n.incarnation, rng_(),
                                          opts_.queue);
+  if (opts_.interleave)
+    n.queue->interleave(rng_());
   n.running.clear();
   n.queued.clear();
   n.coordinator.clear();

@@ -26,6 +26,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   const sim_options defaults;
   long long nodes = 16, tasks = 256, crashes = 0, removes = 0;
   long long partition_ms = 0, max_time_ms = 0;
+  bool fifo = false;
   po::options_description desc(
     "dice-sim: one seeded, deterministic simulation of a whole DiCE cluster\n"
     "(replicated queue + membership over a simulated lossy network, in\n"
@@ -59,6 +60,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("prefetch", po::value(&o.queue.prefetch)->default_value(defaults.queue.prefetch), "tasks a node claims beyond its slots")
     ("finished-hold-ms", po::value(&o.queue.finished_hold_ms)->default_value(defaults.queue.finished_hold_ms), "how long a DONE or FAILED report may wait to share a datagram")
     ("claim-stagger-ms", po::value(&o.queue.claim_stagger_ms)->default_value(defaults.queue.claim_stagger_ms), "delay, and per-rank delay, of a free slot's claim when the common matching gave it no task (0: no matching, all claim at once)")
+    ("fifo", po::bool_switch(&fifo), "deliver each node's events in one FIFO instead of interleaving its subsystems' mailboxes in a seeded order")
     ("seed", po::value(&o.seed)->default_value(defaults.seed), "seed of the whole run: the same seed replays it")
     ("actors", po::bool_switch(&out.actors), "run each node as its real actor set (bridge, membership, the queue facade and its seven subsystem actors) under CAF's test scheduler; slower, and without --remove, --fail and the per-kind traffic")
     ("json", po::bool_switch(&out.json), "print the report as one JSON object on the last line")
@@ -105,6 +107,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   o.nodes = static_cast<std::size_t>(nodes);
   o.tasks = static_cast<std::size_t>(tasks);
   o.crashes = static_cast<std::size_t>(crashes);
+  o.interleave = !fifo;
   o.removes = static_cast<std::size_t>(removes);
   o.partition = partition_ms > 0;
   if (o.partition)

@@ -88,6 +88,20 @@ TEST_CASE("a seed replays the same run", "[sim]") {
   CHECK(run_simulation(o).summary() == run_simulation(o).summary());
 }
 
+TEST_CASE("the sweeps interleave each node's subsystems as CAF's mailboxes "
+          "may: another order than one FIFO, the same guarantees",
+          "[sim]") {
+  auto o = scenario(11);
+  REQUIRE(o.interleave); // the default of every sweep
+  auto interleaved = run_simulation(o);
+  o.interleave = false;
+  auto fifo = run_simulation(o);
+  INFO(interleaved.summary() << "\n" << fifo.summary());
+  check(interleaved);
+  check(fifo);
+  CHECK(interleaved.summary() != fifo.summary());
+}
+
 TEST_CASE("200 seeded cluster runs with loss, duplication, reordering, a "
           "partition and crashes: no accepted task lost, all replicas equal",
           "[sim]") {
