@@ -104,33 +104,36 @@ void queue_node::interleave(std::uint64_t seed) {
   interleaving_.emplace(seed);
 }
 
+template <station S>
+auto& queue_node::machine_at() {
+  if constexpr (S == station::communication)
+    return communication_;
+  else if constexpr (S == station::known_tasks)
+    return known_tasks_;
+  else if constexpr (S == station::ready_queue)
+    return ready_queue_;
+  else if constexpr (S == station::ranking)
+    return ranking_;
+  else if constexpr (S == station::running_tasks)
+    return running_tasks_;
+  else if constexpr (S == station::finished_tasks)
+    return finished_tasks_;
+  else
+    return unknown_resolver_;
+}
+
 void queue_node::handle_at(station s, const ev::event& e) {
   auto at = [&](auto tag, const auto& x) {
     constexpr station S = decltype(tag)::value;
     using E = std::decay_t<decltype(x)>;
-    // Routes put only events a station takes in its mailbox.
-    if constexpr (!is_subsystem<S>)
+    // Routes put only events a station takes in its mailbox; the check
+    // keeps the others from being compiled.
+    if constexpr (!is_subsystem<S>) {
       deliver<S>(x);
-    else if constexpr (S == station::communication) {
-      if constexpr (takes<communication_machine, E>::value)
+    } else {
+      using M = std::decay_t<decltype(machine_at<S>())>;
+      if constexpr (takes<M, E>::value)
         deliver<S>(x);
-    } else if constexpr (S == station::known_tasks) {
-      if constexpr (takes<known_tasks_machine, E>::value)
-        deliver<S>(x);
-    } else if constexpr (S == station::ready_queue) {
-      if constexpr (takes<ready_queue_machine, E>::value)
-        deliver<S>(x);
-    } else if constexpr (S == station::ranking) {
-      if constexpr (takes<ranking_machine, E>::value)
-        deliver<S>(x);
-    } else if constexpr (S == station::running_tasks) {
-      if constexpr (takes<running_tasks_machine, E>::value)
-        deliver<S>(x);
-    } else if constexpr (S == station::finished_tasks) {
-      if constexpr (takes<finished_tasks_machine, E>::value)
-        deliver<S>(x);
-    } else if constexpr (takes<unknown_resolver_machine, E>::value) {
-      deliver<S>(x);
     }
   };
   std::visit(

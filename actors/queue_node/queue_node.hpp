@@ -178,6 +178,9 @@ private:
   void run_interleaved(ev::events fresh);
   // Hands `e`, taken from station `s`'s mailbox, to that station.
   void handle_at(station s, const ev::event& e);
+  // The machine of a subsystem station.
+  template <station S>
+  auto& machine_at();
   template <class E>
   void to_world(const E& e);
 

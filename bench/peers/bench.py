@@ -70,6 +70,14 @@ def until(cond, seconds, what):
         time.sleep(POLL_BATCH)
 
 
+def poll_until(cond, t0, what):
+    """Polls one task's cond() every POLL_ONE, for at most 30 s from t0."""
+    while not cond():
+        if time.monotonic() > t0 + 30:
+            raise TimeoutError(f"{what} not done in 30 s")
+        time.sleep(POLL_ONE)
+
+
 # --- the systems: wait_ready(workers), batch(kind, n) -> seconds from the
 # first submit to the last result visible, one() -> (submit s, total s).
 
@@ -128,11 +136,8 @@ class Dice:
         t0 = time.monotonic()
         (tid,) = self.post("noop", 1)
         t1 = time.monotonic()
-        deadline = t0 + 30
-        while self.get(f"/tasks/{tid}")["state"] not in ("done", "failed"):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"dice task {tid} not done in 30 s")
-            time.sleep(POLL_ONE)
+        poll_until(lambda: self.get(f"/tasks/{tid}")["state"] in ("done", "failed"),
+                   t0, f"dice task {tid}")
         return t1 - t0, time.monotonic() - t0
 
 
@@ -203,11 +208,8 @@ class RQPeer:
         t0 = time.monotonic()
         job = self.queue.enqueue(self.task["noop"][0])
         t1 = time.monotonic()
-        deadline = t0 + 30
-        while job.get_status(refresh=True) not in ("finished", "failed"):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"rq job {job.id} not done in 30 s")
-            time.sleep(POLL_ONE)
+        poll_until(lambda: job.get_status(refresh=True) in ("finished", "failed"),
+                   t0, f"rq job {job.id}")
         return t1 - t0, time.monotonic() - t0
 
 
