@@ -20,7 +20,12 @@ constexpr std::uint32_t submit_chunk = 128;
 
 void reply(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
-  res.set_content(body.dump(), "application/json");
+  // A path, payload or result need not be UTF-8 (a shell task may print
+  // any byte): such bytes become U+FFFD instead of an exception, which
+  // aborted the node from a 404 handler.
+  res.set_content(body.dump(-1, ' ', false,
+                            nlohmann::json::error_handler_t::replace),
+                  "application/json");
 }
 
 void busy(httplib::Response& res, const std::string& error) {

@@ -307,4 +307,12 @@ TEST_CASE("an unknown HTTP path answers 404 with a JSON error",
   auto body = r.json();
   REQUIRE(body);
   CHECK(body->contains("error"));
+  // A byte that is not UTF-8 in the path (it aborted the node once): the
+  // same answer, and the node lives on.
+  auto bad = http_get(n.spec().http_port, "/no%FFpath");
+  CHECK(bad.status == 404);
+  auto bad_body = bad.json();
+  REQUIRE(bad_body);
+  CHECK(bad_body->contains("error"));
+  CHECK(get_json(n.spec().http_port, "/health"));
 }

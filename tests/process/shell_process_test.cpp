@@ -58,6 +58,12 @@ TEST_CASE("shell tasks run allowed programs only, with bounded retries",
     CHECK(task["finished_at_ms"].get<std::int64_t>()
           >= task["started_at_ms"].get<std::int64_t>());
   }
+  SECTION("a result that is not UTF-8 is readable, its bad bytes replaced") {
+    auto [code, task] = run(R"(["/bin/echo", "-e", "a\\377b"])", "bytes.log");
+    CHECK(code == 0);
+    CHECK(task["state"] == "done");
+    CHECK(task["result"] == "a\xEF\xBF\xBD" "b\n"); // U+FFFD
+  }
   SECTION("a failing program is retried up to --max-attempts, then FAILED") {
     auto [code, task] = run("/bin/false", "false.log");
     CHECK(code != 0);
