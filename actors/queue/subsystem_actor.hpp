@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <type_traits>
@@ -20,12 +21,8 @@
 #include "common/time.hpp"
 #include "queue/queue_interfaces.hpp"
 #include "queue_node/queue_routes.hpp"
-#include "queue_node/takes.hpp"
 
 namespace dice {
-
-/// start_subsystem's default: tick at the configured pacing.
-constexpr millis cfg_tick = -1;
 
 template <class Machine>
 struct subsystem_state {
@@ -129,12 +126,11 @@ struct actor_sink {
 template <class Self, class Machine>
 void start_subsystem(Self* self, const subsystem_config& cfg,
                      std::unique_ptr<Machine> machine,
-                     millis max_tick_ms = cfg_tick) {
+                     millis max_tick_ms = std::numeric_limits<millis>::max()) {
   auto& st = self->state;
   st.machine = std::move(machine);
   st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
-  st.tick_ms = max_tick_ms == cfg_tick ? cfg.tick_ms
-                                       : std::min(cfg.tick_ms, max_tick_ms);
+  st.tick_ms = std::min(cfg.tick_ms, max_tick_ms);
 }
 
 /// Counts the events each station gets.
@@ -203,6 +199,14 @@ void dispatch(Self* self, ev::events& out) {
     route(e, batcher);
   batcher.send_batches();
 }
+
+template <class M, class E, class = void>
+struct takes : std::false_type {};
+template <class M, class E>
+struct takes<M, E,
+             std::void_t<decltype(std::declval<M&>().on(
+               std::declval<const E&>(), millis{},
+               std::declval<ev::events&>()))>> : std::true_type {};
 
 /// Hands the machine each event of a batch, in order. Only events the
 /// machine takes can be in it: the routing that batched them sends a lone

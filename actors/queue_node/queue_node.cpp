@@ -1,9 +1,9 @@
 #include <algorithm>
 #include "queue_node/queue_node.hpp"
 
+#include <functional>
 #include <stdexcept>
 
-#include "queue_node/takes.hpp"
 #include <type_traits>
 #include <utility>
 
@@ -85,18 +85,17 @@ void queue_node::deliver(const E& e) {
 
 namespace {
 
-// Puts each event in the mailbox of every station that takes it.
+// Puts each event in the mailbox of every station that takes it, bound to
+// its delivery there (the routes send a station only what it takes).
 struct mailbox_sink {
-  std::array<std::deque<ev::event>, station_count>& boxes;
+  queue_node& node;
+  std::array<std::deque<std::function<void()>>, station_count>& boxes;
   template <station S, class E>
   void deliver(const E& e) {
-    boxes[static_cast<std::size_t>(S)].emplace_back(e);
+    boxes[static_cast<std::size_t>(S)].emplace_back(
+      [n = &node, e] { n->deliver<S>(e); });
   }
 };
-
-template <station S>
-constexpr bool is_subsystem = S != station::bridge && S != station::executor
-                              && S != station::world;
 
 } // namespace
 
@@ -104,59 +103,8 @@ void queue_node::interleave(std::uint64_t seed) {
   interleaving_.emplace(seed);
 }
 
-template <station S>
-auto& queue_node::machine_at() {
-  if constexpr (S == station::communication)
-    return communication_;
-  else if constexpr (S == station::known_tasks)
-    return known_tasks_;
-  else if constexpr (S == station::ready_queue)
-    return ready_queue_;
-  else if constexpr (S == station::ranking)
-    return ranking_;
-  else if constexpr (S == station::running_tasks)
-    return running_tasks_;
-  else if constexpr (S == station::finished_tasks)
-    return finished_tasks_;
-  else
-    return unknown_resolver_;
-}
-
-void queue_node::handle_at(station s, const ev::event& e) {
-  auto at = [&](auto tag, const auto& x) {
-    constexpr station S = decltype(tag)::value;
-    using E = std::decay_t<decltype(x)>;
-    // Routes put only events a station takes in its mailbox; the check
-    // keeps the others from being compiled.
-    if constexpr (!is_subsystem<S>) {
-      deliver<S>(x);
-    } else {
-      using M = std::decay_t<decltype(machine_at<S>())>;
-      if constexpr (takes<M, E>::value)
-        deliver<S>(x);
-    }
-  };
-  std::visit(
-    [&](const auto& x) {
-      using C = station;
-      switch (s) {
-        case C::communication: return at(std::integral_constant<C, C::communication>{}, x);
-        case C::known_tasks: return at(std::integral_constant<C, C::known_tasks>{}, x);
-        case C::ready_queue: return at(std::integral_constant<C, C::ready_queue>{}, x);
-        case C::ranking: return at(std::integral_constant<C, C::ranking>{}, x);
-        case C::running_tasks: return at(std::integral_constant<C, C::running_tasks>{}, x);
-        case C::finished_tasks: return at(std::integral_constant<C, C::finished_tasks>{}, x);
-        case C::unknown_resolver: return at(std::integral_constant<C, C::unknown_resolver>{}, x);
-        case C::bridge: return at(std::integral_constant<C, C::bridge>{}, x);
-        case C::executor: return at(std::integral_constant<C, C::executor>{}, x);
-        case C::world: return at(std::integral_constant<C, C::world>{}, x);
-      }
-    },
-    e);
-}
-
 void queue_node::run_interleaved(ev::events fresh) {
-  mailbox_sink sink{boxes_};
+  mailbox_sink sink{*this, boxes_};
   for (const auto& e : fresh)
     route(e, sink);
   for (;;) {
@@ -168,9 +116,9 @@ void queue_node::run_interleaved(ev::events fresh) {
     if (n == 0)
       return;
     auto i = ready[(*interleaving_)() % n];
-    auto e = std::move(boxes_[i].front());
+    auto handle = std::move(boxes_[i].front());
     boxes_[i].pop_front();
-    handle_at(static_cast<station>(i), e);
+    handle();
     for (const auto& next : emitted_)
       route(next, sink);
     emitted_.clear();

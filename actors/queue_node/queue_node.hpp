@@ -45,6 +45,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <random>
 #include <optional>
 #include <set>
@@ -176,11 +177,6 @@ private:
   // interleaved by subsystem.
   void run(ev::events fresh);
   void run_interleaved(ev::events fresh);
-  // Hands `e`, taken from station `s`'s mailbox, to that station.
-  void handle_at(station s, const ev::event& e);
-  // The machine of a subsystem station.
-  template <station S>
-  auto& machine_at();
   template <class E>
   void to_world(const E& e);
 
@@ -199,8 +195,9 @@ private:
   millis now_ = 0;
   ev::events emitted_;
   std::deque<ev::event> mailbox_;
-  // Interleaved: each station's mailbox, and the choice of the next one.
-  std::array<std::deque<ev::event>, station_count> boxes_;
+  // Interleaved: each station's mailbox (each event bound to its
+  // delivery there), and the choice of the next one.
+  std::array<std::deque<std::function<void()>>, station_count> boxes_;
   std::optional<std::mt19937_64> interleaving_;
   queue_outbox out_;
 };
