@@ -45,4 +45,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
   CAF_ADD_ATOM(dice, dice, election_atom, "election")
   CAF_ADD_ATOM(dice, dice, coordinator_atom, "coord")
   CAF_ADD_ATOM(dice, dice, task_event_atom, "taskevent")
+  // the replica's journal
+  CAF_ADD_ATOM(dice, dice, restore_atom, "restore")
 CAF_END_TYPE_ID_BLOCK(dice)

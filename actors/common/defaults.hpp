@@ -163,3 +163,22 @@ constexpr std::size_t shell_max_output_bytes = 16 * 1024;
 constexpr std::size_t max_slots = 1024;
 
 } // namespace dice::defaults
+
+// -- journal (the replica on disk) ------------------------------------------------
+namespace dice::defaults {
+
+/// dice-node keeps its journal here unless --data-dir says otherwise
+/// ("none": memory only); one subdirectory per cluster and node id.
+constexpr const char* data_dir_root = "/var/lib/dice";
+/// Used instead when the process may not write data_dir_root (not root):
+/// $XDG_STATE_HOME/dice, else $HOME/.local/state/dice.
+constexpr const char* user_data_dir = ".local/state/dice";
+/// Appends reach the kernel before the node answers; fsync gathers the
+/// appends of this long into one (a machine crash loses at most this much,
+/// a killed process nothing).
+constexpr millis journal_sync_batch_ms = 5;
+/// The journal is rewritten as one record per task once it is larger than
+/// this and four times its size after the last rewrite.
+constexpr std::size_t journal_compact_min_bytes = 8 * 1024 * 1024;
+
+} // namespace dice::defaults

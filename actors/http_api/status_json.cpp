@@ -79,7 +79,15 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"stable_points_applied", c.stable_points_applied},
           {"acks_sent", c.acks_sent},
           {"unaddressed", c.unaddressed},
-          {"matched_claims", c.matched_claims}};
+          {"matched_claims", c.matched_claims},
+          {"journal",
+           {{"records_loaded", c.journal_records_loaded},
+            {"bad_tails", c.journal_bad_tails},
+            {"records_written", c.journal_records_written},
+            {"bytes_written", c.journal_bytes_written},
+            {"syncs", c.journal_syncs},
+            {"compactions", c.journal_compactions},
+            {"write_errors", c.journal_write_errors}}}};
 }
 
 nlohmann::json election_json(const election_view& v) {

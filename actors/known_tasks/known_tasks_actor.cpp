@@ -1,16 +1,39 @@
 // The known_tasks subsystem as an actor: drives its known_tasks_machine
-// (known_tasks/known_tasks_machine.hpp) with the events routed to it, and
-// takes the user's operations on tasks.
+// (known_tasks/known_tasks_machine.hpp) with the events routed to it,
+// takes the user's operations on tasks, and keeps the replica's journal.
+#include <spdlog/spdlog.h>
+
+#include "journal/replica_journal.hpp"
 #include "known_tasks/known_tasks_machine.hpp"
 #include "queue/subsystem_actor.hpp"
 
 namespace dice {
 
+namespace {
+
+// The journal's figures beside the machine's own.
+queue_counters with_journal(queue_counters c, const replica_journal* j) {
+  if (j == nullptr)
+    return c;
+  auto jc = j->counters();
+  c.journal_records_loaded = jc.records_loaded;
+  c.journal_bad_tails = jc.bad_tails;
+  c.journal_records_written = jc.records_written;
+  c.journal_bytes_written = jc.bytes_written;
+  c.journal_syncs = jc.syncs;
+  c.journal_compactions = jc.compactions;
+  c.journal_write_errors = jc.write_errors;
+  return c;
+}
+
+} // namespace
+
 known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
-                                    const subsystem_config& cfg) {
+                                    const subsystem_config& cfg,
+                                    std::shared_ptr<replica_journal> journal) {
   using self_ptr =
     known_tasks_actor::stateful_pointer<subsystem_state<known_tasks_machine>>;
-  return sys.spawn([cfg](self_ptr self) -> known_tasks_actor::behavior_type {
+  return sys.spawn([cfg, journal](self_ptr self) -> known_tasks_actor::behavior_type {
     start_subsystem(self, cfg,
                     std::make_unique<known_tasks_machine>(cfg.node_id, cfg.queue));
     // A user operation: what it emitted goes on, the answer comes back.
@@ -22,6 +45,32 @@ known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
     };
     return {
       [self](queue_wiring& w) { wire_up(self, std::move(w)); },
+      [self, journal](restore_atom) {
+        if (!journal)
+          return;
+        auto& m = *self->state.machine;
+        auto records = journal->load();
+        ev::events out;
+        m.restore(records, out);
+        // The file becomes one record per task (its torn tail, if any,
+        // gone) before the first new append.
+        journal->compact(m.replica());
+        m.keep_in(journal.get());
+        auto jc = journal->counters();
+        if (!records.empty() || jc.bad_tails > 0)
+          spdlog::info("journal: {} tasks restored from {} records{}",
+                     m.replica().size(), records.size(),
+                     jc.bad_tails > 0 ? fmt::format(", a torn or corrupt tail "
+                                                    "of {} bytes cut",
+                                                    jc.bytes_cut)
+                                      : std::string{});
+        self->state.before_dispatch = [self, journal] {
+          journal->flush();
+          if (journal->wants_compaction())
+            journal->compact(self->state.machine->replica());
+        };
+        dispatch(self, out);
+      },
       [self](const ev::batch& b) { handle_batch(self, b); },
       [self](const ev::merge_message& e) { handle(self, e); },
       [self](const ev::merge_task& e) { handle(self, e); },
@@ -57,7 +106,9 @@ known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
         return self->state.machine->query(q);
       },
       [self](tasks_atom, stats_atom) { return self->state.machine->counts(); },
-      [self](stats_atom) { return self->state.machine->counters(); },
+      [self, journal](stats_atom) {
+        return with_journal(self->state.machine->counters(), journal.get());
+      },
     };
   });
 }

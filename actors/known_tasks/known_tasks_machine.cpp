@@ -21,7 +21,15 @@ bool known_tasks_machine::learn(const wire::TaskSpec& spec,
 
 void known_tasks_machine::publish(const std::string& task_id,
                                   ev::events& out) {
+  announce(task_id, out);
+  out.push_back(ev::replica_digest{tasks_.digest()});
+}
+
+void known_tasks_machine::announce(const std::string& task_id,
+                                   ev::events& out) {
   const auto* task = tasks_.find(task_id);
+  if (sink_ != nullptr)
+    sink_->record(task_id, *task);
   std::shared_ptr<const wire::TaskSpec> spec;
   if (task->has_spec) {
     auto& shared = specs_[task_id];
@@ -33,7 +41,27 @@ void known_tasks_machine::publish(const std::string& task_id,
       specs_.erase(task_id);
   }
   out.push_back(ev::task_changed{task_id, std::move(spec), task->state});
-  out.push_back(ev::replica_digest{tasks_.digest()});
+}
+
+void known_tasks_machine::restore(const std::vector<wire::TakeMyTask>& records,
+                                  ev::events& out) {
+  std::set<std::string> changed;
+  for (const auto& r : records) {
+    const auto& task_id = r.spec().id();
+    if (task_id.empty())
+      continue;
+    bool news = !r.spec_unknown() && tasks_.learn_spec(r.spec());
+    news |= tasks_.merge_state(task_id, r.state());
+    if (news)
+      changed.insert(task_id);
+  }
+  for (const auto& task_id : changed) {
+    if (tasks_.has_spec(task_id))
+      out.push_back(ev::spec_learned{task_id});
+    announce(task_id, out);
+  }
+  if (!changed.empty())
+    out.push_back(ev::replica_digest{tasks_.digest()});
 }
 
 void known_tasks_machine::on(const ev::merge_message& e, millis,

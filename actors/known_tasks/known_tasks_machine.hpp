@@ -10,6 +10,7 @@
 #include <string>
 
 #include "known_tasks/known_tasks.hpp"
+#include "known_tasks/replica_sink.hpp"
 #include "known_tasks/task_query.hpp"
 #include "queue_node/queue_config.hpp"
 #include "queue_node/queue_counters.hpp"
@@ -28,6 +29,12 @@ public:
   void on(const ev::answer_due& e, millis now, ev::events& out);
   void on(const ev::member_recovered& e, millis now, ev::events& out);
   void on(const ev::tasks_adopted& e, millis now, ev::events& out);
+
+  /// Where every change is kept beyond the process (none: memory only).
+  void keep_in(replica_sink* sink) { sink_ = sink; }
+  /// Merges what the journal held at start, telling the other subsystems
+  /// of every task as of any change (one digest for all).
+  void restore(const std::vector<wire::TakeMyTask>& records, ev::events& out);
 
   // -- user operations (the paper's API) -------------------------------------
 
@@ -52,6 +59,8 @@ public:
 private:
   bool learn(const wire::TaskSpec& spec, ev::events& out);
   void publish(const std::string& task_id, ev::events& out);
+  /// publish() without the digest.
+  void announce(const std::string& task_id, ev::events& out);
   task_row row(const std::string& task_id, const known_task& t) const;
 
   std::string id_;
@@ -62,6 +71,7 @@ private:
   std::set<std::string> submitted_;
   std::map<std::string, std::string> adopted_by_; // task id -> new owner
   queue_counters counters_;
+  replica_sink* sink_ = nullptr;
 };
 
 } // namespace dice

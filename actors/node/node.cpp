@@ -12,10 +12,18 @@ namespace dice {
 node::node(caf::actor_system& sys, node_config cfg,
            std::shared_ptr<transport> net)
   : cfg_(std::move(cfg)),
-    // The start time orders incarnations across restarts without storage.
+    // Without a data dir, the start time orders incarnations across
+    // restarts (a clock set back then makes the restart look older).
     incarnation_(static_cast<std::uint64_t>(wall_clock_ms())) {
   if (auto problem = cfg_.problem(); !problem.empty())
     throw std::runtime_error(problem);
+  std::shared_ptr<replica_journal> journal;
+  if (!cfg_.data_dir.empty()) {
+    data_ = std::make_unique<data_dir>(cfg_.data_dir, incarnation_);
+    incarnation_ = data_->incarnation();
+    journal = std::make_shared<replica_journal>(journal_options{
+      data_->file("replica.journal"), cfg_.sync, cfg_.sync_batch_ms});
+  }
   if (cfg_.shell.enabled())
     cfg_.kinds.add("shell", [shell = cfg_.shell](const std::string& payload,
                                                   const cancel_token& cancel) {
@@ -47,6 +55,7 @@ node::node(caf::actor_system& sys, node_config cfg,
   qc.node_id = cfg_.id;
   qc.incarnation = incarnation_;
   qc.queue = cfg_.queue;
+  qc.journal = std::move(journal);
   queue_ = spawn_replicated_queue(sys, std::move(qc), bridge_, members_, exec_);
   election_actor_config ec;
   ec.self_id = cfg_.id;

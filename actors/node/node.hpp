@@ -9,6 +9,7 @@
 #include "election/election_actor.hpp"
 #include "membership/membership.hpp"
 #include "queue/replicated_queue.hpp"
+#include "journal/data_dir.hpp"
 #include "node/node_config.hpp"
 
 namespace dice {
@@ -38,6 +39,7 @@ public:
 
 private:
   node_config cfg_;
+  std::unique_ptr<data_dir> data_; // locked while the node runs
   std::uint64_t incarnation_;
   broadcast_bridge bridge_;
   membership members_;

@@ -10,6 +10,7 @@
 #include "election/election.hpp"
 #include "executor/shell_kind.hpp"
 #include "executor/task_kinds.hpp"
+#include "journal/replica_journal.hpp"
 #include "membership/membership_state.hpp"
 #include "queue_node/queue_config.hpp"
 
@@ -33,6 +34,11 @@ struct node_config {
   election_config election;              // timing; echo's capacity
   task_kinds kinds = task_kinds::with_builtins();
   shell_config shell;                    // the `shell` kind, off by default
+  /// Where the replica's journal and the incarnation counter live; empty:
+  /// memory only (the incarnation is then the start time).
+  std::string data_dir;
+  journal_sync sync = journal_sync::batch;
+  millis sync_batch_ms = defaults::journal_sync_batch_ms;
 
   /// The address peers use to reach this node.
   endpoint advertised() const;

@@ -26,6 +26,7 @@
 
 namespace dice {
 
+class replica_journal;
 struct queue_handles;
 /// Sent once to every subsystem actor before anything else.
 using queue_wiring = std::shared_ptr<const queue_handles>;
@@ -96,6 +97,8 @@ using known_tasks_actor = caf::typed_actor<
   reacts_to<ev::snapshot_wanted>, reacts_to<ev::question_heard>,
   reacts_to<ev::answer_due>, reacts_to<ev::member_recovered>,
   reacts_to<ev::tasks_adopted>,
+  // once wired: load the journal's replica (when it has one)
+  reacts_to<restore_atom>,
   // the paper's enqueue, of one or several tasks at once (a submit with a
   // count): the ids refused (empty or already known)
   replies_to<submit_atom, std::vector<wire::TaskSpec>>::with<
@@ -173,7 +176,8 @@ communication_actor spawn_communication(caf::actor_system& sys,
                                         const subsystem_config& cfg,
                                         membership members);
 known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
-                                    const subsystem_config& cfg);
+                                    const subsystem_config& cfg,
+                                    std::shared_ptr<replica_journal> journal);
 ready_queue_actor spawn_ready_queue(caf::actor_system& sys,
                                     const subsystem_config& cfg);
 ranking_actor spawn_ranking(caf::actor_system& sys,

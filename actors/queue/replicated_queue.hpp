@@ -8,6 +8,7 @@
 // running_tasks and the executor, directly. It passes on what membership
 // and the election report. Submit answers with the task id only once
 // another replica holds the task (or no other node is alive).
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@
 #include "queue/queue_interfaces.hpp"
 
 namespace dice {
+
+class replica_journal;
 
 /// Gets every change of a task's merged state on this replica.
 using task_listener =
@@ -47,6 +50,8 @@ struct queue_actor_config {
   queue_config queue;
   millis tick_ms = 10;
   std::function<millis()> clock; // defaults to the wall clock
+  /// The replica's journal, loaded at start; none: memory only.
+  std::shared_ptr<replica_journal> journal;
 };
 
 /// Spawns the queue and wires it to the bridge (queue, sync and membership

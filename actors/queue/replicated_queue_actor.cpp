@@ -19,10 +19,19 @@ namespace {
 // will be.
 using ack_waiter = std::function<void(const caf::error&)>;
 
+// A submitted task is replicated once another replica acknowledged it and
+// this node's replica holds it (in its journal, when it keeps one: the
+// acknowledgement may overtake the local merge).
+struct awaiting {
+  std::vector<ack_waiter> waiters;
+  bool acknowledged = false;
+  bool held = false;
+};
+
 struct facade_state {
   queue_handles to;
   // Submits waiting until their task is replicated (or refused).
-  std::map<std::string, std::vector<ack_waiter>> awaiting_ack;
+  std::map<std::string, awaiting> awaiting_ack;
   std::string id_prefix; // NODE-INCARNATION- : unique across restarts
   std::uint64_t next_task = 1;
   std::vector<task_listener> listeners;
@@ -31,8 +40,8 @@ struct facade_state {
   // Stopped (or crashed, in a simulation) with submits still unconfirmed:
   // their callers get an error now instead of waiting for ever.
   ~facade_state() {
-    for (auto& [id, waiters] : awaiting_ack)
-      for (auto& w : waiters)
+    for (auto& [id, a] : awaiting_ack)
+      for (auto& w : a.waiters)
         w(caf::make_error(caf::sec::request_receiver_down,
                           "node stopped before task '" + id
                             + "' was replicated"));
@@ -51,7 +60,7 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
                       cfg.queue,   cfg.tick_ms,     cfg.clock};
   auto& to = self->state.to;
   to.communication = spawn_communication(sys, sc, members);
-  to.known_tasks = spawn_known_tasks(sys, sc);
+  to.known_tasks = spawn_known_tasks(sys, sc, cfg.journal);
   to.ready_queue = spawn_ready_queue(sys, sc);
   to.ranking = spawn_ranking(sys, sc);
   to.running_tasks = spawn_running_tasks(sys, sc);
@@ -72,6 +81,8 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   tie(to.running_tasks);
   tie(to.finished_tasks);
   tie(to.unknown_resolver);
+  // After every wiring: what the journal restores goes to wired actors.
+  self->send(to.known_tasks, restore_atom_v);
   // What the bridge receives for the queue goes to communication directly,
   // not through this facade: one hop fewer for every datagram.
   for (auto topic : {"queue", "sync", "membership"})
@@ -88,11 +99,17 @@ struct world_out {
   facade_ptr self;
 
   void operator()(const ev::acknowledged& e) {
+    note(e.task_id, &awaiting::acknowledged);
+  }
+  void note(const std::string& task_id, bool awaiting::*fact) {
     auto& st = self->state;
-    auto it = st.awaiting_ack.find(e.task_id);
+    auto it = st.awaiting_ack.find(task_id);
     if (it == st.awaiting_ack.end())
       return;
-    auto waiters = std::move(it->second);
+    it->second.*fact = true;
+    if (!it->second.acknowledged || !it->second.held)
+      return;
+    auto waiters = std::move(it->second.waiters);
     st.awaiting_ack.erase(it);
     for (auto& w : waiters)
       w(caf::error{});
@@ -102,6 +119,8 @@ struct world_out {
   }
   void operator()(const ev::task_changed& e) {
     auto& st = self->state;
+    if (e.spec)
+      note(e.task_id, &awaiting::held);
     if (st.listeners.empty())
       return;
     task_row r{e.spec != nullptr, e.spec ? *e.spec : wire::TaskSpec{},
@@ -122,7 +141,7 @@ void refuse(facade_ptr self, const std::string& id) {
   auto it = waiting.find(id);
   if (it == waiting.end())
     return;
-  auto waiters = std::move(it->second);
+  auto waiters = std::move(it->second.waiters);
   waiting.erase(it);
   auto why = caf::make_error(caf::sec::invalid_argument,
                              "task id '" + id + "' is empty or already known");
@@ -143,7 +162,7 @@ enqueue(facade_ptr self, std::vector<wire::TaskSpec> specs,
     if (spec.id().empty())
       spec.set_id(st.id_prefix + std::to_string(st.next_task++));
     ids.push_back(spec.id());
-    st.awaiting_ack[spec.id()].push_back(waiter_for(spec.id()));
+    st.awaiting_ack[spec.id()].waiters.push_back(waiter_for(spec.id()));
   }
   self->request(st.to.known_tasks, caf::infinite, submit_atom_v,
                 std::move(specs))

@@ -32,6 +32,9 @@ struct subsystem_state {
   millis tick_ms = 10;
   millis last_tick = 0;
   std::optional<millis> tick_at; // when the next scheduled tick comes
+  /// Runs before what an input emitted is sent (known_tasks: the journal
+  /// takes the changes before any peer or user hears of them).
+  std::function<void()> before_dispatch;
   static inline const char* name = "queue_subsystem";
 };
 
@@ -184,6 +187,8 @@ struct batching_sink {
 
 template <class Self>
 void dispatch(Self* self, ev::events& out) {
+  if (self->state.before_dispatch)
+    self->state.before_dispatch();
   // The wiring is every actor's first message, so it is there when events
   // flow; an event emitted before would have nowhere to go.
   if (!self->state.wiring || out.empty())

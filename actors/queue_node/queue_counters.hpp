@@ -31,6 +31,15 @@ struct queue_counters {
   std::uint64_t unaddressed = 0; // messages for a peer never heard from
   /// Claims of tasks the common matching gave this node (short window).
   std::uint64_t matched_claims = 0;
+  // The replica's journal (known_tasks): records merged at start, torn or
+  // corrupt tails cut then, appends, fsyncs, rewrites, refused writes.
+  std::uint64_t journal_records_loaded = 0;
+  std::uint64_t journal_bad_tails = 0;
+  std::uint64_t journal_records_written = 0;
+  std::uint64_t journal_bytes_written = 0;
+  std::uint64_t journal_syncs = 0;
+  std::uint64_t journal_compactions = 0;
+  std::uint64_t journal_write_errors = 0;
 
   queue_counters& operator+=(const queue_counters& o) {
     ops_sent += o.ops_sent;
@@ -57,6 +66,13 @@ struct queue_counters {
     acks_sent += o.acks_sent;
     unaddressed += o.unaddressed;
     matched_claims += o.matched_claims;
+    journal_records_loaded += o.journal_records_loaded;
+    journal_bad_tails += o.journal_bad_tails;
+    journal_records_written += o.journal_records_written;
+    journal_bytes_written += o.journal_bytes_written;
+    journal_syncs += o.journal_syncs;
+    journal_compactions += o.journal_compactions;
+    journal_write_errors += o.journal_write_errors;
     return *this;
   }
 };

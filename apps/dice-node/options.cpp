@@ -68,6 +68,30 @@ std::vector<std::string> allow_list(const std::vector<std::string>& values) {
   return out;
 }
 
+/// Where a node keeps its journal unless told: the system's state
+/// directory as root, the user's otherwise; one directory per cluster and
+/// node, so nodes on one machine never share one.
+std::string default_data_dir(const std::string& cluster, const std::string& id) {
+  for (const auto* name : {&cluster, &id})
+    if (name->find('/') != std::string::npos || *name == "." || *name == "..")
+      throw std::runtime_error("--data-dir: '" + *name
+                               + "' cannot name a directory; give --data-dir "
+                                 "PATH or --data-dir none");
+  std::filesystem::path root = defaults::data_dir_root;
+  if (::geteuid() != 0) {
+    const char* xdg = std::getenv("XDG_STATE_HOME");
+    const char* home = std::getenv("HOME");
+    if (xdg != nullptr && *xdg != '\0')
+      root = std::filesystem::path(xdg) / "dice";
+    else if (home != nullptr && *home != '\0')
+      root = std::filesystem::path(home) / defaults::user_data_dir;
+    else
+      throw std::runtime_error("--data-dir: no HOME to keep the journal in; "
+                               "give --data-dir PATH or --data-dir none");
+  }
+  return (root / cluster / id).string();
+}
+
 std::string default_id(const endpoint& listen) {
   char host[256] = "node";
   gethostname(host, sizeof(host) - 1);
@@ -79,7 +103,8 @@ std::string default_id(const endpoint& listen) {
 node_options parse_node_options(int argc, const char* const* argv) {
   node_options out;
   auto& n = out.node;
-  std::string config_file, listen, advertise, multicast, http, key_file;
+  std::string config_file, listen, advertise, multicast, http, key_file,
+    data_dir = "auto", sync = "batch";
   std::vector<std::string> peers, shell_allow;
   long long capacity = 0; // signed, so that a negative value is refused
   auto& q = n.queue;
@@ -93,6 +118,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
             running_timeout = q.running_timeout_ms,
             finished_hold = q.finished_hold_ms,
             shell_timeout = n.shell.timeout_ms,
+            sync_batch = n.sync_batch_ms,
             gossip_peers = static_cast<long long>(n.timing.gossip_peers_per_heartbeat),
             scheduler_threads = static_cast<long long>(out.scheduler_threads),
             bundle_bytes = static_cast<long long>(n.limits.bundle_bytes),
@@ -115,6 +141,9 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("cluster-id", po::value(&n.cluster_id)->default_value(defaults::cluster_id), "datagrams of other clusters are dropped")
     ("cluster-key-file", po::value(&key_file), "file holding the shared key (>= 16 bytes); every datagram is HMAC-SHA256 signed with it")
     ("insecure", po::bool_switch(&n.insecure), "allow listening off loopback without a cluster key")
+    ("data-dir", po::value(&data_dir)->default_value(data_dir), "directory of the replica's journal and the incarnation counter; auto: /var/lib/dice/CLUSTER/ID as root, else $XDG_STATE_HOME/dice/CLUSTER/ID or ~/.local/state/dice/CLUSTER/ID; none: memory only (a restart of every node loses every task)")
+    ("sync", po::value(&sync)->default_value(sync), "when journal appends are fsynced: always (before the node answers), batch (within --sync-batch-ms; a killed process loses nothing, a machine crash at most that much) or none (left to the kernel)")
+    ("sync-batch-ms", po::value(&sync_batch)->default_value(sync_batch), "--sync batch: appends of this long share one fsync")
     ("heartbeat-ms", po::value(&n.timing.heartbeat_interval_ms)->default_value(defaults::heartbeat_interval_ms), "heartbeat interval")
     ("suspect-after-ms", po::value(&n.timing.suspect_after_ms)->default_value(defaults::suspect_after_ms), "silence after which a peer is suspect")
     ("dead-after-ms", po::value(&n.timing.dead_after_ms)->default_value(defaults::dead_after_ms), "silence after which a peer is dead")
@@ -187,6 +216,14 @@ node_options parse_node_options(int argc, const char* const* argv) {
   n.election.capacity = static_cast<std::uint32_t>(capacity);
   if (n.id.empty())
     n.id = default_id(n.listen);
+  if (data_dir == "auto")
+    n.data_dir = default_data_dir(n.cluster_id, n.id);
+  else if (data_dir != "none")
+    n.data_dir = data_dir;
+  if (!parse_journal_sync(sync, n.sync))
+    throw std::runtime_error("--sync: '" + sync
+                             + "' is not one of always, batch, none");
+  n.sync_batch_ms = ranged("sync-batch-ms", sync_batch, 1, 10'000);
   constexpr long long day_ms = 86'400'000;
   q.slots = ranged("slots", slots, 1, defaults::max_slots);
   q.max_attempts = ranged("max-attempts", max_attempts, 1, 100);

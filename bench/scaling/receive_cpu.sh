@@ -33,10 +33,16 @@ stop_nodes() {
   pids=()
 }
 trap stop_nodes EXIT
+# A fresh journal each run (builds before the journal lack the option).
+data=$(mktemp -d /tmp/dice-rx.XXXXXX)
+d1=() d2=()
+if "$node_bin" --help | grep -q -- --data-dir; then
+  d1=(--data-dir "$data/node1") d2=(--data-dir "$data/node2")
+fi
 "$node_bin" --id rx-1 --listen 127.0.0.1:29101 --http 127.0.0.1:29201 --slots 1 \
-  --log-level warn "${extra[@]}" >/dev/null 2>&1 & pids+=($!)
+  --log-level warn "${extra[@]}" "${d1[@]}" >/dev/null 2>&1 & pids+=($!)
 "$node_bin" --id rx-2 --listen 127.0.0.1:29102 --http 127.0.0.1:29202 --slots 1 \
-  --peer 127.0.0.1:29101 --log-level warn "${extra[@]}" >/dev/null 2>&1 & pids+=($!)
+  --peer 127.0.0.1:29101 --log-level warn "${extra[@]}" "${d2[@]}" >/dev/null 2>&1 & pids+=($!)
 receiver=${pids[1]}
 for _ in $(seq 1 50); do
   n=$("$cli" --node http://127.0.0.1:29201 --json nodes 2>/dev/null \

@@ -1,5 +1,6 @@
 #include "cluster.hpp"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <cerrno>
 #include <csignal>
@@ -209,6 +210,8 @@ std::vector<std::string> node_spec::args() const {
     out.push_back("--peer");
     out.push_back(p);
   }
+  out.push_back("--data-dir");
+  out.push_back(data_dir.empty() ? "none" : data_dir);
   if (!cluster_key_file.empty()) {
     out.push_back("--cluster-key-file");
     out.push_back(cluster_key_file);
@@ -313,6 +316,8 @@ node_spec cluster::make_spec(const std::string& id) const {
   s.id = id;
   s.udp_port = free_port(true);
   s.http_port = free_port(false);
+  // Each id its own journal, kept across restarts within the test.
+  s.data_dir = dir_.file("data-" + id);
   return s;
 }
 
@@ -340,7 +345,11 @@ run_result run_node_to_exit(const std::vector<std::string>& args,
                             const temp_dir& dir, const std::string& log_name,
                             millis timeout) {
   auto start = std::chrono::steady_clock::now();
-  process p(DICE_NODE_BIN, args, dir.file(log_name));
+  // A node that does start keeps its journal in the test's directory.
+  auto argv = args;
+  if (std::find(argv.begin(), argv.end(), "--data-dir") == argv.end())
+    argv.insert(argv.end(), {"--data-dir", dir.file(log_name + ".data")});
+  process p(DICE_NODE_BIN, argv, dir.file(log_name));
   run_result r;
   r.exit_code = p.wait_exit(timeout);
   r.elapsed = std::chrono::duration_cast<millis>(

@@ -91,6 +91,7 @@ struct node_spec {
   std::uint16_t http_port = 0;
   std::vector<std::string> peers;     // HOST:PORT seed peers
   std::string cluster_key_file;       // empty: no key
+  std::string data_dir;               // empty: none (memory only)
   std::vector<std::string> extra_args;
 
   std::string udp_addr() const { return loopback(udp_port); }

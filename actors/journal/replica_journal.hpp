@@ -1,0 +1,95 @@
+#pragma once
+// The replica's journal: every change of a task's merged state is appended
+// as a record (the spec with a task's first record), so a node killed at
+// any moment finds its replica again at restart. The state is a
+// join-semilattice, so loading is merging every record in any order; no
+// record needs to be undone. Compaction rewrites the file as one record per
+// task once it has grown well past that size.
+//
+// Appends are written when the known_tasks actor has handled an input
+// (before anything it emitted leaves), so a task acknowledged to a user is
+// in the file, in the kernel's hands, and survives the process being
+// killed. fsync, which the machine crashing needs, follows at once
+// (`always`), within batch_ms on another thread (`batch`), or never.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "common/defaults.hpp"
+#include "common/time.hpp"
+#include "dice.pb.h"
+#include "known_tasks/known_tasks.hpp"
+#include "known_tasks/replica_sink.hpp"
+
+namespace dice {
+
+enum class journal_sync { always, batch, none };
+
+/// "always", "batch" or "none"; false for anything else.
+bool parse_journal_sync(const std::string& text, journal_sync& out);
+
+struct journal_options {
+  std::string path;
+  journal_sync sync = journal_sync::batch;
+  millis batch_ms = defaults::journal_sync_batch_ms;
+  std::size_t compact_min_bytes = defaults::journal_compact_min_bytes;
+};
+
+struct journal_counters {
+  std::uint64_t records_loaded = 0;
+  std::uint64_t bad_tails = 0;    // torn or corrupt tails cut at load
+  std::uint64_t bytes_cut = 0;
+  std::uint64_t records_written = 0;
+  std::uint64_t bytes_written = 0;
+  std::uint64_t syncs = 0;
+  std::uint64_t compactions = 0;
+  std::uint64_t write_errors = 0; // the disk refused (full, gone)
+};
+
+class replica_journal : public replica_sink {
+public:
+  /// Opens (creating) the file. Throws std::runtime_error naming the problem.
+  explicit replica_journal(journal_options opts);
+  ~replica_journal() override;
+  replica_journal(const replica_journal&) = delete;
+  replica_journal& operator=(const replica_journal&) = delete;
+
+  /// Every whole record of the file, in order. A torn or corrupt tail is
+  /// counted and cut from the file.
+  std::vector<wire::TakeMyTask> load();
+
+  void record(const std::string& task_id, const known_task& task) override;
+  /// Writes what record() buffered (and syncs, under `always`).
+  void flush();
+  /// True once the file has grown to several times its compacted size.
+  bool wants_compaction() const;
+  /// Rewrites the file as one record per task of `replica`; atomic.
+  void compact(const known_tasks& replica);
+
+  journal_counters counters() const;
+
+private:
+  void sync_loop();
+  void write_out(const std::string& bytes);
+
+  journal_options opts_;
+  mutable std::mutex mutex_; // fd_ and counters_, shared with the syncer
+  int fd_ = -1;
+  std::string buffer_;
+  std::size_t buffered_records_ = 0;
+  std::size_t file_bytes_ = 0;
+  std::size_t compacted_bytes_ = 0;
+  std::unordered_set<std::string> spec_written_;
+  journal_counters counters_;
+  bool dirty_ = false; // written since the last sync
+  bool stopping_ = false;
+  std::condition_variable wake_;
+  std::thread syncer_;
+};
+
+} // namespace dice
