@@ -97,8 +97,11 @@ std::optional<wire::Message> bridge_state::open(const std::string& datagram) {
     return drop(counters_.dropped_cluster);
   if (m.sender_id() == self_.node_id)
     return drop(counters_.dropped_self);
-  auto verdict = replay_.check_and_record(m.sender_id(), m.incarnation(),
-                                          m.sequence());
+  // Per sender id and address: two nodes started with one id keep separate
+  // windows, so the newcomer's higher incarnation cannot make the first
+  // node's datagrams look stale before membership has judged the clash.
+  auto verdict = replay_.check_and_record(m.sender_id() + '@' + m.sender_addr(),
+                                          m.incarnation(), m.sequence());
   if (verdict != replay_window::verdict::fresh)
     return drop(counters_.dropped_replayed);
   ++counters_.accepted;

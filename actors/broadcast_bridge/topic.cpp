@@ -8,6 +8,7 @@ std::string topic_of(const wire::Message& m) {
     case M::kHeartbeat:
     case M::kConnect:
     case M::kConnectRep:
+    case M::kIdInUse:
       return "membership";
     case M::kSyncRequest:
     case M::kSyncReply:

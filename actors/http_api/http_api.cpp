@@ -82,9 +82,11 @@ void http_api::routes() {
     auto wire = ask<bridge_counters>(sys_, node_.bridge(), err, stats_atom_v);
     auto queue = ask<queue_counters>(sys_, node_.queue(), err, stats_atom_v);
     auto exec = ask<executor_stats>(sys_, node_.exec(), err, stats_atom_v);
+    auto members = ask<membership_counters>(sys_, node_.members(), err,
+                                            stats_atom_v);
     auto counts = ask<task_counts>(sys_, node_.queue(), err, tasks_atom_v,
                                    stats_atom_v);
-    if (!wire || !queue || !exec || !counts)
+    if (!wire || !queue || !exec || !counts || !members)
       return busy(res, err);
     nlohmann::json body;
     body["id"] = node_.config().id;
@@ -94,6 +96,10 @@ void http_api::routes() {
                           {"started", exec->started}, {"completed", exec->completed},
                           {"failed", exec->failed},   {"canceled", exec->canceled}};
     body["queue"] = queue_json(*queue);
+    body["membership"] = {{"stale_messages", members->stale_messages},
+                          {"conflicting_ids", members->conflicting_ids},
+                          {"ids_refused", members->ids_refused},
+                          {"pauses", members->pauses}};
     body["http"] = {{"requests", requests_.load()},
                     {"bad_requests", bad_requests_.load()}};
     reply(res, 200, body);

@@ -15,6 +15,7 @@
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::peer_change)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::wire::Heartbeat)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::node_view>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::membership_counters)
 
 namespace dice {
 
@@ -28,7 +29,8 @@ using membership = caf::typed_actor<
   caf::reacts_to<subscribe_atom, peer_listener>,
   // fields other subsystems add to every heartbeat (the queue's versions)
   caf::reacts_to<versions_atom, wire::Heartbeat>,
-  caf::replies_to<nodes_atom>::with<std::vector<node_view>>>;
+  caf::replies_to<nodes_atom>::with<std::vector<node_view>>,
+  caf::replies_to<stats_atom>::with<membership_counters>>;
 
 struct membership_actor_config {
   std::string self_id;
@@ -37,6 +39,9 @@ struct membership_actor_config {
   membership_config timing;
   std::vector<std::string> seeds;
   std::function<millis()> clock; // defaults to the wall clock
+  /// Told once, with a one-line reason, when this node must not go on (a
+  /// live node holds its id). The node has stopped talking by then.
+  std::function<void(const std::string&)> on_fatal;
 };
 
 /// Spawns membership and subscribes it to the bridge's membership topic.

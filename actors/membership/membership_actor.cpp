@@ -17,6 +17,8 @@ struct membership_actor_state {
   std::vector<peer_listener> listeners;
   std::vector<std::string> last_targets;
   wire::Heartbeat extra; // merged into every heartbeat
+  std::function<void(const std::string&)> on_fatal;
+  bool stopped = false; // refused: silent from then on
   static inline const char* name = "membership";
 };
 
@@ -39,8 +41,24 @@ void publish(membership_ptr self, const std::vector<peer_change>& changes) {
   }
 }
 
+// Tells each refused newcomer that its id is taken, and where.
+void send_refusals(membership_ptr self) {
+  auto& st = self->state;
+  for (auto& r : st.logic->take_refusals()) {
+    spdlog::warn("node {} at {} uses the id of the live node at {}: told it "
+                 "to stop", r.id, r.newcomer_addr, r.holder_addr);
+    wire::Message m;
+    auto* notice = m.mutable_id_in_use();
+    notice->set_id(r.id);
+    notice->set_holder_addr(r.holder_addr);
+    self->send(st.bridge, send_atom_v, r.newcomer_addr, std::move(m));
+  }
+}
+
 void on_inbound(membership_ptr self, const wire::Message& m) {
   auto& st = self->state;
+  if (st.stopped)
+    return;
   auto now = st.clock();
   std::vector<peer_change> changes;
   switch (m.body_case()) {
@@ -57,9 +75,18 @@ void on_inbound(membership_ptr self, const wire::Message& m) {
     case wire::Message::kConnectRep:
       changes = st.logic->on_connect_rep(m, now);
       break;
+    case wire::Message::kIdInUse:
+      if (auto why = st.logic->on_id_in_use(m)) {
+        spdlog::critical("{}", *why);
+        st.stopped = true;
+        if (st.on_fatal)
+          st.on_fatal(*why);
+      }
+      return;
     default:
       return;
   }
+  send_refusals(self);
   publish(self, changes);
 }
 
@@ -73,6 +100,7 @@ membership::behavior_type membership_fun(membership_ptr self,
     st.logic->add_seed(s);
   st.bridge = bridge;
   st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
+  st.on_fatal = std::move(cfg.on_fatal);
   auto check = std::chrono::milliseconds(cfg.timing.failure_check_ms);
   self->send(self, tick_atom_v);
   return {
@@ -83,6 +111,8 @@ membership::behavior_type membership_fun(membership_ptr self,
     },
     [self, check](tick_atom) {
       auto& st = self->state;
+      if (st.stopped)
+        return;
       auto now = st.clock();
       publish(self, st.logic->tick(now));
       self->delayed_send(self, check, tick_atom_v);
@@ -110,6 +140,7 @@ membership::behavior_type membership_fun(membership_ptr self,
     [self](nodes_atom) {
       return self->state.logic->view(self->state.clock());
     },
+    [self](stats_atom) { return self->state.logic->counters(); },
   };
 }
 

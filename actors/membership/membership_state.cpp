@@ -71,7 +71,9 @@ membership_state::membership_state(std::string self_id, std::string self_addr,
   : self_id_(std::move(self_id)),
     self_addr_(canonical_addr(self_addr)),
     incarnation_(incarnation),
-    cfg_(cfg) {
+    cfg_(cfg),
+    // One period late is scheduling noise on a busy machine.
+    pauses_(2 * cfg.failure_check_ms) {
   if (self_id_.empty())
     throw std::invalid_argument("membership: node id must not be empty");
   if (auto why = cfg_.problem(); !why.empty())
@@ -94,11 +96,29 @@ bool membership_state::hear_directly(const wire::Message& m, millis now,
   if (m.sender_id() == self_id_) {
     // Our own datagram looped back is harmless; anyone else is misconfigured.
     if (addr != self_addr_ || m.incarnation() != incarnation_)
-      ++conflicting_ids_;
+      ++counters_.conflicting_ids;
     return false;
   }
   auto [it, added] = peers_.try_emplace(m.sender_id());
   auto& peer = it->second;
+  // Another address under the id of a peer heard lately: the peer
+  // restarted elsewhere, or a second node was started with its id. Its
+  // words wait until the peer falls silent (suspect: a restart) or speaks
+  // again (a clash: the one heard first keeps the id, the newcomer is
+  // told to stop).
+  if (!added && addr != peer.addr && peer.state == peer_state::alive) {
+    if (peer.contender != addr) {
+      peer.contender = std::move(addr);
+      peer.clash = false;
+    } else if (peer.clash) {
+      refuse_contender(m.sender_id(), peer); // it has not stopped yet
+    }
+    return false;
+  }
+  if (!added && addr == peer.addr && !peer.contender.empty() && !peer.clash) {
+    peer.clash = true;
+    refuse_contender(m.sender_id(), peer);
+  }
   if (added) {
     peer = peer_entry{std::move(addr), peer_state::alive, m.incarnation(), now};
     changes.push_back({it->first, peer.addr, peer_state::dead,
@@ -107,11 +127,13 @@ bool membership_state::hear_directly(const wire::Message& m, millis now,
     return true;
   }
   if (m.incarnation() < peer.incarnation) {
-    ++stale_messages_;
+    ++counters_.stale_messages;
     return false;
   }
   auto from = peer.state;
   bool restarted = m.incarnation() > peer.incarnation;
+  if (addr != peer.addr)
+    peer.contender.clear(); // it was a restart elsewhere
   peer.addr = std::move(addr);
   peer.incarnation = m.incarnation();
   peer.state = peer_state::alive;
@@ -212,8 +234,37 @@ membership_state::on_connect_rep(const wire::Message& m, millis now) {
   return changes;
 }
 
+std::optional<std::string>
+membership_state::on_id_in_use(const wire::Message& m) const {
+  const auto& notice = m.id_in_use();
+  if (notice.id() != self_id_ || canonical_addr(notice.holder_addr()) == self_addr_)
+    return std::nullopt;
+  return "node id '" + self_id_ + "' is in use by a live node at "
+         + notice.holder_addr() + " (said " + m.sender_id()
+         + "); give this node another --id, or stop that one first";
+}
+
+void membership_state::refuse_contender(const std::string& id,
+                                        const peer_entry& peer) {
+  ++counters_.ids_refused;
+  refusals_.push_back({id, peer.contender, peer.addr});
+}
+
+std::vector<id_refusal> membership_state::take_refusals() {
+  return std::exchange(refusals_, {});
+}
+
+membership_counters membership_state::counters() const {
+  auto c = counters_;
+  c.pauses = pauses_.pauses();
+  return c;
+}
+
 std::vector<peer_change> membership_state::tick(millis now) {
   std::vector<peer_change> changes;
+  if (auto paused = pauses_.gap(now); paused > 0)
+    for (auto& [id, peer] : peers_)
+      peer.last_seen_ms += paused;
   for (auto it = peers_.begin(); it != peers_.end();) {
     auto& [id, peer] = *it;
     auto silent = now - peer.last_seen_ms;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/defaults.hpp"
+#include "common/pause_detector.hpp"
 #include "common/time.hpp"
 #include "dice.pb.h"
 #include "membership/node_view.hpp"
@@ -32,6 +33,20 @@ struct membership_config {
 
   /// Empty when usable, otherwise a one-line reason naming the bad option.
   std::string problem() const;
+};
+
+/// A node that spoke under the id of a live peer, refused: tell it.
+struct id_refusal {
+  std::string id;
+  std::string newcomer_addr;
+  std::string holder_addr;
+};
+
+struct membership_counters {
+  std::uint64_t stale_messages = 0;    // from an older incarnation of a peer
+  std::uint64_t conflicting_ids = 0;   // under our own id from elsewhere
+  std::uint64_t ids_refused = 0;       // newcomers told their id is in use
+  std::uint64_t pauses = 0;            // ticks late enough to be a pause
 };
 
 class membership_state {
@@ -56,8 +71,17 @@ public:
 
   std::vector<peer_change> on_connect_rep(const wire::Message& m, millis now);
 
+  /// A peer says our id is held by a live node elsewhere: the one-line
+  /// reason this node must stop, or nullopt if the notice is not for us.
+  std::optional<std::string> on_id_in_use(const wire::Message& m) const;
+
+  /// Newcomers refused since the last call, each to be sent an IdInUse.
+  std::vector<id_refusal> take_refusals();
+
   /// Failure detection by silence; forgets peers dead for long enough.
-  /// Call it every failure_check_ms.
+  /// Call it every failure_check_ms. A tick far later than that (this
+  /// process was paused) first adds the pause to every peer's last word:
+  /// their heartbeats of that time are still to be read.
   std::vector<peer_change> tick(millis now);
 
   /// True for the tick that should send the next heartbeat (and Connects):
@@ -98,10 +122,7 @@ public:
   const std::string& id() const { return self_id_; }
   const std::string& addr() const { return self_addr_; }
 
-  /// Messages from another node claiming our id (a misconfigured cluster).
-  std::uint64_t conflicting_ids() const { return conflicting_ids_; }
-  /// Messages from an older incarnation of a peer, dropped.
-  std::uint64_t stale_messages() const { return stale_messages_; }
+  membership_counters counters() const;
 
 private:
   struct peer_entry {
@@ -109,6 +130,11 @@ private:
     peer_state state = peer_state::alive;
     std::uint64_t incarnation = 0;
     millis last_seen_ms = 0;
+    /// Another address speaking under this id while this one is alive: a
+    /// restart elsewhere, or a second node started with the id. Which one
+    /// shows when this address speaks again (a clash) or falls silent.
+    std::string contender;
+    bool clash = false; // this address spoke after the contender did
   };
   using peer_table = std::map<std::string, peer_entry>;
 
@@ -117,6 +143,7 @@ private:
   void merge_gossip(const google::protobuf::RepeatedPtrField<wire::Peer>& peers,
                     millis now, std::vector<peer_change>& changes);
   bool seed_resolved(const std::string& addr) const;
+  void refuse_contender(const std::string& id, const peer_entry& peer);
 
   std::string self_id_;
   std::string self_addr_;
@@ -127,8 +154,9 @@ private:
   /// Id of the last peer gossiped; the next heartbeat continues after it.
   std::string gossip_cursor_;
   millis next_heartbeat_ = 0; // the first tick sends one
-  std::uint64_t conflicting_ids_ = 0;
-  std::uint64_t stale_messages_ = 0;
+  std::vector<id_refusal> refusals_;
+  pause_detector pauses_;
+  membership_counters counters_;
 };
 
 } // namespace dice

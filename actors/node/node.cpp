@@ -47,6 +47,11 @@ node::node(caf::actor_system& sys, node_config cfg,
   mc.self_addr = addr;
   mc.incarnation = incarnation_;
   mc.timing = cfg_.timing;
+  mc.on_fatal = [bridge = bridge_, user = cfg_.on_fatal](const std::string& why) {
+    caf::anon_send_exit(bridge, caf::exit_reason::user_shutdown);
+    if (user)
+      user(why);
+  };
   for (auto& p : cfg_.peers)
     mc.seeds.push_back(p.to_string());
   members_ = spawn_membership(sys, bridge_, std::move(mc));

@@ -1,6 +1,7 @@
 #pragma once
 // Everything a DiCE node is configured with; dice-node fills it from the
 // command line and INI file, an embedding program fills it directly.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,10 @@ struct node_config {
   std::string data_dir;
   journal_sync sync = journal_sync::batch;
   millis sync_batch_ms = defaults::journal_sync_batch_ms;
+  /// Told once, with a one-line reason, when the node must not go on (a
+  /// live node holds its id); by then it has stopped sending. dice-node
+  /// exits with an error.
+  std::function<void(const std::string&)> on_fatal;
 
   /// The address peers use to reach this node.
   endpoint advertised() const;

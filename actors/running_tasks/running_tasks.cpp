@@ -48,6 +48,12 @@ std::vector<std::string> running_tasks::overdue(millis now) {
   return result;
 }
 
+void running_tasks::postpone(millis by) {
+  for (auto& [id, w] : others_)
+    if (w.deadline != INT64_MAX)
+      w.deadline += by;
+}
+
 std::vector<std::string> running_tasks::run_by(const std::string& node) const {
   std::vector<std::string> result;
   for (const auto& [id, w] : others_)

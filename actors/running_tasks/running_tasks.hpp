@@ -38,6 +38,9 @@ public:
   /// Watched tasks whose deadline has passed, each reported once (the caller
   /// re-queues them, which changes their state).
   std::vector<std::string> overdue(millis now);
+  /// Every pending deadline `by` later: this node was paused, and the
+  /// heartbeats of that time are still unread.
+  void postpone(millis by);
 
   /// Watched tasks run by `node`.
   std::vector<std::string> run_by(const std::string& node) const;

@@ -10,7 +10,12 @@ namespace dice {
 
 running_tasks_machine::running_tasks_machine(std::string id, queue_config cfg,
                                              std::uint64_t seed)
-  : id_(std::move(id)), cfg_(std::move(cfg)), rng_(seed) {
+  : id_(std::move(id)),
+    cfg_(std::move(cfg)),
+    rng_(seed),
+    // Ticks come every tick_ms while anything runs; a heartbeat interval
+    // without one is no scheduling noise.
+    pauses_(cfg_.running_interval_ms) {
 }
 
 millis running_tasks_machine::deadline(millis now) {
@@ -152,6 +157,12 @@ void running_tasks_machine::requeue(const std::string& task_id,
 }
 
 void running_tasks_machine::tick(millis now, ev::events& out) {
+  // It ticks at once while anything runs: a gap of a heartbeat interval
+  // means this process did not run, not that the executors went silent.
+  if (running_.executing() == 0 && running_.watched_count() == 0)
+    pauses_.rest();
+  else if (auto paused = pauses_.gap(now); paused > 0)
+    running_.postpone(paused);
   for (const auto& task_id :
        running_.heartbeats_due(now, cfg_.running_interval_ms)) {
     const auto* x = running_.mine(task_id);

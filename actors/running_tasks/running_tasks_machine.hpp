@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "common/pause_detector.hpp"
 #include "queue_node/queue_config.hpp"
 #include "queue_node/queue_counters.hpp"
 #include "queue_node/queue_events.hpp"
@@ -51,6 +52,7 @@ private:
   std::string id_;
   queue_config cfg_;
   std::mt19937_64 rng_;
+  pause_detector pauses_;
   running_tasks running_;
   // The merged state of each of our executions, as last heard.
   std::map<std::string, wire::TaskState> states_;

@@ -1,6 +1,10 @@
 // dice-node: runs one DiCE node until SIGINT or SIGTERM.
 #include <csignal>
 #include <iostream>
+#include <mutex>
+#include <string>
+
+#include <unistd.h>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -34,6 +38,17 @@ int main(int argc, char** argv) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
+  // Raised by the node itself when it must not go on.
+  sigaddset(&stop_signals, SIGUSR1);
+  std::mutex fatal_mutex;
+  std::string fatal;
+  opts.node.on_fatal = [&](const std::string& why) {
+    {
+      std::lock_guard<std::mutex> guard(fatal_mutex);
+      fatal = why;
+    }
+    ::kill(::getpid(), SIGUSR1);
+  };
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   caf::actor_system_config cfg;
@@ -52,10 +67,16 @@ int main(int argc, char** argv) {
                  opts.node.http ? opts.node.http->to_string() : "off");
     int sig = 0;
     sigwait(&stop_signals, &sig);
-    spdlog::info("stopping on signal {}", sig);
+    if (sig != SIGUSR1)
+      spdlog::info("stopping on signal {}", sig);
     if (api)
       api->stop();
     n.stop();
+    if (sig == SIGUSR1) {
+      std::lock_guard<std::mutex> guard(fatal_mutex);
+      std::cerr << "dice-node: error: " << fatal << "\n";
+      return 1;
+    }
   } catch (const std::exception& e) {
     std::cerr << "dice-node: error: " << e.what() << "\n";
     return 1;

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "membership/membership_state.hpp"
@@ -46,6 +47,24 @@ wire::Message heartbeat(const std::string& id, const std::string& addr,
   return m;
 }
 
+/// Ticks `n` as its actor does, every failure_check_ms, from its previous
+/// tick up to `now`, and returns every change: a single tick after a
+/// longer silence would be taken for a pause of the process.
+std::vector<peer_change> tick_until(membership_state& n, millis now) {
+  static std::map<const membership_state*, millis> last;
+  auto& at = last[&n];
+  if (at >= now) // (a previous test's state at the same address)
+    at = now - 1;
+  std::vector<peer_change> all;
+  for (auto t = at + cfg.failure_check_ms; t < now; t += cfg.failure_check_ms)
+    for (auto& c : n.tick(t))
+      all.push_back(c);
+  for (auto& c : n.tick(now))
+    all.push_back(c);
+  at = now;
+  return all;
+}
+
 /// A lossless network: every node heartbeats its targets, then all tick.
 struct cluster {
   std::vector<membership_state*> up;
@@ -65,7 +84,7 @@ struct cluster {
           receiver->on_heartbeat(hb, now);
     }
     for (auto* n : up)
-      n->tick(now);
+      tick_until(*n, now);
   }
 };
 
@@ -118,10 +137,10 @@ TEST_CASE("a silent peer becomes suspect, then dead, at the configured ages",
   CHECK(joined[0].joined);
   CHECK(joined[0].to == peer_state::alive);
 
-  CHECK(a.tick(heard + cfg.suspect_after_ms - 1).empty());
+  CHECK(tick_until(a, heard + cfg.suspect_after_ms - 1).empty());
   CHECK(a.state_of("b") == peer_state::alive);
 
-  auto suspected = a.tick(heard + cfg.suspect_after_ms);
+  auto suspected = tick_until(a, heard + cfg.suspect_after_ms);
   REQUIRE(suspected.size() == 1);
   CHECK(suspected[0].id == "b");
   CHECK(suspected[0].from == peer_state::alive);
@@ -129,10 +148,10 @@ TEST_CASE("a silent peer becomes suspect, then dead, at the configured ages",
   CHECK(a.live_ids() == ids{"a"});
   CHECK(a.broadcast_targets() == ids{"127.0.0.1:7402"});
 
-  CHECK(a.tick(heard + cfg.dead_after_ms - 1).empty());
+  CHECK(tick_until(a, heard + cfg.dead_after_ms - 1).empty());
   CHECK(a.state_of("b") == peer_state::suspect);
 
-  auto died = a.tick(heard + cfg.dead_after_ms);
+  auto died = tick_until(a, heard + cfg.dead_after_ms);
   REQUIRE(died.size() == 1);
   CHECK(died[0].from == peer_state::suspect);
   CHECK(died[0].to == peer_state::dead);
@@ -148,11 +167,11 @@ TEST_CASE("a late listener learns the peers found before it, dead ones "
   CHECK(a.known_peers().empty());
   const millis dead = cfg.dead_after_ms, suspect = cfg.suspect_after_ms;
   a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 3), 0);
-  a.tick(dead); // b has been silent long enough to be dead
+  tick_until(a, dead); // b has been silent long enough to be dead
   REQUIRE(a.state_of("b") == peer_state::dead);
   a.on_heartbeat(heartbeat("d", "127.0.0.1:7404", 2), dead);
   a.on_heartbeat(heartbeat("c", "127.0.0.1:7403", 1), dead + suspect);
-  a.tick(dead + suspect); // d silent long enough to be suspect
+  tick_until(a, dead + suspect); // d silent long enough to be suspect
   REQUIRE(a.state_of("d") == peer_state::suspect);
   REQUIRE(a.state_of("c") == peer_state::alive);
   auto known = a.known_peers();
@@ -170,7 +189,7 @@ TEST_CASE("a dead peer that speaks again with the same incarnation is alive",
           "[membership]") {
   membership_state a{"a", "127.0.0.1:7401", 1};
   a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 0);
-  a.tick(cfg.dead_after_ms);
+  tick_until(a, cfg.dead_after_ms);
   REQUIRE(a.state_of("b") == peer_state::dead);
 
   auto back = a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 5000);
@@ -179,7 +198,7 @@ TEST_CASE("a dead peer that speaks again with the same incarnation is alive",
   CHECK(back[0].to == peer_state::alive);
   CHECK_FALSE(back[0].restarted);
   CHECK_FALSE(back[0].joined);
-  CHECK(a.tick(5000 + cfg.suspect_after_ms - 1).empty());
+  CHECK(tick_until(a, 5000 + cfg.suspect_after_ms - 1).empty());
 }
 
 TEST_CASE("a restarted peer comes back alive with restarted set",
@@ -187,16 +206,32 @@ TEST_CASE("a restarted peer comes back alive with restarted set",
   membership_state a{"a", "127.0.0.1:7401", 1};
   a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 0);
 
-  SECTION("while still alive") {
-    auto changes = a.on_heartbeat(heartbeat("b", "127.0.0.1:7502", 2), 100);
+  SECTION("elsewhere, before it was suspected: heard once the old address "
+          "has been silent (it could have been a second node with its id)") {
+    CHECK(a.on_heartbeat(heartbeat("b", "127.0.0.1:7502", 2), 100).empty());
+    tick_until(a, cfg.suspect_after_ms);
+    REQUIRE(a.state_of("b") == peer_state::suspect);
+    auto changes = a.on_heartbeat(heartbeat("b", "127.0.0.1:7502", 2),
+                                  cfg.suspect_after_ms + 1);
+    REQUIRE(changes.size() == 1);
+    CHECK(changes[0].restarted);
+    CHECK(changes[0].from == peer_state::suspect);
+    CHECK(changes[0].to == peer_state::alive);
+    CHECK(changes[0].incarnation == 2);
+    CHECK(a.take_refusals().empty());
+  }
+  SECTION("at the same address while still alive") {
+    auto changes = a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 2), 100);
     REQUIRE(changes.size() == 1);
     CHECK(changes[0].restarted);
     CHECK(changes[0].from == peer_state::alive);
     CHECK(changes[0].to == peer_state::alive);
-    CHECK(changes[0].incarnation == 2);
+    // (then it moves, once dead, for the rows checked below)
+    tick_until(a, 100 + cfg.dead_after_ms);
+    a.on_heartbeat(heartbeat("b", "127.0.0.1:7502", 2), cfg.dead_after_ms + 1);
   }
   SECTION("after being declared dead") {
-    a.tick(cfg.dead_after_ms);
+    tick_until(a, cfg.dead_after_ms);
     REQUIRE(a.state_of("b") == peer_state::dead);
     auto changes = a.on_heartbeat(heartbeat("b", "127.0.0.1:7502", 2),
                                   cfg.dead_after_ms + 1);
@@ -221,11 +256,11 @@ TEST_CASE("a message from an older incarnation is ignored", "[membership]") {
   auto late = heartbeat("b", "127.0.0.1:7402", 1,
                         {gossip_entry("x", "127.0.0.1:7409", 1)});
   CHECK(a.on_heartbeat(late, cfg.suspect_after_ms - 1).empty());
-  CHECK(a.stale_messages() == 1);
+  CHECK(a.counters().stale_messages == 1);
   CHECK_FALSE(a.state_of("x")); // its gossip is dropped with it
   CHECK(a.view(0)[1].incarnation == 2);
   // It did not count as contact either.
-  auto changes = a.tick(cfg.suspect_after_ms);
+  auto changes = tick_until(a, cfg.suspect_after_ms);
   REQUIRE(changes.size() == 1);
   CHECK(changes[0].to == peer_state::suspect);
 }
@@ -243,7 +278,7 @@ TEST_CASE("gossip revives a dead peer only with a higher incarnation",
   millis now = 0;
   for (; now <= cfg.dead_after_ms; now += cfg.heartbeat_interval_ms) {
     a.on_heartbeat(from_c(1), now);
-    a.tick(now);
+    tick_until(a, now);
   }
   REQUIRE(a.state_of("b") == peer_state::dead);
   CHECK(a.on_heartbeat(from_c(1), now).empty());
@@ -264,9 +299,9 @@ TEST_CASE("gossip revives a dead peer only with a higher incarnation",
   CHECK(changes[0].to == peer_state::alive);
   CHECK(a.state_of("b") == peer_state::alive);
   // Only a grace period: without direct contact it is suspected again.
-  a.tick(now + cfg.suspect_after_ms - 1);
+  tick_until(a, now + cfg.suspect_after_ms - 1);
   CHECK(a.state_of("b") == peer_state::alive);
-  a.tick(now + cfg.suspect_after_ms);
+  tick_until(a, now + cfg.suspect_after_ms);
   CHECK(a.state_of("b") == peer_state::suspect);
 }
 
@@ -276,7 +311,7 @@ TEST_CASE("gossip of a new incarnation already dead does not revive",
   a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 0);
   const millis now = cfg.dead_after_ms;
   a.on_heartbeat(heartbeat("c", "127.0.0.1:7403", 1), now);
-  a.tick(now);
+  tick_until(a, now);
   REQUIRE(a.state_of("b") == peer_state::dead);
 
   auto changes = a.on_heartbeat(
@@ -322,14 +357,14 @@ TEST_CASE("a dead peer is forgotten after forget_dead_after_ms",
           "[membership]") {
   membership_state a{"a", "127.0.0.1:7401", 1};
   a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 0);
-  a.tick(cfg.dead_after_ms);
+  tick_until(a, cfg.dead_after_ms);
   REQUIRE(a.state_of("b") == peer_state::dead);
 
   const millis forget_at = cfg.dead_after_ms + cfg.forget_dead_after_ms;
-  CHECK(a.tick(forget_at - 1).empty());
+  CHECK(tick_until(a, forget_at - 1).empty());
   CHECK(a.state_of("b") == peer_state::dead);
 
-  auto changes = a.tick(forget_at);
+  auto changes = tick_until(a, forget_at);
   REQUIRE(changes.size() == 1);
   CHECK(changes[0].forgotten);
   CHECK(changes[0].id == "b");
@@ -351,7 +386,7 @@ TEST_CASE("connect and connect_rep give a joiner the whole view",
   const millis now = cfg.dead_after_ms;
   a.on_heartbeat(heartbeat("c", "127.0.0.1:7403", 1), now);
   a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), now);
-  a.tick(now);
+  tick_until(a, now);
   REQUIRE(a.state_of("e") == peer_state::dead);
 
   membership_state d{"d", "127.0.0.1:7404", 1};
@@ -433,10 +468,10 @@ TEST_CASE("view lists self first, then peers sorted by id", "[membership]") {
 TEST_CASE("a node claiming our id is ignored and counted", "[membership]") {
   membership_state a{"a", "127.0.0.1:7401", 1};
   CHECK(a.on_heartbeat(heartbeat("a", "127.0.0.1:7409", 5), 0).empty());
-  CHECK(a.conflicting_ids() == 1);
+  CHECK(a.counters().conflicting_ids == 1);
   // Our own datagram looped back is not a conflict.
   CHECK(a.on_heartbeat(heartbeat("a", "127.0.0.1:7401", 1), 0).empty());
-  CHECK(a.conflicting_ids() == 1);
+  CHECK(a.counters().conflicting_ids == 1);
   // Gossip about us never changes how we see ourselves.
   a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1,
                            {gossip_entry("a", "127.0.0.1:7409", 9,
@@ -466,7 +501,7 @@ TEST_CASE("seeds are contacted until they resolve to an alive peer",
   CHECK(a.seeds_to_connect() == ids{"127.0.0.1:7403"});
   CHECK(a.heartbeat_targets() == ids{"127.0.0.1:7402", "127.0.0.1:7403"});
 
-  a.tick(cfg.suspect_after_ms);
+  tick_until(a, cfg.suspect_after_ms);
   CHECK(a.seeds_to_connect() == ids{"127.0.0.1:7402", "127.0.0.1:7403"});
   CHECK(a.heartbeat_targets() == ids{"127.0.0.1:7402", "127.0.0.1:7403"});
 }
@@ -520,8 +555,89 @@ TEST_CASE("ticks more often than heartbeats send one heartbeat per interval "
   a.on_heartbeat(sent_by(b, b.make_heartbeat()), 0);
   millis dead_at = -1;
   for (millis t = 100; t <= 3000 && dead_at < 0; t += c.failure_check_ms)
-    for (const auto& ch : a.tick(t))
+    for (const auto& ch : tick_until(a, t))
       if (ch.to == peer_state::dead)
         dead_at = t;
   CHECK(dead_at == c.dead_after_ms);
+}
+
+TEST_CASE("a second node with the id of a live peer is refused and told "
+          "where the first is; the first keeps the id",
+          "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 5), 1000);
+  // Started later with the same id elsewhere, and a higher incarnation:
+  // not heard while the first may merely have moved...
+  auto changes = a.on_heartbeat(heartbeat("b", "127.0.0.1:7409", 9), 1100);
+  CHECK(changes.empty());
+  CHECK(a.take_refusals().empty());
+  // ...refused once the first speaks again.
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 5), 1150);
+  auto told = a.take_refusals();
+  REQUIRE(told.size() == 1);
+  CHECK(told[0].id == "b");
+  CHECK(told[0].newcomer_addr == "127.0.0.1:7409");
+  CHECK(told[0].holder_addr == "127.0.0.1:7402");
+  CHECK(a.take_refusals().empty());
+  CHECK(a.counters().ids_refused == 1);
+  CHECK(a.view(1100)[1].addr == "127.0.0.1:7402");
+  CHECK(a.view(1100)[1].incarnation == 5);
+  CHECK(a.broadcast_targets() == ids{"127.0.0.1:7402"});
+  // The first goes on being heard as before.
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 5), 1200);
+  CHECK(a.state_of("b") == peer_state::alive);
+
+  SECTION("the newcomer, told, stops with a reason naming the holder") {
+    membership_state newcomer{"b", "127.0.0.1:7409", 9};
+    wire::Message notice;
+    notice.set_sender_id("a");
+    notice.mutable_id_in_use()->set_id("b");
+    notice.mutable_id_in_use()->set_holder_addr(told[0].holder_addr);
+    auto why = newcomer.on_id_in_use(notice);
+    REQUIRE(why);
+    CHECK(why->find("127.0.0.1:7402") != std::string::npos);
+    CHECK(why->find("--id") != std::string::npos);
+    // The holder itself ignores such a notice.
+    membership_state holder{"b", "127.0.0.1:7402", 5};
+    CHECK_FALSE(holder.on_id_in_use(notice));
+  }
+  SECTION("once the first is suspect, a node elsewhere under its id is a "
+          "restart, not a clash") {
+    tick_until(a, 1200 + cfg.suspect_after_ms);
+    REQUIRE(a.state_of("b") == peer_state::suspect);
+    auto moved = a.on_heartbeat(heartbeat("b", "127.0.0.1:7409", 9),
+                                1300 + cfg.suspect_after_ms);
+    REQUIRE(moved.size() == 1);
+    CHECK(moved[0].restarted);
+    CHECK(a.view(0)[1].addr == "127.0.0.1:7409");
+    CHECK(a.take_refusals().empty());
+  }
+}
+
+TEST_CASE("a node paused for 3 s does not judge its peers by the silence "
+          "of its own pause; a peer silent after it still dies",
+          "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 0);
+  a.on_heartbeat(heartbeat("c", "127.0.0.1:7403", 1), 0);
+  tick_until(a, 300);
+  // SIGSTOP: no tick, no read, for 3 s; the first tick after it comes
+  // before the heartbeats queued meanwhile are read.
+  CHECK(a.tick(3300).empty());
+  CHECK(a.live_ids() == ids{"a", "b", "c"});
+  CHECK(a.counters().pauses == 1);
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 3301);
+  // c really died meanwhile: judged after dead_after of unpaused silence.
+  std::vector<peer_change> later;
+  millis t = 3300;
+  for (; t <= 3300 + 2 * cfg.dead_after_ms && a.state_of("c") != peer_state::dead;
+       t += cfg.failure_check_ms) {
+    if (t % cfg.heartbeat_interval_ms == 0)
+      a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), t);
+    a.tick(t);
+  }
+  CHECK(a.state_of("c") == peer_state::dead);
+  CHECK(a.state_of("b") == peer_state::alive);
+  // dead at 300 (its last word, shifted by the pause) + dead_after, to the tick
+  CHECK(t - cfg.failure_check_ms <= 3300 + cfg.dead_after_ms);
 }

@@ -68,7 +68,8 @@ std::string envelope(const std::string& message_bytes, std::uint32_t version,
 /// such a datagram, or the drop count could not be exact. The fuzzer's
 /// (sender, incarnation 1, sequence 1) was accepted once before the flood, so
 /// its copies are replays and count as bad.
-bool would_be_accepted(const std::string& bytes, const std::string& key) {
+bool would_be_accepted(const std::string& bytes, const std::string& key,
+                       const std::string& primed_addr) {
   if (bytes.size() > max_datagram)
     return false;
   dice::wire::Envelope env;
@@ -83,8 +84,10 @@ bool would_be_accepted(const std::string& bytes, const std::string& key) {
     return false;
   if (m.cluster_id() != cluster_id || m.sender_id() == target_id)
     return false;
-  bool primed = m.sender_id() == fuzzer_id && m.incarnation() == 1
-                && m.sequence() == 1;
+  // Replay windows are per sender id and address: only the primed one's
+  // first sequence number is a replay.
+  bool primed = m.sender_id() == fuzzer_id && m.sender_addr() == primed_addr
+                && m.incarnation() == 1 && m.sequence() == 1;
   return !primed;
 }
 
@@ -311,7 +314,7 @@ void fuzz_node(bool keyed) {
       bytes = random_bytes(max_datagram);
       ++at_limit;
     }
-    if (would_be_accepted(bytes, key)) {
+    if (would_be_accepted(bytes, key, sender_addr)) {
       ++skipped;
       continue;
     }

@@ -106,3 +106,38 @@ TEST_CASE("the report that ends an execution may wait finished_hold_ms for "
   REQUIRE(sent.size() == 1);
   CHECK(sent[0].hold_ms == 0);
 }
+
+TEST_CASE("an execution elsewhere is not re-queued for the silence of this "
+          "node's own pause; real silence still re-queues it",
+          "[running_tasks]") {
+  queue_config cfg;
+  cfg.requeue_jitter_ms = 0;
+  running_tasks_machine m("a", cfg, 1);
+  wire::TaskState s;
+  s.set_phase(wire::RUNNING);
+  s.set_attempt(1);
+  s.mutable_claim()->set_node_id("b");
+  ev::events out;
+  m.on(ev::task_changed{"t", nullptr, s}, 0, out);
+  auto requeued = [&] {
+    for (const auto& e : out)
+      if (std::holds_alternative<ev::originate>(e))
+        return true;
+    return false;
+  };
+  // Ticking every 10 ms, as the actor does while anything runs.
+  for (millis t = 10; t <= 500; t += 10)
+    m.tick(t, out);
+  // SIGSTOP for 3 s: b's RUNNING heartbeats of that time wait unread.
+  m.tick(3500, out);
+  CHECK_FALSE(requeued());
+  m.on(ev::running_heard{"t", 1, "b"}, 3501, out);
+  for (millis t = 3510; t <= 3500 + cfg.running_timeout_ms - 20; t += 10)
+    m.tick(t, out);
+  CHECK_FALSE(requeued());
+  // Then b falls silent for real.
+  for (millis t = 3500 + cfg.running_timeout_ms;
+       t <= 3600 + 2 * cfg.running_timeout_ms && !requeued(); t += 10)
+    m.tick(t, out);
+  CHECK(requeued());
+}
