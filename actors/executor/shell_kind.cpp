@@ -92,6 +92,13 @@ std::string describe(int status) {
 
 } // namespace
 
+bool shell_allows(const shell_config& cfg, const std::string& payload) {
+  std::string error;
+  auto argv = shell_argv(payload, error);
+  return argv.empty()
+         || std::find(cfg.allow.begin(), cfg.allow.end(), argv[0]) != cfg.allow.end();
+}
+
 task_outcome run_shell(const shell_config& cfg, const std::string& payload,
                        const cancel_token& cancel) {
   std::string error;

@@ -33,6 +33,11 @@ struct shell_config {
 std::vector<std::string> shell_argv(const std::string& payload,
                                     std::string& error);
 
+/// Whether this node may run the shell task `payload`: its program is in
+/// the allow list. A payload no node could run (not parsable) counts as
+/// runnable, so that it fails with its reason instead of waiting for ever.
+bool shell_allows(const shell_config& cfg, const std::string& payload);
+
 /// Runs one shell task (called on an executor slot thread).
 task_outcome run_shell(const shell_config& cfg, const std::string& payload,
                        const cancel_token& cancel);

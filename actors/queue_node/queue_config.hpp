@@ -2,7 +2,10 @@
 // Tunables of one node's replicated queue; defaults in common/defaults.hpp.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+
+#include "dice.pb.h"
 
 #include "common/defaults.hpp"
 #include "common/time.hpp"
@@ -32,6 +35,10 @@ struct queue_config {
   millis stable_point_interval_ms = defaults::stable_point_interval_ms;
   std::size_t recovery_adopt_limit = defaults::recovery_adopt_limit;
   resolver_config resolver;
+  /// Whether this node can execute a task (its kind is registered; a shell
+  /// task's program is allowed). A node never claims one it cannot run;
+  /// such a task waits for a node that can. Unset: every task.
+  std::function<bool(const wire::TaskSpec&)> can_run;
   /// What the ranking knows about this node.
   std::uint32_t battery = 100;
   std::uint32_t device_class = 0;

@@ -18,8 +18,11 @@ void ready_queue_machine::on(const ev::task_changed& e, millis now,
     auto& t = tasks_[e.task_id];
     if (!t.spec || t.attempt != s.attempt())
       t = ready_task{e.spec, s.attempt(), now};
-    // A re-queued task goes ahead of first attempts of its priority.
-    ready_.insert(e.task_id, e.spec->priority(), s.attempt() > 1);
+    // A re-queued task goes ahead of first attempts of its priority. One
+    // this node cannot run stays out of its own walk (not of the common
+    // order, which every node must compute alike).
+    if (!cfg_.can_run || cfg_.can_run(*e.spec))
+      ready_.insert(e.task_id, e.spec->priority(), s.attempt() > 1);
     common_.insert(e.task_id, e.spec->priority(), s.attempt() > 1);
   } else {
     tasks_.erase(e.task_id);
@@ -114,7 +117,16 @@ ready_queue_machine::matched(const std::set<std::string>& skip) const {
   // free seats so that each node has some choice of its own.
   constexpr std::size_t least_candidates = 64;
   auto classes = common_.next_by_class(std::max(seats, least_candidates), skip);
-  return match_seats(classes, slots, ahead, id_);
+  auto mine = match_seats(classes, slots, ahead, id_);
+  // Given a task it cannot run, this node leaves it to the stagger of the
+  // nodes that can.
+  if (cfg_.can_run)
+    mine.erase(std::remove_if(mine.begin(), mine.end(),
+                              [&](const std::string& t) {
+                                return !cfg_.can_run(*tasks_.at(t).spec);
+                              }),
+               mine.end());
+  return mine;
 }
 
 std::size_t ready_queue_machine::idle_nodes() const {

@@ -92,3 +92,32 @@ TEST_CASE("without --shell-allow a node refuses shell tasks",
   CHECK(*code != 0);
   CHECK_THAT(cli.log(), Contains("unknown kind 'shell'"));
 }
+
+TEST_CASE("nodes that cannot run shell tasks never claim them: every one "
+          "runs on the node that allows it, none fails",
+          "[process][shell]") {
+  cluster c;
+  auto runner = c.make_spec("cap-runner");
+  runner.extra_args = {"--shell-allow", "/bin/echo"};
+  auto& n = c.start(runner);
+  for (auto id : {"cap-2", "cap-3"}) {
+    auto spec = c.make_spec(id);
+    spec.peers = {n.spec().udp_addr()};
+    c.start(spec);
+  }
+  REQUIRE(wait_until([&] { return n.alive_count() == 3; }, millis(5000)));
+  auto url = "http://" + loopback(n.spec().http_port);
+  process cli(DICE_CLI_BIN,
+              {"--node", url, "--json", "submit", "shell", "/bin/echo hi",
+               "--count", "12", "--wait", "--timeout", "60"},
+              c.dir().file("cli.log"));
+  auto code = cli.wait_exit(millis(70000));
+  INFO("cli:\n" << cli.log() << "\nlogs:\n" << c.logs());
+  REQUIRE(code);
+  CHECK(*code == 0);
+  auto s = summary_of(cli);
+  REQUIRE_FALSE(s.is_discarded());
+  CHECK(s["done"] == 12);
+  CHECK(s["failed"] == 0);
+  CHECK(s["per_node"] == nlohmann::json{{"cap-runner", 12}});
+}
