@@ -163,3 +163,38 @@ constexpr std::size_t shell_max_output_bytes = 16 * 1024;
 constexpr std::size_t max_slots = 1024;
 
 } // namespace dice::defaults
+
+// -- HTTP API ------------------------------------------------------------------
+namespace dice::defaults {
+
+/// Requests served at once (cpp-httplib runs one connection per thread).
+/// A handler waits at most 5 s for the actors and a slow client holds a
+/// thread at most http_request_timeout_ms, so a few slow or stuck clients
+/// leave most threads free; httplib's own default, 8 on a 2-core machine,
+/// was taken whole by eight clients sending a byte a second (issue 17).
+/// An idle thread costs only its stack.
+constexpr std::size_t http_threads = 16;
+/// Connections open at once: waiting for their first byte, queued for a
+/// thread or being served. A new connection beyond it first evicts the
+/// connection that has waited longest without sending anything; if every
+/// one is busy it is answered 503 and closed at once. Bounds the node's
+/// file descriptors under a burst without queueing /health behind it.
+constexpr std::size_t http_max_connections = 1024;
+/// A request must arrive whole (headers and body) within this of its first
+/// byte, and its answer must be taken within this: a client that trickles
+/// bytes is cut then, so it cannot hold a thread for ever. 256 KiB, the
+/// largest body, takes 2 s at 1 Mbit/s.
+constexpr millis http_request_timeout_ms = 5000;
+/// A connection that sends nothing (a new one, or one kept alive between
+/// requests) is closed after this. It waits without a thread, so an idle
+/// connection costs a file descriptor, no more.
+constexpr millis http_idle_timeout_ms = 5000;
+/// Connections the kernel queues before they are accepted. httplib listens
+/// with a backlog of 5: a burst of connections overflowed it, the kernel
+/// dropped their SYNs and clients retried after 1 s, 3 s, ..., /health
+/// included. The kernel caps it at net.core.somaxconn.
+constexpr int http_listen_backlog = 1024;
+/// A bearer token shorter than this is refused as guessable.
+constexpr std::size_t http_token_min_bytes = 16;
+
+} // namespace dice::defaults

@@ -7,6 +7,8 @@
 #include <httplib.h>
 
 #include "http_api/ask.hpp"
+#include "http_api/bearer_token.hpp"
+#include "http_api/guarded_server.hpp"
 #include "http_api/status_json.hpp"
 #include "http_api/task_json.hpp"
 
@@ -35,14 +37,15 @@ void busy(httplib::Response& res, const std::string& error) {
 } // namespace
 
 http_api::http_api(caf::actor_system& sys, const node& n, endpoint where)
-  : sys_(sys), node_(n), server_(std::make_unique<httplib::Server>()) {
+  : sys_(sys), node_(n),
+    server_(std::make_unique<guarded_server>(n.config().api)) {
   routes();
   task_routes();
   // Headers and body leave in separate writes: with Nagle's algorithm the
   // body waited for the client's delayed ACK, 40 ms on Linux, so every
   // answer took 40 ms or more on loopback.
   server_->set_tcp_nodelay(true);
-  if (!server_->bind_to_port(where.host.c_str(), where.port))
+  if (!server_->bind(where.host, where.port))
     throw std::runtime_error("cannot bind HTTP " + where.to_string()
                              + ": address in use or not available");
   thread_ = std::thread([this] { server_->listen_after_bind(); });
@@ -63,9 +66,21 @@ void http_api::routes() {
   auto& s = *server_;
   // Larger bodies are refused with 413 before they are read.
   s.set_payload_max_length(256 * 1024);
-  s.set_pre_routing_handler([this](const httplib::Request&, httplib::Response&) {
+  // Before any body is read: a request without the token costs no more.
+  s.set_pre_routing_handler([this](const httplib::Request& req,
+                                   httplib::Response& res) {
     ++requests_;
-    return httplib::Server::HandlerResponse::Unhandled;
+    const auto& token = node_.config().api.token;
+    if (token.empty() || open_without_token(req.method, req.path)
+        || bearer_matches(req.get_header_value("Authorization"), token))
+      return httplib::Server::HandlerResponse::Unhandled;
+    ++unauthorized_;
+    res.set_header("WWW-Authenticate", "Bearer");
+    reply(res, 401, error_json(req.has_header("Authorization")
+                                 ? "wrong bearer token"
+                                 : "missing bearer token: send Authorization: "
+                                   "Bearer TOKEN"));
+    return httplib::Server::HandlerResponse::Handled;
   });
   s.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
     reply(res, 200, health_json(node_.config().id));
@@ -94,8 +109,15 @@ void http_api::routes() {
                           {"started", exec->started}, {"completed", exec->completed},
                           {"failed", exec->failed},   {"canceled", exec->canceled}};
     body["queue"] = queue_json(*queue);
+    auto conns = server_->counters();
     body["http"] = {{"requests", requests_.load()},
-                    {"bad_requests", bad_requests_.load()}};
+                    {"bad_requests", bad_requests_.load()},
+                    {"unauthorized", unauthorized_.load()},
+                    {"connections_open", conns.open},
+                    {"connections_rejected", conns.rejected},
+                    {"connections_evicted", conns.evicted},
+                    {"connections_idle_closed", conns.idle_closed},
+                    {"requests_timed_out", conns.timed_out}};
     reply(res, 200, body);
   });
   s.Get("/election", [this](const httplib::Request&, httplib::Response& res) {
