@@ -146,6 +146,16 @@ constexpr millis stable_point_interval_ms = 1000;
 /// Unfinished tasks of a dead enqueuer listed in one Recovery announcement
 /// (a datagram's worth of ids).
 constexpr std::size_t recovery_adopt_limit = 1000;
+/// Tasks submitted to one node and not yet held by another replica, at
+/// most. A submit that would pass it is refused whole (HTTP 429), so a
+/// node whose peers fall behind tells its clients to wait instead of
+/// piling up ENQUEUEs nobody has acknowledged. Two submits of the largest
+/// size (10,000) fit.
+constexpr std::size_t submit_window = 20'000;
+/// Tasks of one submit handed to known_tasks as one message: their
+/// ENQUEUEs leave together, 128 filling about eight datagrams, and the
+/// peers start acknowledging the first chunks while later ones are built.
+constexpr std::size_t submit_chunk = 128;
 
 } // namespace dice::defaults
 
@@ -194,6 +204,14 @@ constexpr millis http_idle_timeout_ms = 5000;
 /// dropped their SYNs and clients retried after 1 s, 3 s, ..., /health
 /// included. The kernel caps it at net.core.somaxconn.
 constexpr int http_listen_backlog = 1024;
+/// How long POST /tasks lets the queue take a submit. A submit the queue
+/// reaches later is refused whole: the client has had its 503 by then and
+/// must not find the tasks enqueued anyway (issue 17: 45,000 such tasks).
+constexpr millis http_submit_accept_ms = 2000;
+/// How long POST /tasks waits for another replica to hold every task:
+/// 201 if it does in time, else 202 with every id (the tasks are enqueued
+/// and will be replicated; the submit need not be repeated).
+constexpr millis http_submit_replicated_ms = 5000;
 /// A bearer token shorter than this is refused as guessable.
 constexpr std::size_t http_token_min_bytes = 16;
 

@@ -39,6 +39,7 @@ private:
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> bad_requests_{0};
   std::atomic<std::uint64_t> unauthorized_{0};
+  std::atomic<std::uint64_t> submits_refused_{0}; // answered 429
 };
 
 } // namespace dice

@@ -20,6 +20,9 @@ std::string http_config::problem(const std::string& host) const {
     return "--http-max-connections must be at least --http-threads";
   if (request_timeout_ms < 1 || idle_timeout_ms < 1)
     return "--http-request-timeout-ms and --http-idle-timeout-ms must be positive";
+  if (submit_accept_ms < 1 || submit_replicated_ms < 0)
+    return "--http-submit-accept-ms must be positive, --http-submit-replicated-ms "
+           "not negative";
   if (listen_backlog < 1)
     return "--http-listen-backlog must be positive";
   return "";

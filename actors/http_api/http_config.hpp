@@ -14,6 +14,8 @@ struct http_config {
   millis request_timeout_ms = defaults::http_request_timeout_ms;
   millis idle_timeout_ms = defaults::http_idle_timeout_ms;
   int listen_backlog = defaults::http_listen_backlog;
+  millis submit_accept_ms = defaults::http_submit_accept_ms;
+  millis submit_replicated_ms = defaults::http_submit_replicated_ms;
   /// Every request but GET /health must carry `Authorization: Bearer
   /// TOKEN`; empty: no token is asked for (loopback only, see problem()).
   std::string token;

@@ -31,6 +31,8 @@ struct queue_config {
   millis compact_interval_ms = defaults::compact_interval_ms;
   millis stable_point_interval_ms = defaults::stable_point_interval_ms;
   std::size_t recovery_adopt_limit = defaults::recovery_adopt_limit;
+  std::size_t submit_window = defaults::submit_window;
+  std::size_t submit_chunk = defaults::submit_chunk;
   resolver_config resolver;
   /// What the ranking knows about this node.
   std::uint32_t battery = 100;

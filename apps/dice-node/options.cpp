@@ -104,7 +104,10 @@ node_options parse_node_options(int argc, const char* const* argv) {
             http_max_connections = static_cast<long long>(n.api.max_connections),
             http_request_timeout = n.api.request_timeout_ms,
             http_idle_timeout = n.api.idle_timeout_ms,
-            http_backlog = n.api.listen_backlog;
+            http_backlog = n.api.listen_backlog,
+            http_submit_accept = n.api.submit_accept_ms,
+            http_submit_replicated = n.api.submit_replicated_ms,
+            submit_window = static_cast<long long>(q.submit_window);
   po::options_description desc("dice-node: one member of a DiCE cluster.\n"
                                "Usage: dice-node [options]\n"
                                "Every option may also be set in the INI file "
@@ -126,6 +129,9 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("http-request-timeout-ms", po::value(&http_request_timeout)->default_value(http_request_timeout), "an HTTP request must arrive whole within this of its first byte, and its answer be taken within this, or the connection is cut")
     ("http-idle-timeout-ms", po::value(&http_idle_timeout)->default_value(http_idle_timeout), "an HTTP connection that sends nothing (new, or kept alive between requests) is closed after this")
     ("http-listen-backlog", po::value(&http_backlog)->default_value(http_backlog), "HTTP connections the kernel queues before they are accepted (capped by net.core.somaxconn)")
+    ("http-submit-accept-ms", po::value(&http_submit_accept)->default_value(http_submit_accept), "POST /tasks: how long the queue may take to accept a submit; later it is refused whole (503, nothing enqueued)")
+    ("http-submit-replicated-ms", po::value(&http_submit_replicated)->default_value(http_submit_replicated), "POST /tasks: how long to wait for another replica to hold every task (201); then 202 with every id")
+    ("submit-window", po::value(&submit_window)->default_value(submit_window), "tasks submitted to this node and not yet held by another replica, at most; a submit that would pass it is refused whole (HTTP 429)")
     ("cluster-id", po::value(&n.cluster_id)->default_value(defaults::cluster_id), "datagrams of other clusters are dropped")
     ("cluster-key-file", po::value(&key_file), "file holding the shared key (>= 16 bytes); every datagram is HMAC-SHA256 signed with it")
     ("insecure", po::bool_switch(&n.insecure), "allow listening off loopback without a cluster key")
@@ -204,6 +210,11 @@ node_options parse_node_options(int argc, const char* const* argv) {
                                     1, 3'600'000);
   n.api.idle_timeout_ms = ranged("http-idle-timeout-ms", http_idle_timeout, 1,
                                  3'600'000);
+  n.api.submit_accept_ms = ranged("http-submit-accept-ms", http_submit_accept, 1,
+                                  3'600'000);
+  n.api.submit_replicated_ms = ranged("http-submit-replicated-ms",
+                                      http_submit_replicated, 0, 3'600'000);
+  q.submit_window = ranged("submit-window", submit_window, 1, 100'000'000);
   n.api.listen_backlog = static_cast<int>(ranged("http-listen-backlog", http_backlog,
                                                  1, 65'535));
   if (capacity < 0 || capacity > 0xffffffffLL)
