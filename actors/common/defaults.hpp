@@ -156,6 +156,14 @@ constexpr std::size_t submit_window = 20'000;
 /// ENQUEUEs leave together, 128 filling about eight datagrams, and the
 /// peers start acknowledging the first chunks while later ones are built.
 constexpr std::size_t submit_chunk = 128;
+/// Submitted tasks handed to known_tasks and not yet acknowledged by
+/// another replica, at most; later chunks wait in the facade and go as
+/// acknowledgements come back. Ten submits of 10,000 sent at once
+/// overflowed the peers' UDP receive buffers (about 150 full datagrams
+/// each by default): the lost ENQUEUEs were caught up 128 ops per sync
+/// interval and 100,000 tasks took minutes. 1,024 tasks are about 64
+/// datagrams.
+constexpr std::size_t submit_in_flight = 1024;
 
 } // namespace dice::defaults
 

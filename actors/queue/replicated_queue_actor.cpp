@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
+#include <set>
 #include <iterator>
 #include <functional>
 #include <map>
@@ -30,6 +32,11 @@ struct facade_state {
   std::vector<task_listener> listeners;
   std::size_t submit_window = defaults::submit_window;
   std::size_t submit_chunk = defaults::submit_chunk;
+  std::size_t submit_in_flight = defaults::submit_in_flight;
+  // Chunks not yet handed to known_tasks (see release()), and how many
+  // tasks handed over are not yet acknowledged.
+  std::deque<std::vector<wire::TaskSpec>> held_chunks;
+  std::set<std::string> in_flight;
   // All-or-nothing submits still waiting for replication, by batch number.
   struct batch {
     std::size_t missing = 0;
@@ -94,6 +101,8 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
              caf::actor_cast<execution_listener>(to.running_tasks));
 }
 
+void release(facade_ptr self);
+
 // Carries out what the subsystems tell the user: submits replicated, and
 // task changes for the listeners.
 struct world_out {
@@ -101,6 +110,8 @@ struct world_out {
 
   void operator()(const ev::acknowledged& e) {
     auto& st = self->state;
+    if (st.in_flight.erase(e.task_id) > 0)
+      release(self);
     auto it = st.awaiting_ack.find(e.task_id);
     if (it == st.awaiting_ack.end())
       return;
@@ -130,6 +141,8 @@ struct world_out {
 
 // known_tasks refused the task: its waiters learn why.
 void refuse(facade_ptr self, const std::string& id) {
+  if (self->state.in_flight.erase(id) > 0)
+    release(self);
   auto& waiting = self->state.awaiting_ack;
   auto it = waiting.find(id);
   if (it == waiting.end())
@@ -143,11 +156,10 @@ void refuse(facade_ptr self, const std::string& id) {
 }
 
 // Gives each task its id (if it has none) and a waiter made by
-// `waiter_for`, then asks known_tasks to enqueue them, submit_chunk tasks
-// per message, so the ENQUEUEs of a chunk leave together and the peers
-// acknowledge the first chunks while later ones are built. The waiters
-// come first: an acknowledgement may overtake known_tasks' answer.
-// Returns the ids.
+// `waiter_for`, then queues them for known_tasks in chunks of
+// submit_chunk tasks, one message each, so the ENQUEUEs of a chunk leave
+// together (see release() for the pace). The waiters come first: an
+// acknowledgement may overtake known_tasks' answer. Returns the ids.
 std::vector<std::string>
 enqueue(facade_ptr self, std::vector<wire::TaskSpec> specs,
         const std::function<ack_waiter(const std::string&)>& waiter_for) {
@@ -162,15 +174,29 @@ enqueue(facade_ptr self, std::vector<wire::TaskSpec> specs,
   }
   for (std::size_t first = 0; first < specs.size(); first += st.submit_chunk) {
     auto last = std::min(specs.size(), first + st.submit_chunk);
-    std::vector<wire::TaskSpec> chunk(std::make_move_iterator(specs.begin() + first),
-                                      std::make_move_iterator(specs.begin() + last));
+    st.held_chunks.emplace_back(std::make_move_iterator(specs.begin() + first),
+                                std::make_move_iterator(specs.begin() + last));
+  }
+  release(self);
+  return ids;
+}
+
+// Hands held chunks to known_tasks while fewer than submit_in_flight of
+// the tasks handed over wait for an acknowledgement: a burst leaves at the
+// pace the peers take it in instead of overflowing their receive buffers.
+void release(facade_ptr self) {
+  auto& st = self->state;
+  while (!st.held_chunks.empty() && st.in_flight.size() < st.submit_in_flight) {
+    auto chunk = std::move(st.held_chunks.front());
+    st.held_chunks.pop_front();
+    for (const auto& spec : chunk)
+      st.in_flight.insert(spec.id());
     self->request(st.to.known_tasks, caf::infinite, submit_atom_v, std::move(chunk))
       .then([self](const std::vector<std::string>& refused) {
         for (const auto& id : refused)
           refuse(self, id);
       });
   }
-  return ids;
 }
 
 // An all-or-nothing submit: refused whole, or every task enqueued under
@@ -258,6 +284,7 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
   st.id_prefix = cfg.node_id + "-" + inc + "-";
   st.submit_window = cfg.queue.submit_window;
   st.submit_chunk = cfg.queue.submit_chunk;
+  st.submit_in_flight = cfg.queue.submit_in_flight;
   spawn_subsystems(self, cfg, bridge, members, exec);
   return {
     // -- from the node's other actors ------------------------------------

@@ -33,6 +33,7 @@ struct queue_config {
   std::size_t recovery_adopt_limit = defaults::recovery_adopt_limit;
   std::size_t submit_window = defaults::submit_window;
   std::size_t submit_chunk = defaults::submit_chunk;
+  std::size_t submit_in_flight = defaults::submit_in_flight;
   resolver_config resolver;
   /// What the ranking knows about this node.
   std::uint32_t battery = 100;

@@ -107,7 +107,8 @@ node_options parse_node_options(int argc, const char* const* argv) {
             http_backlog = n.api.listen_backlog,
             http_submit_accept = n.api.submit_accept_ms,
             http_submit_replicated = n.api.submit_replicated_ms,
-            submit_window = static_cast<long long>(q.submit_window);
+            submit_window = static_cast<long long>(q.submit_window),
+            submit_in_flight = static_cast<long long>(q.submit_in_flight);
   po::options_description desc("dice-node: one member of a DiCE cluster.\n"
                                "Usage: dice-node [options]\n"
                                "Every option may also be set in the INI file "
@@ -132,6 +133,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("http-submit-accept-ms", po::value(&http_submit_accept)->default_value(http_submit_accept), "POST /tasks: how long the queue may take to accept a submit; later it is refused whole (503, nothing enqueued)")
     ("http-submit-replicated-ms", po::value(&http_submit_replicated)->default_value(http_submit_replicated), "POST /tasks: how long to wait for another replica to hold every task (201); then 202 with every id")
     ("submit-window", po::value(&submit_window)->default_value(submit_window), "tasks submitted to this node and not yet held by another replica, at most; a submit that would pass it is refused whole (HTTP 429)")
+    ("submit-in-flight", po::value(&submit_in_flight)->default_value(submit_in_flight), "submitted tasks sent to the peers and not yet acknowledged, at most; the rest of a burst waits and goes as acknowledgements come back")
     ("cluster-id", po::value(&n.cluster_id)->default_value(defaults::cluster_id), "datagrams of other clusters are dropped")
     ("cluster-key-file", po::value(&key_file), "file holding the shared key (>= 16 bytes); every datagram is HMAC-SHA256 signed with it")
     ("insecure", po::bool_switch(&n.insecure), "allow listening off loopback without a cluster key")
@@ -215,6 +217,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
   n.api.submit_replicated_ms = ranged("http-submit-replicated-ms",
                                       http_submit_replicated, 0, 3'600'000);
   q.submit_window = ranged("submit-window", submit_window, 1, 100'000'000);
+  q.submit_in_flight = ranged("submit-in-flight", submit_in_flight, 1, 100'000'000);
   n.api.listen_backlog = static_cast<int>(ranged("http-listen-backlog", http_backlog,
                                                  1, 65'535));
   if (capacity < 0 || capacity > 0xffffffffLL)
