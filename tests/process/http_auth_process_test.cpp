@@ -34,7 +34,7 @@ std::string error_of(const http_reply& r) {
 
 } // namespace
 
-TEST_CASE("--http off loopback without a token file refuses to start",
+TEST_CASE("dice-node refuses --http off loopback without a token file",
           "[process][http][auth]") {
   temp_dir dir;
   // Refused before any socket is opened, so nothing listens on 0.0.0.0.
