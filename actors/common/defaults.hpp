@@ -146,6 +146,24 @@ constexpr millis stable_point_interval_ms = 1000;
 /// Unfinished tasks of a dead enqueuer listed in one Recovery announcement
 /// (a datagram's worth of ids).
 constexpr std::size_t recovery_adopt_limit = 1000;
+/// Tasks submitted to one node and not yet held by another replica, at
+/// most. A submit that would pass it is refused whole (HTTP 429), so a
+/// node whose peers fall behind tells its clients to wait instead of
+/// piling up ENQUEUEs nobody has acknowledged. Two submits of the largest
+/// size (10,000) fit.
+constexpr std::size_t submit_window = 20'000;
+/// Tasks of one submit handed to known_tasks as one message: their
+/// ENQUEUEs leave together, 128 filling about eight datagrams, and the
+/// peers start acknowledging the first chunks while later ones are built.
+constexpr std::size_t submit_chunk = 128;
+/// Submitted tasks handed to known_tasks and not yet acknowledged by
+/// another replica, at most; later chunks wait in the facade and go as
+/// acknowledgements come back. Ten submits of 10,000 sent at once
+/// overflowed the peers' UDP receive buffers (about 150 full datagrams
+/// each by default): the lost ENQUEUEs were caught up 128 ops per sync
+/// interval and 100,000 tasks took minutes. 1,024 tasks are about 64
+/// datagrams.
+constexpr std::size_t submit_in_flight = 1024;
 
 } // namespace dice::defaults
 
@@ -180,5 +198,48 @@ constexpr millis journal_sync_batch_ms = 5;
 /// The journal is rewritten as one record per task once it is larger than
 /// this and four times its size after the last rewrite.
 constexpr std::size_t journal_compact_min_bytes = 8 * 1024 * 1024;
+
+} // namespace dice::defaults
+
+// -- HTTP API ------------------------------------------------------------------
+namespace dice::defaults {
+
+/// Requests served at once (cpp-httplib runs one connection per thread).
+/// A handler waits at most 5 s for the actors and a slow client holds a
+/// thread at most http_request_timeout_ms, so a few slow or stuck clients
+/// leave most threads free; httplib's own default, 8 on a 2-core machine,
+/// was taken whole by eight clients sending a byte a second (issue 17).
+/// An idle thread costs only its stack.
+constexpr std::size_t http_threads = 16;
+/// Connections open at once: waiting for their first byte, queued for a
+/// thread or being served. A new connection beyond it first evicts the
+/// connection that has waited longest without sending anything; if every
+/// one is busy it is answered 503 and closed at once. Bounds the node's
+/// file descriptors under a burst without queueing /health behind it.
+constexpr std::size_t http_max_connections = 1024;
+/// A request must arrive whole (headers and body) within this of its first
+/// byte, and its answer must be taken within this: a client that trickles
+/// bytes is cut then, so it cannot hold a thread for ever. 256 KiB, the
+/// largest body, takes 2 s at 1 Mbit/s.
+constexpr millis http_request_timeout_ms = 5000;
+/// A connection that sends nothing (a new one, or one kept alive between
+/// requests) is closed after this. It waits without a thread, so an idle
+/// connection costs a file descriptor, no more.
+constexpr millis http_idle_timeout_ms = 5000;
+/// Connections the kernel queues before they are accepted. httplib listens
+/// with a backlog of 5: a burst of connections overflowed it, the kernel
+/// dropped their SYNs and clients retried after 1 s, 3 s, ..., /health
+/// included. The kernel caps it at net.core.somaxconn.
+constexpr int http_listen_backlog = 1024;
+/// How long POST /tasks lets the queue take a submit. A submit the queue
+/// reaches later is refused whole: the client has had its 503 by then and
+/// must not find the tasks enqueued anyway (issue 17: 45,000 such tasks).
+constexpr millis http_submit_accept_ms = 2000;
+/// How long POST /tasks waits for another replica to hold every task:
+/// 201 if it does in time, else 202 with every id (the tasks are enqueued
+/// and will be replicated; the submit need not be repeated).
+constexpr millis http_submit_replicated_ms = 5000;
+/// A bearer token shorter than this is refused as guessable.
+constexpr std::size_t http_token_min_bytes = 16;
 
 } // namespace dice::defaults

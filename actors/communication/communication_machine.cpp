@@ -1,5 +1,6 @@
 #include "communication/communication_machine.hpp"
 
+#include <iterator>
 #include <utility>
 
 #include "common/defaults.hpp"
@@ -69,10 +70,11 @@ void communication_machine::on(const ev::originate& e, millis,
   log_.add(origin_, seq, op);
   ++counters_.ops_sent;
   if (e.ack)
-    awaiting_ack_[task_id_of(op)] = *field;
+    awaiting_ack_.emplace(seq, task_id_of(op));
   out.push_back(ev::broadcast{op, e.hold_ms});
   out.push_back(ev::merge_message{std::move(op), false});
-  if (e.ack)
+  // No peer can hold an op just made; alone, nobody needs to.
+  if (e.ack && peers_.empty())
     check_acks(out);
 }
 
@@ -486,17 +488,38 @@ void communication_machine::on_stable_point(const wire::Message& m) {
 
 void communication_machine::check_acks(ev::events& out,
                                        const version_vector* acker) {
-  for (auto i = awaiting_ack_.begin(); i != awaiting_ack_.end();) {
-    const auto& op = i->second;
-    if (peers_.empty() || replicated(op)
-        || (acker != nullptr && acker->seen(op.origin(), op.seq()))) {
-      acked_.insert(i->first);
-      out.push_back(ev::acknowledged{i->first});
-      i = awaiting_ack_.erase(i);
-    } else {
-      ++i;
-    }
+  if (awaiting_ack_.empty())
+    return;
+  if (peers_.empty())
+    return ack(awaiting_ack_.begin(), awaiting_ack_.end(), out);
+  peers_.for_each([&](const version_vector& v) { ack_seen(v, out); });
+  if (acker != nullptr)
+    ack_seen(*acker, out);
+}
+
+void communication_machine::ack_seen(const version_vector& v, ev::events& out) {
+  if (awaiting_ack_.empty())
+    return;
+  ack(awaiting_ack_.begin(), awaiting_ack_.upper_bound(v.get(origin_)), out);
+  auto gaps = v.beyond_gaps().find(origin_);
+  if (gaps == v.beyond_gaps().end() || awaiting_ack_.empty())
+    return;
+  // Only the seqs seen past a gap that still wait: the set may be long.
+  auto last = awaiting_ack_.rbegin()->first;
+  for (auto s = gaps->second.lower_bound(awaiting_ack_.begin()->first);
+       s != gaps->second.end() && *s <= last; ++s)
+    if (auto i = awaiting_ack_.find(*s); i != awaiting_ack_.end())
+      ack(i, std::next(i), out);
+}
+
+void communication_machine::ack(
+  std::map<std::uint64_t, std::string>::iterator first,
+  std::map<std::uint64_t, std::string>::iterator last, ev::events& out) {
+  for (auto i = first; i != last; ++i) {
+    acked_.insert(i->second);
+    out.push_back(ev::acknowledged{i->second});
   }
+  awaiting_ack_.erase(first, last);
 }
 
 bool communication_machine::acknowledged(const std::string& task_id) const {

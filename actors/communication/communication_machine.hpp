@@ -106,6 +106,10 @@ private:
   // Answers the submits some peer holds now (`acker`: what an Ack says a
   // peer holds, beyond the heartbeats' reports).
   void check_acks(ev::events& out, const version_vector* acker = nullptr);
+  // The waiting submits `v` covers are answered.
+  void ack_seen(const version_vector& v, ev::events& out);
+  void ack(std::map<std::uint64_t, std::string>::iterator first,
+           std::map<std::uint64_t, std::string>::iterator last, ev::events& out);
   void tell_live(ev::events& out);
 
   std::string id_;
@@ -135,7 +139,12 @@ private:
   std::optional<snapshot_progress> snapshot_;
   millis next_compact_ = 0;
 
-  std::map<std::string, wire::OpId> awaiting_ack_;
+  // Our ENQUEUEs that no other replica is known to hold: seq -> task id,
+  // in seq order, so what a peer's version vector covers is a prefix
+  // (plus any seqs it saw past a gap) and checking costs what it acks,
+  // not the whole backlog (a check per op over 100,000 waiting made a
+  // burst of submits quadratic: issue 17).
+  std::map<std::uint64_t, std::string> awaiting_ack_;
   // Enqueuers owed an Ack: (peer, its origin).
   std::set<std::pair<std::string, std::string>> acks_owed_;
   std::set<std::string> acked_;

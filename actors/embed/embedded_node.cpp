@@ -93,6 +93,7 @@ node::node(caf::actor_system& sys, options opts) : impl_(new impl(sys)) {
     c.http.reset();
   else
     c.http = endpoint_option("http", opts.http);
+  c.api.token = opts.http_token;
   c.queue.slots = opts.slots;
   c.queue.prefetch = opts.prefetch;
   c.queue.max_attempts = opts.max_attempts;

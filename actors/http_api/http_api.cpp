@@ -7,16 +7,14 @@
 #include <httplib.h>
 
 #include "http_api/ask.hpp"
+#include "http_api/bearer_token.hpp"
+#include "http_api/guarded_server.hpp"
 #include "http_api/status_json.hpp"
 #include "http_api/task_json.hpp"
 
 namespace dice {
 
 namespace {
-
-// Tasks of one submit that go to the queue as one message: 128 ENQUEUEs
-// fill about eight datagrams.
-constexpr std::uint32_t submit_chunk = 128;
 
 void reply(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
@@ -35,14 +33,15 @@ void busy(httplib::Response& res, const std::string& error) {
 } // namespace
 
 http_api::http_api(caf::actor_system& sys, const node& n, endpoint where)
-  : sys_(sys), node_(n), server_(std::make_unique<httplib::Server>()) {
+  : sys_(sys), node_(n),
+    server_(std::make_unique<guarded_server>(n.config().api)) {
   routes();
   task_routes();
   // Headers and body leave in separate writes: with Nagle's algorithm the
   // body waited for the client's delayed ACK, 40 ms on Linux, so every
   // answer took 40 ms or more on loopback.
   server_->set_tcp_nodelay(true);
-  if (!server_->bind_to_port(where.host.c_str(), where.port))
+  if (!server_->bind(where.host, where.port))
     throw std::runtime_error("cannot bind HTTP " + where.to_string()
                              + ": address in use or not available");
   thread_ = std::thread([this] { server_->listen_after_bind(); });
@@ -63,28 +62,40 @@ void http_api::routes() {
   auto& s = *server_;
   // Larger bodies are refused with 413 before they are read.
   s.set_payload_max_length(256 * 1024);
-  s.set_pre_routing_handler([this](const httplib::Request&, httplib::Response&) {
+  // Before any body is read: a request without the token costs no more.
+  s.set_pre_routing_handler([this](const httplib::Request& req,
+                                   httplib::Response& res) {
     ++requests_;
-    return httplib::Server::HandlerResponse::Unhandled;
+    const auto& token = node_.config().api.token;
+    if (token.empty() || open_without_token(req.method, req.path)
+        || bearer_matches(req.get_header_value("Authorization"), token))
+      return httplib::Server::HandlerResponse::Unhandled;
+    ++unauthorized_;
+    res.set_header("WWW-Authenticate", "Bearer");
+    reply(res, 401, error_json(req.has_header("Authorization")
+                                 ? "wrong bearer token"
+                                 : "missing bearer token: send Authorization: "
+                                   "Bearer TOKEN"));
+    return httplib::Server::HandlerResponse::Handled;
   });
   s.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
     reply(res, 200, health_json(node_.config().id));
   });
   s.Get("/nodes", [this](const httplib::Request&, httplib::Response& res) {
     std::string err;
-    auto v = ask<std::vector<node_view>>(sys_, node_.members(), err, nodes_atom_v);
+    auto v = query<std::vector<node_view>>(sys_, node_.members(), err, nodes_atom_v);
     if (!v)
       return busy(res, err);
     reply(res, 200, nodes_json(node_.config().id, *v));
   });
   s.Get("/stats", [this](const httplib::Request&, httplib::Response& res) {
     std::string err;
-    auto wire = ask<bridge_counters>(sys_, node_.bridge(), err, stats_atom_v);
-    auto queue = ask<queue_counters>(sys_, node_.queue(), err, stats_atom_v);
-    auto exec = ask<executor_stats>(sys_, node_.exec(), err, stats_atom_v);
-    auto members = ask<membership_counters>(sys_, node_.members(), err,
-                                            stats_atom_v);
-    auto counts = ask<task_counts>(sys_, node_.queue(), err, tasks_atom_v,
+    auto wire = query<bridge_counters>(sys_, node_.bridge(), err, stats_atom_v);
+    auto queue = query<queue_counters>(sys_, node_.queue(), err, stats_atom_v);
+    auto exec = query<executor_stats>(sys_, node_.exec(), err, stats_atom_v);
+    auto members = query<membership_counters>(sys_, node_.members(), err,
+                                              stats_atom_v);
+    auto counts = query<task_counts>(sys_, node_.queue(), err, tasks_atom_v,
                                    stats_atom_v);
     if (!wire || !queue || !exec || !counts || !members)
       return busy(res, err);
@@ -100,13 +111,21 @@ void http_api::routes() {
                           {"conflicting_ids", members->conflicting_ids},
                           {"ids_refused", members->ids_refused},
                           {"pauses", members->pauses}};
+    auto conns = server_->counters();
     body["http"] = {{"requests", requests_.load()},
-                    {"bad_requests", bad_requests_.load()}};
+                    {"bad_requests", bad_requests_.load()},
+                    {"unauthorized", unauthorized_.load()},
+                    {"submits_refused", submits_refused_.load()},
+                    {"connections_open", conns.open},
+                    {"connections_rejected", conns.rejected},
+                    {"connections_evicted", conns.evicted},
+                    {"connections_idle_closed", conns.idle_closed},
+                    {"requests_timed_out", conns.timed_out}};
     reply(res, 200, body);
   });
   s.Get("/election", [this](const httplib::Request&, httplib::Response& res) {
     std::string err;
-    auto v = ask<election_view>(sys_, node_.elect(), err, election_atom_v);
+    auto v = query<election_view>(sys_, node_.elect(), err, election_atom_v);
     if (!v)
       return busy(res, err);
     reply(res, 200, election_json(*v));
@@ -134,44 +153,51 @@ void http_api::task_routes() {
       ++bad_requests_;
       return reply(res, 400, error_json(err));
     }
-    // A chunk of tasks goes as one message, so its ENQUEUEs leave together
-    // (in a few datagrams); each chunk answers once all of its tasks are
-    // replicated. Chunks keep a count of thousands from flooding the
-    // peers' receive buffers all at once.
-    caf::scoped_actor self{sys_};
-    using reply_handle = decltype(self->request(
-      node_.queue(), http_ask_timeout, submit_atom_v, std::vector<wire::TaskSpec>{}));
-    std::vector<reply_handle> chunks;
-    for (std::uint32_t first = 0; first < sub->count; first += submit_chunk) {
-      std::vector<wire::TaskSpec> specs(std::min(submit_chunk, sub->count - first));
-      for (auto& spec : specs) {
-        spec.set_kind(sub->kind);
-        spec.set_payload(sub->payload);
-        spec.set_priority(sub->priority);
-      }
-      chunks.push_back(self->request(node_.queue(), http_ask_timeout,
-                                     submit_atom_v, std::move(specs)));
+    // As for a kind it lacks: the submitting node must be able to run the
+    // task itself, else it could wait for ever for a node that can.
+    if (sub->kind == "shell"
+        && !shell_allows(node_.config().shell, sub->payload)) {
+      ++bad_requests_;
+      std::string why;
+      auto argv = shell_argv(sub->payload, why);
+      return reply(res, 400, error_json("shell: '" + argv.front().substr(0, 128)
+                                        + "' is not in the node's "
+                                          "--shell-allow list"));
     }
-    nlohmann::json ids = nlohmann::json::array();
-    std::string failure;
-    for (auto& chunk : chunks) {
-      if (!failure.empty())
-        break;
-      chunk.receive(
-        [&](std::vector<std::string>& got) {
-          for (auto& id : got)
-            ids.push_back(std::move(id));
-        },
-        [&](caf::error& e) {
-          failure = e == caf::sec::request_timeout
-                      ? "no other replica confirmed in time"
-                      : sys_.render(e);
-        });
+    std::vector<wire::TaskSpec> specs(sub->count);
+    for (auto& spec : specs) {
+      spec.set_kind(sub->kind);
+      spec.set_payload(sub->payload);
+      spec.set_priority(sub->priority);
     }
-    if (!failure.empty())
-      return reply(res, 503, {{"error", "not all tasks were replicated: " + failure},
-                              {"ids", ids}});
-    reply(res, 201, {{"ids", ids}});
+    // All or nothing: the queue takes every task or none. It refuses a
+    // submit it reaches after accept_by, and we wait for its answer
+    // longer than that, so a 503 from here means nothing was enqueued.
+    const auto& api = node_.config().api;
+    auto accept = std::chrono::milliseconds(api.submit_accept_ms);
+    auto receipt = ask_within<submit_receipt>(
+      sys_, node_.queue(), accept + http_ask_timeout, err, submit_atom_v,
+      std::move(specs), caf::make_timestamp() + accept);
+    if (!receipt)
+      return reply(res, 503, {{"error", "node busy, no task enqueued: " + err},
+                              {"ids", nlohmann::json::array()}});
+    if (!receipt->refused.empty()) {
+      ++submits_refused_;
+      res.set_header("Retry-After", "1");
+      return reply(res, 429, {{"error", "no task enqueued: " + receipt->refused},
+                              {"ids", nlohmann::json::array()}});
+    }
+    // Enqueued: the ids are the client's whatever replication does next.
+    auto replicated = ask_within<bool>(
+      sys_, node_.queue(), std::chrono::milliseconds(api.submit_replicated_ms),
+      err, submit_atom_v, receipt->batch);
+    nlohmann::json body{{"ids", std::move(receipt->ids)},
+                        {"replicated", replicated.value_or(false)}};
+    if (replicated && *replicated)
+      return reply(res, 201, body);
+    if (replicated) // known_tasks refused some, which fresh ids never are
+      body["error"] = "some tasks were refused by the replica";
+    reply(res, 202, body);
   });
   s.Get("/tasks", [this](const httplib::Request& req, httplib::Response& res) {
     task_query q;
@@ -193,7 +219,7 @@ void http_api::task_routes() {
       q.ids = std::move(*ids);
     }
     std::string err;
-    auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v, q);
+    auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v, q);
     if (!rows)
       return busy(res, err);
     auto list = nlohmann::json::array();
@@ -205,7 +231,7 @@ void http_api::task_routes() {
   s.Get(R"(/tasks/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     std::string err;
     auto id = req.matches[1].str();
-    auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
+    auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
                                            task_query{{id}, std::nullopt});
     if (!rows)
       return busy(res, err);
@@ -220,7 +246,7 @@ void http_api::task_routes() {
     return [this, atom, verb](const httplib::Request& req, httplib::Response& res) {
       auto id = req.matches[1].str();
       std::string err;
-      auto rows = ask<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
+      auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
                                              task_query{{id}, std::nullopt});
       if (!rows)
         return busy(res, err);

@@ -1,7 +1,9 @@
 #pragma once
-// The node's HTTP API (cpp-httplib): JSON status now, task operations later.
+// The node's HTTP API (cpp-httplib): status and task operations as JSON.
 // Handlers run on the server's threads and ask the actors, with a timeout,
-// so a busy node answers 503 rather than hanging a client.
+// so a busy node answers 503 rather than hanging a client; guarded_server
+// bounds connections and cuts slow clients; with a token set, every
+// request but GET /health must carry it.
 #include <atomic>
 #include <memory>
 #include <thread>
@@ -11,11 +13,9 @@
 #include "common/endpoint.hpp"
 #include "node/node.hpp"
 
-namespace httplib {
-class Server;
-}
-
 namespace dice {
+
+class guarded_server;
 
 class http_api {
 public:
@@ -26,6 +26,7 @@ public:
   void stop();
   std::uint64_t requests() const { return requests_; }
   std::uint64_t bad_requests() const { return bad_requests_; }
+  std::uint64_t unauthorized() const { return unauthorized_; }
 
 private:
   void routes();      // status: /health, /nodes, /stats
@@ -33,10 +34,12 @@ private:
 
   caf::actor_system& sys_;
   const node& node_;
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<guarded_server> server_;
   std::thread thread_;
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> bad_requests_{0};
+  std::atomic<std::uint64_t> unauthorized_{0};
+  std::atomic<std::uint64_t> submits_refused_{0}; // answered 429
 };
 
 } // namespace dice

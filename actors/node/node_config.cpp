@@ -22,6 +22,9 @@ std::string node_config::problem() const {
     return "listening on " + listen.to_string()
            + " without a cluster key: give --cluster-key-file, listen on "
              "127.0.0.1, or pass --insecure";
+  if (http)
+    if (auto p = api.problem(http->host); !p.empty())
+      return p;
   if (multicast) {
     auto first = std::stoi(multicast->host.substr(0, multicast->host.find('.')));
     if (first < 224 || first > 239)

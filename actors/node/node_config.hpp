@@ -11,6 +11,7 @@
 #include "election/election.hpp"
 #include "executor/shell_kind.hpp"
 #include "executor/task_kinds.hpp"
+#include "http_api/http_config.hpp"
 #include "journal/replica_journal.hpp"
 #include "membership/membership_state.hpp"
 #include "queue_node/queue_config.hpp"
@@ -24,6 +25,7 @@ struct node_config {
   std::vector<endpoint> peers;           // seed peers
   std::optional<endpoint> multicast;     // broadcast via this IPv4 group
   std::optional<endpoint> http{endpoint{"127.0.0.1", 8400}}; // none: no API
+  http_config api;                       // its limits, timeouts and token
   std::string cluster_id = defaults::cluster_id;
   std::string cluster_key;               // empty: no authentication
   bool insecure = false;                 // allow no key off loopback

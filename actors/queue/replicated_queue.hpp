@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/fwd.hpp>
+#include <caf/timestamp.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
@@ -20,6 +22,21 @@
 #include "executor/executor.hpp"
 #include "membership/membership.hpp"
 #include "queue/queue_interfaces.hpp"
+
+namespace dice {
+
+/// The answer to an all-or-nothing submit: every task enqueued, with its
+/// id, or none and why.
+struct submit_receipt {
+  std::vector<std::string> ids; // empty when refused
+  std::string refused;          // why nothing was enqueued; "" if accepted
+  /// Ask (submit_atom, batch) to learn when every task is replicated.
+  std::uint64_t batch = 0;
+};
+
+} // namespace dice
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::submit_receipt)
 
 namespace dice {
 
@@ -38,6 +55,14 @@ using replicated_queue = queue_world::extend<
   // several at once: all ids once all are replicated, else the first error
   caf::replies_to<submit_atom, std::vector<wire::TaskSpec>>::with<
     std::vector<std::string>>,
+  // all or nothing, answered at once: refused whole if this node already
+  // has queue_config::submit_window tasks waiting for replication, or if
+  // the queue reaches it after the timestamp (its asker gave up by then)
+  caf::replies_to<submit_atom, std::vector<wire::TaskSpec>,
+                  caf::timestamp>::with<submit_receipt>,
+  // answers true once every task of a receipt's batch is replicated
+  // (false if any was refused); the asker's timeout says how long to wait
+  caf::replies_to<submit_atom, std::uint64_t>::with<bool>,
   caf::replies_to<remove_atom, std::string>::with<bool>, // removeByID
   caf::replies_to<cancel_atom, std::string>::with<bool>,
   caf::replies_to<tasks_atom, task_query>::with<std::vector<task_row>>,

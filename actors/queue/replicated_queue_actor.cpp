@@ -1,6 +1,10 @@
 #include "queue/replicated_queue.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <deque>
+#include <set>
+#include <iterator>
 #include <functional>
 #include <map>
 #include <memory>
@@ -35,6 +39,21 @@ struct facade_state {
   std::string id_prefix; // NODE-INCARNATION- : unique across restarts
   std::uint64_t next_task = 1;
   std::vector<task_listener> listeners;
+  std::size_t submit_window = defaults::submit_window;
+  std::size_t submit_chunk = defaults::submit_chunk;
+  std::size_t submit_in_flight = defaults::submit_in_flight;
+  // Chunks not yet handed to known_tasks (see release()), and how many
+  // tasks handed over are not yet acknowledged.
+  std::deque<std::vector<wire::TaskSpec>> held_chunks;
+  std::set<std::string> in_flight;
+  // All-or-nothing submits still waiting for replication, by batch number.
+  struct batch {
+    std::size_t missing = 0;
+    bool refused = false; // some task was refused by known_tasks
+    std::vector<caf::typed_response_promise<bool>> waiters;
+  };
+  std::map<std::uint64_t, std::shared_ptr<batch>> batches;
+  std::uint64_t next_batch = 1;
   static inline const char* name = "replicated_queue";
 
   // Stopped (or crashed, in a simulation) with submits still unconfirmed:
@@ -93,12 +112,16 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
              caf::actor_cast<execution_listener>(to.running_tasks));
 }
 
+void release(facade_ptr self);
+
 // Carries out what the subsystems tell the user: submits replicated, and
 // task changes for the listeners.
 struct world_out {
   facade_ptr self;
 
   void operator()(const ev::acknowledged& e) {
+    if (self->state.in_flight.erase(e.task_id) > 0)
+      release(self);
     note(e.task_id, &awaiting::acknowledged);
   }
   void note(const std::string& task_id, bool awaiting::*fact) {
@@ -137,6 +160,8 @@ struct world_out {
 
 // known_tasks refused the task: its waiters learn why.
 void refuse(facade_ptr self, const std::string& id) {
+  if (self->state.in_flight.erase(id) > 0)
+    release(self);
   auto& waiting = self->state.awaiting_ack;
   auto it = waiting.find(id);
   if (it == waiting.end())
@@ -150,27 +175,98 @@ void refuse(facade_ptr self, const std::string& id) {
 }
 
 // Gives each task its id (if it has none) and a waiter made by
-// `waiter_for`, then asks known_tasks to enqueue them all in one message,
-// so their ENQUEUEs leave together. The waiters come first: an
+// `waiter_for`, then queues them for known_tasks in chunks of
+// submit_chunk tasks, one message each, so the ENQUEUEs of a chunk leave
+// together (see release() for the pace). The waiters come first: an
 // acknowledgement may overtake known_tasks' answer. Returns the ids.
 std::vector<std::string>
 enqueue(facade_ptr self, std::vector<wire::TaskSpec> specs,
         const std::function<ack_waiter(const std::string&)>& waiter_for) {
   auto& st = self->state;
   std::vector<std::string> ids;
+  ids.reserve(specs.size());
   for (auto& spec : specs) {
     if (spec.id().empty())
       spec.set_id(st.id_prefix + std::to_string(st.next_task++));
     ids.push_back(spec.id());
     st.awaiting_ack[spec.id()].waiters.push_back(waiter_for(spec.id()));
   }
-  self->request(st.to.known_tasks, caf::infinite, submit_atom_v,
-                std::move(specs))
-    .then([self](const std::vector<std::string>& refused) {
-      for (const auto& id : refused)
-        refuse(self, id);
-    });
+  for (std::size_t first = 0; first < specs.size(); first += st.submit_chunk) {
+    auto last = std::min(specs.size(), first + st.submit_chunk);
+    st.held_chunks.emplace_back(std::make_move_iterator(specs.begin() + first),
+                                std::make_move_iterator(specs.begin() + last));
+  }
+  release(self);
   return ids;
+}
+
+// Hands held chunks to known_tasks while fewer than submit_in_flight of
+// the tasks handed over wait for an acknowledgement: a burst leaves at the
+// pace the peers take it in instead of overflowing their receive buffers.
+void release(facade_ptr self) {
+  auto& st = self->state;
+  while (!st.held_chunks.empty() && st.in_flight.size() < st.submit_in_flight) {
+    auto chunk = std::move(st.held_chunks.front());
+    st.held_chunks.pop_front();
+    for (const auto& spec : chunk)
+      st.in_flight.insert(spec.id());
+    self->request(st.to.known_tasks, caf::infinite, submit_atom_v, std::move(chunk))
+      .then([self](const std::vector<std::string>& refused) {
+        for (const auto& id : refused)
+          refuse(self, id);
+      });
+  }
+}
+
+// An all-or-nothing submit: refused whole, or every task enqueued under
+// one batch whose replication can be awaited.
+submit_receipt submit_all(facade_ptr self, std::vector<wire::TaskSpec> specs,
+                          caf::timestamp accept_by) {
+  auto& st = self->state;
+  submit_receipt r;
+  if (caf::make_timestamp() > accept_by)
+    r.refused = "the node was too busy to take the submit in time";
+  else if (st.awaiting_ack.size() + specs.size() > st.submit_window)
+    r.refused = std::to_string(st.awaiting_ack.size())
+                + " tasks of this node are not yet replicated and at most "
+                + std::to_string(st.submit_window)
+                + " may be (--submit-window): retry later";
+  if (!r.refused.empty())
+    return r;
+  auto b = std::make_shared<facade_state::batch>();
+  b->missing = specs.size();
+  r.batch = st.next_batch++;
+  if (b->missing > 0)
+    st.batches.emplace(r.batch, b);
+  r.ids = enqueue(self, std::move(specs), [self, b, n = r.batch](const std::string&) {
+    return [self, b, n](const caf::error& e) {
+      b->refused = b->refused || static_cast<bool>(e);
+      if (--b->missing > 0)
+        return;
+      for (auto& w : b->waiters)
+        w.deliver(!b->refused);
+      // Kept for an await still to come unless one is here already.
+      if (!b->waiters.empty())
+        self->state.batches.erase(n);
+    };
+  });
+  return r;
+}
+
+// Answers once every task of `batch` is replicated.
+caf::result<bool> await_batch(facade_ptr self, std::uint64_t n) {
+  auto& st = self->state;
+  auto it = st.batches.find(n);
+  if (it == st.batches.end())
+    return true; // all replicated before anyone asked, or an empty batch
+  auto b = it->second;
+  if (b->missing == 0) {
+    st.batches.erase(it);
+    return !b->refused;
+  }
+  auto rp = self->make_response_promise<bool>();
+  b->waiters.push_back(rp);
+  return rp;
 }
 
 // Asks the subsystems that count for their counters and answers the sum.
@@ -205,6 +301,9 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
   std::snprintf(inc, sizeof(inc), "%llx",
                 static_cast<unsigned long long>(cfg.incarnation));
   st.id_prefix = cfg.node_id + "-" + inc + "-";
+  st.submit_window = cfg.queue.submit_window;
+  st.submit_chunk = cfg.queue.submit_chunk;
+  st.submit_in_flight = cfg.queue.submit_in_flight;
   spawn_subsystems(self, cfg, bridge, members, exec);
   return {
     // -- from the node's other actors ------------------------------------
@@ -266,6 +365,11 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
         acc->rp.deliver(acc->ids);
       return acc->rp;
     },
+    [self](submit_atom, std::vector<wire::TaskSpec>& specs,
+           caf::timestamp accept_by) {
+      return submit_all(self, std::move(specs), accept_by);
+    },
+    [self](submit_atom, std::uint64_t batch) { return await_batch(self, batch); },
     [self](remove_atom, const std::string& id) {
       return self->delegate(self->state.to.known_tasks, remove_atom_v, id);
     },

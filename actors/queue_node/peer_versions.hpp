@@ -37,6 +37,13 @@ public:
   /// True if some peer has seen op (origin, seq).
   bool covered(const std::string& origin, std::uint64_t seq) const;
 
+  /// Calls `fn(const version_vector&)` with each peer's last report.
+  template <class F>
+  void for_each(F&& fn) const {
+    for (const auto& kv : peers_)
+      fn(kv.second.seen);
+  }
+
 private:
   struct entry {
     std::uint64_t incarnation = 0;

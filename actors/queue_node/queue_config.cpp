@@ -27,6 +27,8 @@ std::string queue_config::problem() const {
     return "re-queue jitter must not be negative";
   if (slots == 0)
     return "slots must be at least 1";
+  if (submit_window == 0 || submit_chunk == 0 || submit_in_flight == 0)
+    return "submit window, chunk and in-flight limit must be at least 1";
   if (max_attempts == 0)
     return "max attempts must be at least 1";
   if (op_log_limit == 0)

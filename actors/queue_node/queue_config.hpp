@@ -34,6 +34,9 @@ struct queue_config {
   millis compact_interval_ms = defaults::compact_interval_ms;
   millis stable_point_interval_ms = defaults::stable_point_interval_ms;
   std::size_t recovery_adopt_limit = defaults::recovery_adopt_limit;
+  std::size_t submit_window = defaults::submit_window;
+  std::size_t submit_chunk = defaults::submit_chunk;
+  std::size_t submit_in_flight = defaults::submit_in_flight;
   resolver_config resolver;
   /// Whether this node can execute a task (its kind is registered; a shell
   /// task's program is allowed). A node never claims one it cannot run;

@@ -10,6 +10,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "http_api/http_config.hpp"
+
 namespace po = boost::program_options;
 
 namespace dice {
@@ -104,7 +106,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
   node_options out;
   auto& n = out.node;
   std::string config_file, listen, advertise, multicast, http, key_file,
-    data_dir = "auto", sync = "batch";
+    http_token_file, data_dir = "auto", sync = "batch";
   std::vector<std::string> peers, shell_allow;
   long long capacity = 0; // signed, so that a negative value is refused
   auto& q = n.queue;
@@ -122,7 +124,16 @@ node_options parse_node_options(int argc, const char* const* argv) {
             gossip_peers = static_cast<long long>(n.timing.gossip_peers_per_heartbeat),
             scheduler_threads = static_cast<long long>(out.scheduler_threads),
             bundle_bytes = static_cast<long long>(n.limits.bundle_bytes),
-            shell_output = static_cast<long long>(n.shell.max_output_bytes);
+            shell_output = static_cast<long long>(n.shell.max_output_bytes),
+            http_threads = static_cast<long long>(n.api.threads),
+            http_max_connections = static_cast<long long>(n.api.max_connections),
+            http_request_timeout = n.api.request_timeout_ms,
+            http_idle_timeout = n.api.idle_timeout_ms,
+            http_backlog = n.api.listen_backlog,
+            http_submit_accept = n.api.submit_accept_ms,
+            http_submit_replicated = n.api.submit_replicated_ms,
+            submit_window = static_cast<long long>(q.submit_window),
+            submit_in_flight = static_cast<long long>(q.submit_in_flight);
   po::options_description desc("dice-node: one member of a DiCE cluster.\n"
                                "Usage: dice-node [options]\n"
                                "Every option may also be set in the INI file "
@@ -138,6 +149,16 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("peer", po::value(&peers)->composing(), "seed peer HOST:PORT (repeatable); one is enough to learn everyone")
     ("multicast", po::value(&multicast), "broadcast via this IPv4 multicast GROUP:PORT instead of to each peer")
     ("http", po::value(&http)->default_value(defaults::http), "HTTP API HOST:PORT, or 'off'")
+    ("http-token-file", po::value(&http_token_file), "file holding the HTTP API's bearer token (>= 16 printable bytes); every request but GET /health must then send 'Authorization: Bearer TOKEN'. Required when --http is not on loopback")
+    ("http-threads", po::value(&http_threads)->default_value(http_threads), "HTTP requests served at once")
+    ("http-max-connections", po::value(&http_max_connections)->default_value(http_max_connections), "HTTP connections open at once; a new one beyond evicts the longest idle one, or is answered 503 if none is idle")
+    ("http-request-timeout-ms", po::value(&http_request_timeout)->default_value(http_request_timeout), "an HTTP request must arrive whole within this of its first byte, and its answer be taken within this, or the connection is cut")
+    ("http-idle-timeout-ms", po::value(&http_idle_timeout)->default_value(http_idle_timeout), "an HTTP connection that sends nothing (new, or kept alive between requests) is closed after this")
+    ("http-listen-backlog", po::value(&http_backlog)->default_value(http_backlog), "HTTP connections the kernel queues before they are accepted (capped by net.core.somaxconn)")
+    ("http-submit-accept-ms", po::value(&http_submit_accept)->default_value(http_submit_accept), "POST /tasks: how long the queue may take to accept a submit; later it is refused whole (503, nothing enqueued)")
+    ("http-submit-replicated-ms", po::value(&http_submit_replicated)->default_value(http_submit_replicated), "POST /tasks: how long to wait for another replica to hold every task (201); then 202 with every id")
+    ("submit-window", po::value(&submit_window)->default_value(submit_window), "tasks submitted to this node and not yet held by another replica, at most; a submit that would pass it is refused whole (HTTP 429)")
+    ("submit-in-flight", po::value(&submit_in_flight)->default_value(submit_in_flight), "submitted tasks sent to the peers and not yet acknowledged, at most; the rest of a burst waits and goes as acknowledgements come back")
     ("cluster-id", po::value(&n.cluster_id)->default_value(defaults::cluster_id), "datagrams of other clusters are dropped")
     ("cluster-key-file", po::value(&key_file), "file holding the shared key (>= 16 bytes); every datagram is HMAC-SHA256 signed with it")
     ("insecure", po::bool_switch(&n.insecure), "allow listening off loopback without a cluster key")
@@ -210,6 +231,23 @@ node_options parse_node_options(int argc, const char* const* argv) {
     n.http = endpoint_option("http", http);
   if (!key_file.empty())
     n.cluster_key = read_key_file(key_file);
+  if (!http_token_file.empty())
+    n.api.token = read_http_token_file(http_token_file);
+  n.api.threads = ranged("http-threads", http_threads, 1, 1024);
+  n.api.max_connections = ranged("http-max-connections", http_max_connections,
+                                 1, 1'000'000);
+  n.api.request_timeout_ms = ranged("http-request-timeout-ms", http_request_timeout,
+                                    1, 3'600'000);
+  n.api.idle_timeout_ms = ranged("http-idle-timeout-ms", http_idle_timeout, 1,
+                                 3'600'000);
+  n.api.submit_accept_ms = ranged("http-submit-accept-ms", http_submit_accept, 1,
+                                  3'600'000);
+  n.api.submit_replicated_ms = ranged("http-submit-replicated-ms",
+                                      http_submit_replicated, 0, 3'600'000);
+  q.submit_window = ranged("submit-window", submit_window, 1, 100'000'000);
+  q.submit_in_flight = ranged("submit-in-flight", submit_in_flight, 1, 100'000'000);
+  n.api.listen_backlog = static_cast<int>(ranged("http-listen-backlog", http_backlog,
+                                                 1, 65'535));
   if (capacity < 0 || capacity > 0xffffffffLL)
     throw std::runtime_error("--capacity " + std::to_string(capacity)
                              + ": must be from 0 to 4294967295");

@@ -2,7 +2,10 @@
 
 namespace dice::cli {
 
-client::client(const std::string& url) : url_(url), http_(url) {
+client::client(const std::string& url, const std::string& token)
+  : url_(url), http_(url) {
+  if (!token.empty())
+    http_.set_bearer_token_auth(token);
   http_.set_connection_timeout(2);
   http_.set_read_timeout(30);
   // A request's headers and body are separate writes (see http_api.cpp).

@@ -17,7 +17,8 @@ struct answer {
 
 class client {
 public:
-  explicit client(const std::string& url);
+  /// `token`: sent as `Authorization: Bearer TOKEN` when not empty.
+  client(const std::string& url, const std::string& token);
   answer get(const std::string& path);
   /// GET with query parameters, which httplib encodes.
   answer get(const std::string& path, const httplib::Params& params);

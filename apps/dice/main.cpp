@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "client.hpp"
+#include "http_api/http_config.hpp"
 #include "progress.hpp"
 
 using namespace dice::cli;
@@ -31,6 +32,8 @@ const char* usage =
   "  health         is the node up\n"
   "Options:\n"
   "  --node URL     node API (default $DICE_NODE or http://127.0.0.1:8400)\n"
+  "  --token-file FILE  send the bearer token in FILE (a node started with\n"
+  "                 --http-token-file asks for it; default $DICE_TOKEN_FILE)\n"
   "  --json         print JSON instead of text\n"
   "  -h, --help     print this help\n"
   "Built-in kinds: sleep (payload: ms), cpu (payload: iterations), echo.\n";
@@ -145,7 +148,7 @@ int main(int argc, char** argv) {
     } else if (is_flag(w)) {
       a.opts[w] = "";
     } else if (w == "--node" || w == "--count" || w == "--priority"
-               || w == "--state" || w == "--timeout") {
+               || w == "--state" || w == "--timeout" || w == "--token-file") {
       if (++i == argc)
         return fail(w + " needs a value", 2);
       a.opts[w] = argv[i];
@@ -158,7 +161,24 @@ int main(int argc, char** argv) {
   bool json = a.opts.count("--json") > 0;
   if (a.words.empty())
     return fail("expected a command (see dice --help)", 2);
-  client node{url};
+  // A file, not the token itself: a token on the command line shows in
+  // `ps` to every user of the machine; a file keeps its permissions.
+  const char* env_token_file = std::getenv("DICE_TOKEN_FILE");
+  std::string token_file = env_token_file ? env_token_file : "";
+  std::string token_option = "DICE_TOKEN_FILE";
+  if (a.opts.count("--token-file")) {
+    token_file = a.opts["--token-file"];
+    token_option = "--token-file";
+  }
+  std::string token;
+  if (!token_file.empty()) {
+    try {
+      token = dice::read_http_token_file(token_file, token_option);
+    } catch (const std::exception& e) {
+      return fail(e.what(), 2);
+    }
+  }
+  client node{url, token};
   auto& cmd = a.words[0];
   auto one_id = [&](const char* name) -> bool {
     if (a.words.size() == 2)

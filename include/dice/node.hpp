@@ -37,6 +37,7 @@ struct options {
   std::string cluster_id = "dice";
   std::string cluster_key;                 // >= 16 bytes; empty: loopback only
   std::string http;                        // HTTP task API HOST:PORT; empty: off
+  std::string http_token;                  // bearer token; required off loopback
   std::size_t slots = 1;                   // tasks executed at once
   std::size_t prefetch = 1;                // tasks claimed beyond the slots
   std::uint32_t max_attempts = 3;          // failed executions before FAILED

@@ -1,3 +1,5 @@
+#include <set>
+
 #include <catch2/catch.hpp>
 
 #include "common/emitted_events.hpp"
@@ -109,4 +111,36 @@ TEST_CASE("a submit is acknowledged by a replica's Ack, without waiting for "
     CHECK(test::emitted<ev::acknowledged>(out).size() == 1);
     CHECK(c.acknowledged("t"));
   }
+}
+
+TEST_CASE("of a burst of submits, an Ack answers exactly those it covers, "
+          "contiguous or past a gap",
+          "[communication]") {
+  communication_machine c("a", "a#1", queue_config{});
+  ev::events out;
+  c.on_received(from("b", "127.0.0.1:7402", heartbeat()), 0, out);
+  for (int i = 1; i <= 6; ++i) {
+    wire::TaskSpec spec;
+    spec.set_id("t" + std::to_string(i));
+    c.on(ev::originate{make_enqueue(spec, {}), true}, 1, out);
+  }
+  CHECK(test::emitted<ev::acknowledged>(out).empty());
+  // Ops 1 to 3 in order, 5 past the gap at 4.
+  version_vector seen;
+  for (std::uint64_t s : {1, 2, 3, 5})
+    seen.observe("a#1", s);
+  wire::Message ack;
+  seen.to_wire(ack.mutable_ack()->mutable_seen());
+  out.clear();
+  c.on_received(from("b", "127.0.0.1:7402", ack), 2, out);
+  std::set<std::string> answered;
+  for (auto& a : test::emitted<ev::acknowledged>(out))
+    answered.insert(a.task_id);
+  CHECK(answered == std::set<std::string>{"t1", "t2", "t3", "t5"});
+  // Each is answered once: the same Ack again answers nothing.
+  out.clear();
+  c.on_received(from("b", "127.0.0.1:7402", ack), 3, out);
+  CHECK(test::emitted<ev::acknowledged>(out).empty());
+  CHECK_FALSE(c.acknowledged("t4"));
+  CHECK_FALSE(c.acknowledged("t6"));
 }

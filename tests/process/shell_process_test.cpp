@@ -71,11 +71,14 @@ TEST_CASE("shell tasks run allowed programs only, with bounded retries",
     CHECK(task["attempts"] == 2);
     CHECK_THAT(task["reason"].get<std::string>(), Contains("exit status 1"));
   }
-  SECTION("a program off the allow-list is FAILED with the reason") {
-    auto [code, task] = run("/bin/sh -c true", "sh.log");
-    CHECK(code != 0);
-    CHECK(task["state"] == "failed");
-    CHECK_THAT(task["reason"].get<std::string>(),
+  SECTION("a program off the allow-list is refused at submit with the "
+          "reason (no node of the cluster would claim it)") {
+    process cli(DICE_CLI_BIN, {"--node", url, "submit", "shell", "/bin/sh -c true"},
+                c.dir().file("sh.log"));
+    auto code = cli.wait_exit(millis(10000));
+    REQUIRE(code);
+    CHECK(*code != 0);
+    CHECK_THAT(cli.log(),
                Contains("'/bin/sh' is not in the node's --shell-allow list"));
   }
 }

@@ -1,0 +1,50 @@
+#pragma once
+// One HTTP connection as httplib reads and writes it, with a deadline per
+// request instead of httplib's timeout per read: httplib waits up to its
+// read timeout for each next byte, so a client sending a byte a second
+// held a server thread for as long as it liked.
+#include <chrono>
+#include <string>
+
+#include <httplib.h>
+
+namespace dice {
+
+class deadline_stream : public httplib::Stream {
+public:
+  using clock = std::chrono::steady_clock;
+
+  deadline_stream(int fd, std::chrono::milliseconds request_timeout);
+
+  /// A request begins (its first byte is here): it must be read whole
+  /// within the request timeout, and its answer written within the same
+  /// time from its first byte.
+  void begin_request();
+  /// Bytes read from the socket and not yet taken (a pipelined request).
+  bool has_buffered() const { return pos_ < buffer_.size(); }
+  /// The last read or write gave up at its deadline.
+  bool timed_out() const { return timed_out_; }
+
+  bool is_readable() const override;
+  bool is_writable() const override;
+  ssize_t read(char* ptr, std::size_t size) override;
+  ssize_t write(const char* ptr, std::size_t size) override;
+  void get_remote_ip_and_port(std::string& ip, int& port) const override;
+  void get_local_ip_and_port(std::string& ip, int& port) const override;
+  int socket() const override { return fd_; }
+
+private:
+  /// Waits for `events` until the deadline; false once it has passed.
+  bool wait(short events, clock::time_point deadline) const;
+
+  int fd_;
+  std::chrono::milliseconds timeout_;
+  clock::time_point read_deadline_;
+  clock::time_point write_deadline_;
+  bool writing_ = false;
+  mutable bool timed_out_ = false;
+  std::string buffer_;
+  std::size_t pos_ = 0;
+};
+
+} // namespace dice

@@ -1,0 +1,162 @@
+#include "http_api/guarded_server.hpp"
+
+#include <chrono>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "http_api/deadline_stream.hpp"
+
+namespace dice {
+
+namespace {
+
+// Set while the accept loop's thread closes a connection it has no place
+// for (see admission::enqueue).
+thread_local bool rejecting = false;
+
+bool readable_now(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0;
+}
+
+void send_busy(int fd) {
+  static const char answer[] = "HTTP/1.1 503 Service Unavailable\r\n"
+                               "Content-Type: application/json\r\n"
+                               "Content-Length: 38\r\n"
+                               "Connection: close\r\n\r\n"
+                               "{\"error\":\"too many open connections\"}\n";
+  ::send(fd, answer, sizeof(answer) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+} // namespace
+
+// httplib's accept loop hands each accepted socket to this queue, as a
+// function that serves it. The queue admits it (evicting an idle
+// connection if every place is taken) or has it closed at once, on the
+// accept thread, so a flood never queues ahead of the next client.
+class guarded_server::admission : public httplib::TaskQueue {
+public:
+  admission(guarded_server& s, std::size_t threads) : s_(s), pool_(threads) {}
+
+  void enqueue(std::function<void()> serve) override {
+    if (s_.open() >= s_.cfg_.max_connections && !s_.room_.evict_oldest()) {
+      rejecting = true;
+      serve();
+      rejecting = false;
+      return;
+    }
+    ++s_.admitted_;
+    pool_.enqueue(std::move(serve));
+  }
+
+  void resume(int fd) {
+    pool_.enqueue([this, fd] { s_.serve(fd); });
+  }
+
+  void shutdown() override {
+    s_.admission_ = nullptr;
+    s_.room_.stop();
+    pool_.shutdown();
+  }
+
+private:
+  guarded_server& s_;
+  httplib::ThreadPool pool_;
+};
+
+guarded_server::guarded_server(const http_config& cfg)
+  : cfg_(cfg),
+    room_(std::chrono::milliseconds(cfg.idle_timeout_ms), [this](int fd) {
+      if (auto* a = admission_.load())
+        a->resume(fd);
+      else
+        close_connection(fd);
+    }) {
+  new_task_queue = [this] {
+    auto* a = new admission(*this, cfg_.threads);
+    admission_ = a;
+    return a;
+  };
+  // httplib's own timeouts bound each single read and write; ours bound
+  // the whole request (deadline_stream).
+  auto secs = static_cast<time_t>((cfg_.request_timeout_ms + 999) / 1000);
+  set_read_timeout(secs);
+  set_write_timeout(secs);
+  set_keep_alive_timeout(static_cast<time_t>((cfg_.idle_timeout_ms + 999) / 1000));
+  // httplib's default sets SO_REUSEPORT, with which a second node could
+  // bind the same port and silently take half of the connections.
+  set_socket_options([this](socket_t fd) {
+    int yes = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    listen_fd_ = fd;
+  });
+}
+
+guarded_server::~guarded_server() {
+  room_.stop();
+}
+
+bool guarded_server::bind(const std::string& host, int port) {
+  if (!bind_to_port(host, port))
+    return false;
+  // httplib listens with a backlog of 5 (see defaults::http_listen_backlog);
+  // listen() again on a listening socket only changes its backlog.
+  return listen_fd_ < 0 || ::listen(listen_fd_, cfg_.listen_backlog) == 0;
+}
+
+std::uint64_t guarded_server::open() const {
+  return admitted_ - closed_ - room_.closed();
+}
+
+connection_counters guarded_server::counters() const {
+  connection_counters c;
+  c.open = open();
+  c.rejected = rejected_;
+  c.evicted = room_.evicted();
+  c.idle_closed = room_.idle_closed();
+  c.timed_out = timed_out_;
+  return c;
+}
+
+bool guarded_server::process_and_close_socket(socket_t sock) {
+  if (rejecting) {
+    send_busy(sock);
+    ::shutdown(sock, SHUT_RDWR);
+    ::close(sock);
+    ++rejected_;
+    return false;
+  }
+  serve(sock);
+  return true;
+}
+
+void guarded_server::close_connection(int fd) {
+  ::shutdown(fd, SHUT_RDWR);
+  ::close(fd);
+  ++closed_;
+}
+
+void guarded_server::serve(int fd) {
+  if (svr_sock_ == INVALID_SOCKET)
+    return close_connection(fd); // stopping
+  // Nothing to read yet (a new connection, or a stale wake-up): it waits
+  // in the room, not on this thread.
+  if (!readable_now(fd))
+    return room_.park(fd);
+  deadline_stream strm(fd, std::chrono::milliseconds(cfg_.request_timeout_ms));
+  do {
+    strm.begin_request();
+    bool closed = false;
+    bool ok = process_request(strm, svr_sock_ == INVALID_SOCKET, closed, nullptr);
+    if (!ok || closed) {
+      if (strm.timed_out())
+        ++timed_out_;
+      return close_connection(fd);
+    }
+  } while (strm.has_buffered()); // a pipelined request, already read
+  room_.park(fd);
+}
+
+} // namespace dice

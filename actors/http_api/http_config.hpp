@@ -1,0 +1,34 @@
+#pragma once
+// How the HTTP API serves its clients: threads, connection limits and
+// timeouts against slow or idle clients, and the bearer token.
+#include <cstddef>
+#include <string>
+
+#include "common/defaults.hpp"
+
+namespace dice {
+
+struct http_config {
+  std::size_t threads = defaults::http_threads;
+  std::size_t max_connections = defaults::http_max_connections;
+  millis request_timeout_ms = defaults::http_request_timeout_ms;
+  millis idle_timeout_ms = defaults::http_idle_timeout_ms;
+  int listen_backlog = defaults::http_listen_backlog;
+  millis submit_accept_ms = defaults::http_submit_accept_ms;
+  millis submit_replicated_ms = defaults::http_submit_replicated_ms;
+  /// Every request but GET /health must carry `Authorization: Bearer
+  /// TOKEN`; empty: no token is asked for (loopback only, see problem()).
+  std::string token;
+
+  /// Empty when the API can run on `host`, otherwise a one-line reason.
+  std::string problem(const std::string& host) const;
+};
+
+/// The token in `path` with trailing whitespace and newlines cut; throws
+/// std::runtime_error with a one-line reason, naming `option`, if it cannot
+/// be read, is shorter than defaults::http_token_min_bytes or holds bytes
+/// a header line cannot carry.
+std::string read_http_token_file(const std::string& path,
+                                 const std::string& option = "--http-token-file");
+
+} // namespace dice
