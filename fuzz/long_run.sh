@@ -22,9 +22,11 @@ for t in "${targets[@]}"; do
   start=$(date +%s)
   # -jobs=1 runs the target in one worker process whose output goes to
   # fuzz-0.log in the current directory; the parent only waits for it.
+  dict=()
+  [[ -f fuzz/$t.dict ]] && dict=(-dict="$PWD/fuzz/$t.dict")
   status=0
   (cd "$out/$t" && nice -n 19 "$out/bin/$t" -jobs=1 -runs="$runs" -seed=1 \
-     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+     "${dict[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
      -artifact_prefix="$out/$t/" "$build/corpus/$t" "$build/seeds/$t" \
      >"$out/$t/parent.log" 2>&1) || status=$?
   secs=$(($(date +%s) - start))
