@@ -5,6 +5,32 @@
 
 namespace dice {
 
+namespace {
+
+// The integer `v` holds, if it is one within [lo, hi]. nlohmann keeps an
+// integer above INT64_MAX as unsigned, and reading that as signed wraps it:
+// a priority of 18446744073709551615 was taken as -1 (caught by the check
+// in fuzz/submit_json_fuzz.cpp that accepted numbers are the ones written).
+std::optional<long long> integer_in(const nlohmann::json& v, long long lo,
+                                    long long hi) {
+  long long i = 0;
+  if (v.is_number_unsigned()) {
+    auto u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<long long>::max()))
+      return std::nullopt;
+    i = static_cast<long long>(u);
+  } else if (v.is_number_integer()) {
+    i = v.get<long long>();
+  } else {
+    return std::nullopt;
+  }
+  if (i < lo || i > hi)
+    return std::nullopt;
+  return i;
+}
+
+} // namespace
+
 std::optional<submit_request>
 parse_submit(const std::string& body, const std::vector<std::string>& known_kinds,
              const submit_limits& limits, std::string& error) {
@@ -35,7 +61,7 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
     if (p.is_string())
       r.payload = p.get<std::string>();
     else if (p.is_number_integer())
-      r.payload = std::to_string(p.get<long long>());
+      r.payload = p.dump(); // the digits as written, whatever their size
     else
       return fail("'payload' must be a string or an integer");
   }
@@ -44,19 +70,17 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
                 + " bytes exceeds the limit of "
                 + std::to_string(limits.max_payload_bytes));
   if (j.contains("priority")) {
-    auto& p = j["priority"];
-    if (!p.is_number_integer() || p.get<long long>() < -1'000'000
-        || p.get<long long>() > 1'000'000)
+    auto p = integer_in(j["priority"], -1'000'000, 1'000'000);
+    if (!p)
       return fail("'priority' must be an integer from -1000000 to 1000000");
-    r.priority = static_cast<std::int32_t>(p.get<long long>());
+    r.priority = static_cast<std::int32_t>(*p);
   }
   if (j.contains("count")) {
-    auto& c = j["count"];
-    if (!c.is_number_integer() || c.get<long long>() < 1
-        || c.get<long long>() > limits.max_count)
+    auto c = integer_in(j["count"], 1, limits.max_count);
+    if (!c)
       return fail("'count' must be an integer from 1 to "
                   + std::to_string(limits.max_count));
-    r.count = static_cast<std::uint32_t>(c.get<long long>());
+    r.count = static_cast<std::uint32_t>(*c);
   }
   return r;
 }

@@ -52,6 +52,30 @@ TEST_CASE("bad submissions get a message naming the problem", "[http_api]") {
         == "payload of 5 bytes exceeds the limit of 4");
 }
 
+// Caught by fuzz/submit_json_fuzz.cpp: integers above INT64_MAX wrapped to
+// negative values, so these were accepted as priority -1 and payload "-1".
+TEST_CASE("integers beyond 64-bit signed are refused or kept as written",
+          "[http_api]") {
+  CHECK(parse_error(R"({"kind":"echo","priority":18446744073709551615})")
+        == "'priority' must be an integer from -1000000 to 1000000");
+  CHECK(parse_error(R"({"kind":"echo","priority":9223372036854775808})")
+        == "'priority' must be an integer from -1000000 to 1000000");
+  CHECK(parse_error(R"({"kind":"echo","count":18446744073709551615})")
+        == "'count' must be an integer from 1 to 10000");
+  std::string err;
+  auto r = parse_submit(R"({"kind":"echo","payload":18446744073709551615})",
+                        kinds, {}, err);
+  REQUIRE(r);
+  CHECK(r->payload == "18446744073709551615");
+  r = parse_submit(R"({"kind":"echo","payload":-9223372036854775808,)"
+                   R"("priority":-1000000,"count":10000})",
+                   kinds, {}, err);
+  REQUIRE(r);
+  CHECK(r->payload == "-9223372036854775808");
+  CHECK(r->priority == -1'000'000);
+  CHECK(r->count == 10'000);
+}
+
 TEST_CASE("task states render with their phase names", "[http_api]") {
   for (auto p : {wire::READY, wire::RUNNING, wire::FAILED, wire::CANCELED,
                  wire::DONE, wire::REMOVED})
