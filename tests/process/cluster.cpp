@@ -252,6 +252,12 @@ std::optional<nlohmann::json> get_json(std::uint16_t port,
   return r.json();
 }
 
+nlohmann::json last_json_line(const std::string& output) {
+  auto trimmed = output.substr(0, output.find_last_not_of('\n') + 1);
+  return nlohmann::json::parse(trimmed.substr(trimmed.rfind('\n') + 1), nullptr,
+                               false);
+}
+
 bool wait_until(const std::function<bool()>& predicate, millis timeout,
                 millis poll) {
   auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -116,6 +116,10 @@ std::optional<nlohmann::json> get_json(std::uint16_t port,
                                        const std::string& path,
                                        millis timeout = millis(1000));
 
+/// The last line of a program's output parsed as JSON (discarded if it is
+/// not): the summary `dice --json` prints.
+nlohmann::json last_json_line(const std::string& output);
+
 /// Polls `predicate` every `poll` until it returns true or `timeout` has
 /// passed; returns the predicate's last value. Always bounded.
 bool wait_until(const std::function<bool()>& predicate, millis timeout,

@@ -9,12 +9,6 @@ using namespace dice::test;
 
 namespace {
 
-nlohmann::json last_line_json(const std::string& out) {
-  auto trimmed = out.substr(0, out.find_last_not_of('\n') + 1);
-  return nlohmann::json::parse(trimmed.substr(trimmed.rfind('\n') + 1), nullptr,
-                               false);
-}
-
 /// `dice --json submit ARGS...` against node `n`: the ids it was answered.
 std::vector<std::string> submit(cluster& c, const node_process& n,
                                 std::vector<std::string> args,
@@ -28,7 +22,7 @@ std::vector<std::string> submit(cluster& c, const node_process& n,
   INFO("dice " << log << ":\n" << cli.log());
   REQUIRE(code);
   REQUIRE(*code == 0);
-  auto reply = last_line_json(cli.log());
+  auto reply = last_json_line(cli.log());
   REQUIRE_FALSE(reply.is_discarded());
   return reply["ids"].get<std::vector<std::string>>();
 }

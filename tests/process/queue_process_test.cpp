@@ -13,14 +13,6 @@ std::size_t done_count(const node_process& n) {
   return s ? (*s)["tasks"]["done"].get<std::size_t>() : 0;
 }
 
-// The summary of `dice --json submit --wait`: its last line, as JSON
-// (discarded if it is not).
-nlohmann::json cli_summary(const std::string& out) {
-  auto trimmed = out.substr(0, out.find_last_not_of('\n') + 1);
-  return nlohmann::json::parse(trimmed.substr(trimmed.rfind('\n') + 1), nullptr,
-                               false);
-}
-
 std::size_t alive_in_all(cluster& c, std::size_t expected) {
   std::size_t ok = 0;
   for (auto& n : c.nodes())
@@ -58,7 +50,7 @@ TEST_CASE("128 tasks survive a node killed mid-run and a restart catches up",
   INFO("dice CLI output:\n" << cli.log() << "\nnode logs:\n" << c.logs());
   REQUIRE(code);
   CHECK(*code == 0);
-  auto summary = cli_summary(cli.log());
+  auto summary = last_json_line(cli.log());
   REQUIRE_FALSE(summary.is_discarded());
   CHECK(summary["done"] == tasks);
   CHECK(summary["ok"] == true);
@@ -96,7 +88,7 @@ TEST_CASE("GET /tasks?ids= answers for the tasks named, and refuses a bad list",
   INFO("dice CLI output:\n" << cli.log() << "\nnode logs:\n" << c.logs());
   REQUIRE(code);
   REQUIRE(*code == 0);
-  auto summary = cli_summary(cli.log());
+  auto summary = last_json_line(cli.log());
   REQUIRE_FALSE(summary.is_discarded());
   auto ids = summary["ids"].get<std::vector<std::string>>();
   REQUIRE(ids.size() == 3);

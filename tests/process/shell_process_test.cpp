@@ -8,18 +8,6 @@
 using namespace dice::test;
 using Catch::Matchers::Contains;
 
-namespace {
-
-/// The summary (last line) of `dice --json submit ... --wait`.
-nlohmann::json summary_of(const process& cli) {
-  auto out = cli.log();
-  auto trimmed = out.substr(0, out.find_last_not_of('\n') + 1);
-  return nlohmann::json::parse(trimmed.substr(trimmed.rfind('\n') + 1), nullptr,
-                               false);
-}
-
-} // namespace
-
 TEST_CASE("shell tasks run allowed programs only, with bounded retries",
           "[process][shell]") {
   cluster c;
@@ -38,7 +26,7 @@ TEST_CASE("shell tasks run allowed programs only, with bounded retries",
     auto code = cli.wait_exit(millis(40000));
     INFO("dice CLI output:\n" << cli.log() << "\nnode log:\n" << c.logs());
     REQUIRE(code);
-    auto summary = summary_of(cli);
+    auto summary = last_json_line(cli.log());
     REQUIRE_FALSE(summary.is_discarded());
     auto ids = summary["ids"].get<std::vector<std::string>>();
     REQUIRE(ids.size() == 1);
@@ -118,7 +106,7 @@ TEST_CASE("nodes that cannot run shell tasks never claim them: every one "
   INFO("cli:\n" << cli.log() << "\nlogs:\n" << c.logs());
   REQUIRE(code);
   CHECK(*code == 0);
-  auto s = summary_of(cli);
+  auto s = last_json_line(cli.log());
   REQUIRE_FALSE(s.is_discarded());
   CHECK(s["done"] == 12);
   CHECK(s["failed"] == 0);
