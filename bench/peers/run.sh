@@ -132,7 +132,7 @@ start_system() {
         local args=(--id "p$i" --listen "127.0.0.1:${free[2 * i - 2]}" --http "127.0.0.1:${free[2 * i - 1]}"
                     --slots 1 --log-level warn)
         # A fresh journal each run (builds before the journal lack the option).
-        if [[ " ${dice_args[*]} " != *" --data-dir "* ]] && "$node_bin" --help | grep -q -- --data-dir; then
+        if [[ " ${dice_args[*]} " != *" --data-dir "* && $("$node_bin" --help) == *--data-dir* ]]; then
           args+=(--data-dir "$logs/$tag-node$i.data")
         fi
         ((i == 1)) || args+=(--peer "127.0.0.1:${free[0]}")

@@ -36,7 +36,7 @@ trap stop_cluster EXIT
 udp() { echo $((29000 + $1)); }
 # A fresh journal each run (builds before the journal lack the option).
 has_data_dir=0
-"$node_bin" --help | grep -q -- --data-dir && has_data_dir=1
+[[ $("$node_bin" --help) == *--data-dir* ]] && has_data_dir=1
 for i in $(seq 1 "$n"); do
   args=(--id "idle-$i" --listen "127.0.0.1:$(udp "$i")" --http "127.0.0.1:$((29500 + i))"
         --slots 1 --log-level warn "${extra[@]}")

@@ -36,7 +36,7 @@ trap stop_nodes EXIT
 # A fresh journal each run (builds before the journal lack the option).
 data=$(mktemp -d /tmp/dice-rx.XXXXXX)
 d1=() d2=()
-if "$node_bin" --help | grep -q -- --data-dir; then
+if [[ $("$node_bin" --help) == *--data-dir* ]]; then
   d1=(--data-dir "$data/node1") d2=(--data-dir "$data/node2")
 fi
 "$node_bin" --id rx-1 --listen 127.0.0.1:29101 --http 127.0.0.1:29201 --slots 1 \

@@ -89,7 +89,7 @@ alive_count() { # node http port -> number of alive members node 1 sees (incl. i
 echo "nodes,tasks,task_ms,makespan_s,cli_s,ideal_s,speedup,efficiency,duplicates,canceled,claims_lost,done,failed,nodes_used,min_per_node,max_per_node,ready_start_p50_ms,ready_start_p99_ms,round,limit_efficiency" >"$csv"
 base=""
 has_data_dir=0
-"$node_bin" --help | grep -q -- --data-dir && has_data_dir=1
+[[ $("$node_bin" --help) == *--data-dir* ]] && has_data_dir=1
 echo "binaries: $build; logs: $logs; csv: $csv"
 for n in $sizes; do
   ((n >= 1 && n <= 39)) || { echo "run.sh: N must be 1..39" >&2; exit 2; }

@@ -266,14 +266,16 @@ TEST_CASE("the --config file sets options and the command line overrides "
   };
 
   SECTION("the file alone") {
-    process p(DICE_NODE_BIN, {"--config", ini}, dir.file("a.log"));
+    process p(DICE_NODE_BIN, {"--config", ini, "--data-dir", dir.file("a.data")},
+              dir.file("a.log"));
     REQUIRE(wait_until([&] { return health_id(ini_http) != ""; }, millis(5000)));
     CHECK(health_id(ini_http) == "from-ini");
     CHECK(self_row(ini_http)["addr"] == loopback(ini_udp));
     CHECK(p.stop() == 0);
   }
   SECTION("--id on the command line wins over the file") {
-    process p(DICE_NODE_BIN, {"--config", ini, "--id", "from-cli"},
+    process p(DICE_NODE_BIN, {"--config", ini, "--id", "from-cli", "--data-dir",
+                               dir.file("b.data")},
               dir.file("b.log"));
     REQUIRE(wait_until([&] { return health_id(ini_http) != ""; }, millis(5000)));
     CHECK(health_id(ini_http) == "from-cli");
