@@ -289,7 +289,7 @@ TEST_CASE("the --config file sets options and the command line overrides "
     auto cli_http = free_port(false);
     process p(DICE_NODE_BIN,
               {"--listen", loopback(cli_udp), "--config", ini, "--http",
-               loopback(cli_http)},
+               loopback(cli_http), "--data-dir", dir.file("c.data")},
               dir.file("c.log"));
     REQUIRE(wait_until([&] { return health_id(cli_http) != ""; }, millis(5000)));
     CHECK(health_id(cli_http) == "from-ini");
