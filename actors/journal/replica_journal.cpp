@@ -138,9 +138,9 @@ void replica_journal::write_out(const std::string& bytes) {
   dirty_ = true;
 }
 
-void replica_journal::flush() {
+bool replica_journal::flush() {
   if (buffer_.empty())
-    return;
+    return false;
   std::lock_guard<std::mutex> guard(mutex_);
   write_out(buffer_);
   counters_.records_written += buffered_records_;
@@ -153,6 +153,7 @@ void replica_journal::flush() {
   } else if (opts_.sync == journal_sync::batch) {
     wake_.notify_one();
   }
+  return true;
 }
 
 void replica_journal::sync_loop() {

@@ -64,8 +64,9 @@ public:
   std::vector<wire::TakeMyTask> load();
 
   void record(const std::string& task_id, const known_task& task) override;
-  /// Writes what record() buffered (and syncs, under `always`).
-  void flush();
+  /// Writes what record() buffered (and syncs, under `always`); false if
+  /// there was nothing to write.
+  bool flush();
   /// True once the file has grown to several times its compacted size.
   bool wants_compaction() const;
   /// Rewrites the file as one record per task of `replica`; atomic.

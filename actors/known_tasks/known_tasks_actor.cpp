@@ -64,9 +64,10 @@ known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
                                                     "of {} bytes cut",
                                                     jc.bytes_cut)
                                       : std::string{});
+        // Every input passes here: only one that appended can have made
+        // the file worth rewriting.
         self->state.before_dispatch = [self, journal] {
-          journal->flush();
-          if (journal->wants_compaction())
+          if (journal->flush() && journal->wants_compaction())
             journal->compact(self->state.machine->replica());
         };
         dispatch(self, out);
