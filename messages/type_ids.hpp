@@ -47,4 +47,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
   CAF_ADD_ATOM(dice, dice, task_event_atom, "taskevent")
   // the replica's journal
   CAF_ADD_ATOM(dice, dice, restore_atom, "restore")
+  // capabilities: what the live members can run
+  CAF_ADD_ATOM(dice, dice, runners_atom, "runners")
 CAF_END_TYPE_ID_BLOCK(dice)

@@ -118,6 +118,7 @@ communication_actor spawn_communication(caf::actor_system& sys,
         tick(self);
         share_versions(self);
       },
+      [self](runners_atom) { return self->state.machine->runners(); },
     };
   });
 }

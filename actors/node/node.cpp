@@ -60,11 +60,7 @@ node::node(caf::actor_system& sys, node_config cfg,
   qc.node_id = cfg_.id;
   qc.incarnation = incarnation_;
   qc.queue = cfg_.queue;
-  qc.queue.can_run = [kinds = cfg_.kinds, shell = cfg_.shell](const wire::TaskSpec& t) {
-    if (!kinds.contains(t.kind()))
-      return false;
-    return t.kind() != "shell" || shell_allows(shell, t.payload());
-  };
+  qc.queue.runner = cfg_.runner();
   qc.journal = std::move(journal);
   queue_ = spawn_replicated_queue(sys, std::move(qc), bridge_, members_, exec_);
   election_actor_config ec;

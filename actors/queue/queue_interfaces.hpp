@@ -40,6 +40,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_row)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::task_row>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_query)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_counts)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::runner_capabilities>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_counters)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_wiring)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::task_changed)
@@ -89,7 +90,9 @@ using communication_actor = caf::typed_actor<
   reacts_to<peer_event_atom, peer_change>, // deaths and restarts
   reacts_to<coordinator_atom, std::string>, // the election's outcome
   reacts_to<ev::originate>, reacts_to<ev::replica_digest>,
-  reacts_to<ev::send_to>, reacts_to<tick_atom>>;
+  reacts_to<ev::send_to>, reacts_to<tick_atom>,
+  // what this node and its live peers can run
+  replies_to<runners_atom>::with<std::vector<runner_capabilities>>>;
 
 using known_tasks_actor = caf::typed_actor<
   reacts_to<queue_wiring>, reacts_to<ev::batch>,

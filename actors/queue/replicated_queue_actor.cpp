@@ -362,6 +362,9 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
     // From the board: an answer at once, whatever the mailboxes hold.
     [self](tasks_atom, stats_atom) { return self->state.board->counts(); },
     [self](stats_atom) { return self->state.board->total(); },
+    [self](runners_atom) {
+      return self->delegate(self->state.to.communication, runners_atom_v);
+    },
   };
 }
 
