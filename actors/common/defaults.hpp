@@ -143,6 +143,17 @@ constexpr millis compact_interval_ms = 250;
 /// How often the coordinator announces the stable point (the ops every live
 /// member has seen) up to which every replica compacts its op log.
 constexpr millis stable_point_interval_ms = 1000;
+/// An origin (a node incarnation) that a newer incarnation of its node has
+/// superseded issues no more ops: after this long, once no live peer
+/// reports fewer of its ops, it leaves the version vector, so heartbeats do
+/// not grow with every restart (a heartbeat carried every origin ever seen:
+/// after ~50 restarts it outgrew a datagram). Long enough for op sync to
+/// have brought its ops everywhere; a replica still missing some then gets
+/// them by snapshot (equal vectors, different digests).
+constexpr millis prune_superseded_after_ms = 30'000;
+/// Pruned origins remembered, so their ops relayed late are not taken for
+/// new ones (oldest forgotten first; ~40 bytes each).
+constexpr std::size_t pruned_origins_kept = 65'536;
 /// Unfinished tasks of a dead enqueuer listed in one Recovery announcement
 /// (a datagram's worth of ids).
 constexpr std::size_t recovery_adopt_limit = 1000;

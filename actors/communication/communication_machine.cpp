@@ -51,6 +51,9 @@ communication_machine::communication_machine(std::string id,
     origin_(std::move(origin)),
     cfg_(std::move(cfg)),
     log_(cfg_.op_log_limit) {
+  // This node's own earlier incarnations are superseded from the start.
+  if (auto self = split_origin(origin_))
+    newest_incarnation_[self->first] = self->second;
 }
 
 wire::OpId communication_machine::next_op() const {
@@ -103,16 +106,19 @@ void communication_machine::on(const ev::replica_digest& e, millis,
 }
 
 void communication_machine::receive_op(const wire::Message& m, bool relayed,
-                                       ev::events& out) {
+                                       millis now, ev::events& out) {
   auto op = op_of(m);
   if (!op || task_id_of(m).empty()) {
     ++counters_.rejected;
     return;
   }
-  if (!seen_.observe(op->origin(), op->seq())) {
+  bool new_origin = seen_.get(op->origin()) == 0 && !seen_.has_gaps(op->origin());
+  if (pruned_.count(op->origin()) > 0 || !seen_.observe(op->origin(), op->seq())) {
     ++counters_.duplicate_ops;
     return;
   }
+  if (new_origin)
+    note_origin(op->origin(), now);
   ++heartbeat_changes_;
   ++counters_.ops_received;
   // Its enqueuer answers the submit once some replica holds the task.
@@ -147,7 +153,7 @@ void communication_machine::on_message(const wire::Message& m, millis now,
     case queue_message::none:
       return;
     case queue_message::operation:
-      receive_op(m, false, out);
+      receive_op(m, false, now, out);
       return;
     case queue_message::running:
       if (m.info().task_id().empty() || m.info().claim().node_id().empty()) {
@@ -214,6 +220,7 @@ void communication_machine::send_acks(ev::events& out) {
 
 void communication_machine::on_ack(const wire::Message& m, ev::events& out) {
   auto seen = version_vector::from_wire(m.ack().seen());
+  strip_pruned(seen);
   // A lower bound of what the peer has seen, as its heartbeat would say;
   // kept only beside its heartbeats' reports, so a peer heard from by Ack
   // alone never holds back the stable point.
@@ -258,7 +265,9 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   // Back, or restarted: it speaks for itself, and may die again.
   unrecovered_.erase(peer);
   recovered_.erase(peer);
+  note_incarnation(peer, incarnation, now);
   auto reported = version_vector::from_wire(hb.versions());
+  strip_pruned(reported);
   // Ops the peer held in its earlier reports (a heartbeat ago or more) and
   // we still lack were lost, not merely in flight. The stored vector is that
   // join, so no separate copy of the previous report is kept (with hundreds
@@ -350,7 +359,7 @@ void communication_machine::on_sync_reply(const wire::Message& m, millis now,
   const auto& r = m.sync_reply();
   for (const auto& op : r.ops())
     if (classify(op) == queue_message::operation)
-      receive_op(op, true, out);
+      receive_op(op, true, now, out);
   if (r.snapshot_size() > 0 || r.snapshot_versions_size() > 0) {
     for (const auto& t : r.snapshot())
       if (!t.spec().id().empty())
@@ -359,6 +368,8 @@ void communication_machine::on_sync_reply(const wire::Message& m, millis now,
       request_sync(m.sender_id(), now, true, out);
       return;
     }
+    // The whole snapshot is in: its origins came without their ops.
+    note_origins(now);
   }
   // A partial batch: ask straight away for the rest.
   if (const auto* theirs = peers_.find(m.sender_id());
@@ -383,6 +394,7 @@ bool communication_machine::snapshot_chunk(const std::string& peer,
     snapshot_->cursor = r.snapshot(r.snapshot_size() - 1).spec().id();
   if (r.snapshot_more())
     return true;
+  strip_pruned(snapshot_->base);
   seen_.raise_to(snapshot_->base);
   ++heartbeat_changes_;
   snapshot_.reset();
@@ -551,6 +563,10 @@ void communication_machine::tick(millis now, ev::events& out) {
     compact_to(peers_.floors(seen_));
     next_compact_ = now + cfg_.compact_interval_ms;
   }
+  if (!superseded_.empty() && now >= next_prune_) {
+    prune(now);
+    next_prune_ = now + cfg_.stable_point_interval_ms;
+  }
   check_acks(out);
 }
 
@@ -563,6 +579,12 @@ std::optional<millis> communication_machine::next_due() const {
     at(next_stable_point_);
   else if ((!coordinated_ || coordinator_.empty()) && log_.size() > 0)
     at(next_compact_);
+  if (!superseded_.empty()) {
+    auto oldest = superseded_.begin()->second;
+    for (const auto& [origin, since] : superseded_)
+      oldest = std::min(oldest, since);
+    at(std::max(next_prune_, oldest + cfg_.prune_superseded_after_ms));
+  }
   return due;
 }
 

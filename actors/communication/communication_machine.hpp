@@ -9,6 +9,7 @@
 // role's bookkeeping (who recovers a dead member, the stable point that
 // bounds the op log) and acknowledges submits once another replica has them.
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -26,6 +27,10 @@ namespace dice {
 /// ID#INCARNATION: this node's ops are numbered per origin, since a
 /// restarted node remembers nothing.
 std::string origin_of(const std::string& id, std::uint64_t incarnation);
+/// The node id and incarnation of an origin_of() string; nullopt if it is
+/// not one.
+std::optional<std::pair<std::string, std::uint64_t>>
+split_origin(const std::string& origin);
 
 class communication_machine {
 public:
@@ -89,7 +94,8 @@ private:
   // Logs and hands on a peer's operation unless seen already. `relayed`:
   // resent from a peer's op log (a sync reply), so it says nothing about
   // what that peer believes now.
-  void receive_op(const wire::Message& m, bool relayed, ev::events& out);
+  void receive_op(const wire::Message& m, bool relayed, millis now,
+                  ev::events& out);
   void on_sync_request(const wire::Message& m, ev::events& out);
   void on_sync_reply(const wire::Message& m, millis now, ev::events& out);
   void request_sync(const std::string& peer, millis now, bool snapshot,
@@ -113,6 +119,16 @@ private:
   void ack(std::map<std::uint64_t, std::string>::iterator first,
            std::map<std::uint64_t, std::string>::iterator last, ev::events& out);
   void tell_live(ev::events& out);
+  // -- superseded origins (superseded_origins.cpp) --
+  // A node's newest incarnation as heard; its older origins in seen_
+  // become superseded from `now`.
+  void note_incarnation(const std::string& node, std::uint64_t incarnation,
+                        millis now);
+  void note_origin(const std::string& origin, millis now);
+  void note_origins(millis now); // every origin of seen_
+  // Drops the superseded origins every live peer has caught up on.
+  void prune(millis now);
+  void strip_pruned(version_vector& v) const;
 
   std::string id_;
   std::string origin_;
@@ -128,6 +144,13 @@ private:
   // ready_queue was last told.
   std::map<std::string, ev::seats> peer_seats_;
   bool slots_changed_ = false;
+  // Per node id, its newest incarnation heard of; per origin a newer one
+  // superseded, since when; origins pruned from seen_ (oldest first).
+  std::map<std::string, std::uint64_t> newest_incarnation_;
+  std::map<std::string, millis> superseded_;
+  millis next_prune_ = 0;
+  std::set<std::string> pruned_;
+  std::deque<std::string> pruned_order_;
   // What each live peer can run, as its heartbeats advertise.
   std::map<std::string, runner_capabilities> peer_runners_;
   // Peers whose previous report had our ops but another replica digest.

@@ -80,6 +80,7 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"acks_sent", c.acks_sent},
           {"unaddressed", c.unaddressed},
           {"matched_claims", c.matched_claims},
+          {"origins_pruned", c.origins_pruned},
           {"journal",
            {{"records_loaded", c.journal_records_loaded},
             {"bad_tails", c.journal_bad_tails},

@@ -23,6 +23,13 @@ std::uint64_t& version_vector::slot(const std::string& origin) {
   return i->second;
 }
 
+void version_vector::forget(const std::string& origin) {
+  auto i = lower(contiguous_, origin);
+  if (i != contiguous_.end() && i->first == origin)
+    contiguous_.erase(i);
+  beyond_gap_.erase(origin);
+}
+
 bool version_vector::observe(const std::string& origin, std::uint64_t seq) {
   if (seq == 0 || seen(origin, seq))
     return false;

@@ -42,6 +42,13 @@ public:
   /// Pointwise max with `other` (a newer report of the same peer).
   void join(const version_vector& other);
 
+  /// Drops every trace of `origin` (a superseded incarnation, pruned).
+  void forget(const std::string& origin);
+  /// True if some op of `origin` was seen past a gap (not all arrived).
+  bool has_gaps(const std::string& origin) const {
+    return beyond_gap_.count(origin) > 0;
+  }
+
   const contiguous_entries& entries() const {
     return contiguous_;
   }

@@ -18,6 +18,11 @@ public:
   void update(const std::string& peer, std::uint64_t incarnation,
               const version_vector& seen);
   void forget(const std::string& peer) { peers_.erase(peer); }
+  /// Drops `origin` from every report (it was pruned here).
+  void forget_origin(const std::string& origin) {
+    for (auto& kv : peers_)
+      kv.second.seen.forget(origin);
+  }
 
   const version_vector* find(const std::string& peer) const;
   /// The peer's vector only if it was reported by this incarnation.

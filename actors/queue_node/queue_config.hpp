@@ -35,6 +35,7 @@ struct queue_config {
   millis sync_interval_ms = defaults::sync_interval_ms;
   millis compact_interval_ms = defaults::compact_interval_ms;
   millis stable_point_interval_ms = defaults::stable_point_interval_ms;
+  millis prune_superseded_after_ms = defaults::prune_superseded_after_ms;
   std::size_t recovery_adopt_limit = defaults::recovery_adopt_limit;
   std::size_t submit_window = defaults::submit_window;
   std::size_t submit_chunk = defaults::submit_chunk;

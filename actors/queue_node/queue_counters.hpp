@@ -31,6 +31,8 @@ struct queue_counters {
   std::uint64_t unaddressed = 0; // messages for a peer never heard from
   /// Claims of tasks the common matching gave this node (short window).
   std::uint64_t matched_claims = 0;
+  /// Superseded origins (old incarnations) pruned from the version vector.
+  std::uint64_t origins_pruned = 0;
   // The replica's journal (known_tasks): records merged at start, torn or
   // corrupt tails cut then, appends, fsyncs, rewrites, refused writes.
   std::uint64_t journal_records_loaded = 0;
@@ -66,6 +68,7 @@ struct queue_counters {
     acks_sent += o.acks_sent;
     unaddressed += o.unaddressed;
     matched_claims += o.matched_claims;
+    origins_pruned += o.origins_pruned;
     journal_records_loaded += o.journal_records_loaded;
     journal_bad_tails += o.journal_bad_tails;
     journal_records_written += o.journal_records_written;

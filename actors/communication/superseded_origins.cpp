@@ -1,0 +1,107 @@
+// Pruning the version vector: an origin is a node incarnation, and every
+// restart adds one. Once a newer incarnation of its node is heard of, an
+// origin issues no more ops; after prune_superseded_after_ms, and once no
+// live peer reports fewer of its ops, it leaves this replica's vector (and
+// so its heartbeats) and its ops leave the op log. Replicas prune at
+// different times, so a peer's report of a pruned origin is ignored rather
+// than taken for ops this replica lacks; a replica that never got some of
+// a pruned origin's ops converges by snapshot, as for any difference the
+// op log cannot tell (equal vectors, different digests).
+#include <cstdlib>
+#include <limits>
+
+#include "common/defaults.hpp"
+#include "communication/communication_machine.hpp"
+
+namespace dice {
+
+std::optional<std::pair<std::string, std::uint64_t>>
+split_origin(const std::string& origin) {
+  auto hash = origin.rfind('#');
+  if (hash == std::string::npos || hash + 1 >= origin.size())
+    return std::nullopt;
+  char* end = nullptr;
+  auto inc = std::strtoull(origin.c_str() + hash + 1, &end, 10);
+  if (end == nullptr || *end != '\0')
+    return std::nullopt;
+  return std::make_pair(origin.substr(0, hash), inc);
+}
+
+void communication_machine::note_incarnation(const std::string& node,
+                                             std::uint64_t incarnation,
+                                             millis now) {
+  auto& newest = newest_incarnation_[node];
+  if (incarnation <= newest)
+    return;
+  newest = incarnation;
+  note_origins(now);
+}
+
+void communication_machine::note_origins(millis now) {
+  for (const auto& [origin, seq] : seen_.entries())
+    note_origin(origin, now);
+  for (const auto& [origin, seqs] : seen_.beyond_gaps())
+    note_origin(origin, now);
+}
+
+void communication_machine::note_origin(const std::string& origin, millis now) {
+  if (origin == origin_ || superseded_.count(origin) > 0)
+    return;
+  auto parts = split_origin(origin);
+  if (!parts)
+    return;
+  auto newest = newest_incarnation_.find(parts->first);
+  if (newest != newest_incarnation_.end() && parts->second < newest->second)
+    superseded_.emplace(origin, now);
+}
+
+void communication_machine::prune(millis now) {
+  for (auto i = superseded_.begin(); i != superseded_.end();) {
+    const auto& origin = i->first;
+    // Every live peer has seen exactly its ops that this replica has (gaps
+    // included: ops lost with a node that died cannot be filled by anyone),
+    // or reports nothing of it: pruned already, or it will get what it
+    // lacks by snapshot.
+    auto mine = seen_.only(origin);
+    bool caught_up = now - i->second >= cfg_.prune_superseded_after_ms;
+    peers_.for_each([&](const version_vector& theirs) {
+      auto seen = theirs.only(origin);
+      caught_up = caught_up && (seen == mine || seen == version_vector{});
+    });
+    if (!caught_up) {
+      ++i;
+      continue;
+    }
+    seen_.forget(origin);
+    peers_.forget_origin(origin);
+    log_.compact([&origin](const std::string& o) {
+      return o == origin ? std::numeric_limits<std::uint64_t>::max()
+                         : std::uint64_t{0};
+    });
+    pruned_.insert(origin);
+    pruned_order_.push_back(origin);
+    if (pruned_order_.size() > defaults::pruned_origins_kept) {
+      pruned_.erase(pruned_order_.front());
+      pruned_order_.pop_front();
+    }
+    ++heartbeat_changes_;
+    ++counters_.origins_pruned;
+    i = superseded_.erase(i);
+  }
+}
+
+void communication_machine::strip_pruned(version_vector& v) const {
+  if (pruned_.empty())
+    return;
+  std::vector<std::string> drop;
+  for (const auto& [origin, seq] : v.entries())
+    if (pruned_.count(origin) > 0)
+      drop.push_back(origin);
+  for (const auto& [origin, seqs] : v.beyond_gaps())
+    if (pruned_.count(origin) > 0)
+      drop.push_back(origin);
+  for (const auto& origin : drop)
+    v.forget(origin);
+}
+
+} // namespace dice
