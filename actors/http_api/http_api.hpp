@@ -16,6 +16,7 @@
 namespace dice {
 
 class guarded_server;
+class http_metrics;
 
 class http_api {
 public:
@@ -31,10 +32,13 @@ public:
 private:
   void routes();      // status: /health, /nodes, /stats
   void task_routes(); // the task API: /tasks...
+  void metrics_routes(); // GET /metrics, and timing every request (metrics_routes.cpp)
+  void ui_routes();      // the dashboard: /, /ui, /ui/FILE (ui_routes.cpp)
 
   caf::actor_system& sys_;
   const node& node_;
   std::unique_ptr<guarded_server> server_;
+  std::unique_ptr<http_metrics> metrics_;
   std::thread thread_;
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> bad_requests_{0};
