@@ -13,6 +13,7 @@
 #include "http_api/task_json.hpp"
 #include "http_api/task_list.hpp"
 #include "metrics/http_metrics.hpp"
+#include "metrics/node_metrics.hpp"
 
 namespace dice {
 
@@ -109,15 +110,14 @@ void http_api::routes() {
   });
   s.Get("/stats", [this](const httplib::Request&, httplib::Response& res) {
     std::string err;
-    auto wire = query<bridge_counters>(sys_, node_.bridge(), err, stats_atom_v);
-    auto queue = query<queue_counters>(sys_, node_.queue(), err, stats_atom_v);
-    auto exec = query<executor_stats>(sys_, node_.exec(), err, stats_atom_v);
-    auto members = query<membership_counters>(sys_, node_.members(), err,
-                                              stats_atom_v);
-    auto counts = query<task_counts>(sys_, node_.queue(), err, tasks_atom_v,
-                                   stats_atom_v);
-    if (!wire || !queue || !exec || !counts || !members)
+    node_metrics m;
+    if (!gather_counters(m, err))
       return busy(res, err);
+    auto* wire = &m.wire;
+    auto* queue = &m.queue;
+    auto* exec = &m.exec;
+    auto* members = &m.membership;
+    auto* counts = &m.tasks;
     nlohmann::json body;
     body["id"] = node_.config().id;
     body["wire"] = bridge_json(*wire);
@@ -130,16 +130,16 @@ void http_api::routes() {
                           {"conflicting_ids", members->conflicting_ids},
                           {"ids_refused", members->ids_refused},
                           {"pauses", members->pauses}};
-    auto conns = server_->counters();
+    const auto& h = m.http;
     body["http"] = {{"requests", requests_.load()},
-                    {"bad_requests", bad_requests_.load()},
-                    {"unauthorized", unauthorized_.load()},
-                    {"submits_refused", submits_refused_.load()},
-                    {"connections_open", conns.open},
-                    {"connections_rejected", conns.rejected},
-                    {"connections_evicted", conns.evicted},
-                    {"connections_idle_closed", conns.idle_closed},
-                    {"requests_timed_out", conns.timed_out}};
+                    {"bad_requests", h.bad_requests},
+                    {"unauthorized", h.unauthorized},
+                    {"submits_refused", h.submits_refused},
+                    {"connections_open", h.connections_open},
+                    {"connections_rejected", h.connections_rejected},
+                    {"connections_evicted", h.connections_evicted},
+                    {"connections_idle_closed", h.connections_idle_closed},
+                    {"requests_timed_out", h.requests_timed_out}};
     reply(res, 200, body);
   });
   s.Get("/election", [this](const httplib::Request&, httplib::Response& res) {

@@ -17,6 +17,7 @@ namespace dice {
 
 class guarded_server;
 class http_metrics;
+struct node_metrics;
 
 class http_api {
 public:
@@ -34,6 +35,10 @@ private:
   void task_routes(); // the task API: /tasks...
   void metrics_routes(); // GET /metrics, and timing every request (metrics_routes.cpp)
   void ui_routes();      // the dashboard: /, /ui, /ui/FILE (ui_routes.cpp)
+  /// The counters /stats and /metrics show, asked of the actors that own
+  /// them (all but the membership view and the election); false, with
+  /// `err` set, if one did not answer.
+  bool gather_counters(node_metrics& m, std::string& err);
 
   caf::actor_system& sys_;
   const node& node_;

@@ -19,34 +19,46 @@ void http_api::metrics_routes() {
   });
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     std::string err;
-    auto wire = query<bridge_counters>(sys_, node_.bridge(), err, stats_atom_v);
-    auto queue = query<queue_counters>(sys_, node_.queue(), err, stats_atom_v);
-    auto exec = query<executor_stats>(sys_, node_.exec(), err, stats_atom_v);
-    auto members = query<membership_counters>(sys_, node_.members(), err,
-                                              stats_atom_v);
-    auto counts = query<task_counts>(sys_, node_.queue(), err, tasks_atom_v,
-                                     stats_atom_v);
+    node_metrics m;
+    auto ok = gather_counters(m, err);
     auto nodes = query<std::vector<node_view>>(sys_, node_.members(), err,
                                                nodes_atom_v);
     auto elect = query<election_view>(sys_, node_.elect(), err, election_atom_v);
-    if (!wire || !queue || !exec || !members || !counts || !nodes || !elect) {
+    if (!ok || !nodes || !elect) {
       res.status = 503;
       res.set_content("node busy: " + err + "\n", "text/plain");
       return;
     }
-    auto conns = server_->counters();
-    node_metrics m{*wire, *queue, *exec, *members, *counts, std::move(*nodes),
-                   std::move(*elect),
-                   http_counters{bad_requests_.load(), unauthorized_.load(),
-                                 submits_refused_.load(), conns.open,
-                                 conns.rejected, conns.evicted,
-                                 conns.idle_closed, conns.timed_out}};
+    m.nodes = std::move(*nodes);
+    m.election = std::move(*elect);
     auto families = metric_families(m);
     for (auto& f : metrics_->collect())
       families.push_back(std::move(f));
     res.status = 200;
     res.set_content(exposition_text(families), exposition_content_type);
   });
+}
+
+bool http_api::gather_counters(node_metrics& m, std::string& err) {
+  auto wire = query<bridge_counters>(sys_, node_.bridge(), err, stats_atom_v);
+  auto queue = query<queue_counters>(sys_, node_.queue(), err, stats_atom_v);
+  auto exec = query<executor_stats>(sys_, node_.exec(), err, stats_atom_v);
+  auto members = query<membership_counters>(sys_, node_.members(), err,
+                                            stats_atom_v);
+  auto counts = query<task_counts>(sys_, node_.queue(), err, tasks_atom_v,
+                                   stats_atom_v);
+  if (!wire || !queue || !exec || !members || !counts)
+    return false;
+  m.wire = *wire;
+  m.queue = *queue;
+  m.exec = *exec;
+  m.membership = *members;
+  m.tasks = *counts;
+  auto conns = server_->counters();
+  m.http = {bad_requests_.load(),   unauthorized_.load(), submits_refused_.load(),
+            conns.open,             conns.rejected,       conns.evicted,
+            conns.idle_closed,      conns.timed_out};
+  return true;
 }
 
 } // namespace dice

@@ -60,19 +60,22 @@ TEST_CASE("our own claim is always answered with where it stands: by the "
   }
 }
 
+// A user operation reaches the replica as its own op comes back merged.
+template <class Op>
+void apply_user_op(known_tasks_machine& k, millis now, Op op) {
+  ev::events out;
+  REQUIRE(op(out));
+  for (auto& o : test::emitted<ev::originate>(out)) {
+    ev::events merged;
+    k.on(ev::merge_message{o.op, false}, now, merged);
+  }
+}
+
 TEST_CASE("the API's queries get the tasks they name or the states they ask "
           "for, and counts per state, without the rest of the replica",
           "[known_tasks]") {
   known_tasks_machine k("a", queue_config{});
-  // A user operation reaches the replica as its own op comes back merged.
-  auto apply = [&k](millis now, auto op) {
-    ev::events out;
-    REQUIRE(op(out));
-    for (auto& o : test::emitted<ev::originate>(out)) {
-      ev::events merged;
-      k.on(ev::merge_message{o.op, false}, now, merged);
-    }
-  };
+  auto apply = [&k](millis now, auto op) { apply_user_op(k, now, op); };
   for (std::string id : {"t1", "t2", "t3", "t4"}) {
     wire::TaskSpec spec;
     spec.set_id(id);
@@ -114,14 +117,7 @@ TEST_CASE("the API's queries get the tasks they name or the states they ask "
 TEST_CASE("a page of the task list: filters by kind and node, ids in "
           "numeric order, after and limit", "[known_tasks]") {
   known_tasks_machine k("a", queue_config{});
-  auto apply = [&k](millis now, auto op) {
-    ev::events out;
-    REQUIRE(op(out));
-    for (auto& o : test::emitted<ev::originate>(out)) {
-      ev::events merged;
-      k.on(ev::merge_message{o.op, false}, now, merged);
-    }
-  };
+  auto apply = [&k](millis now, auto op) { apply_user_op(k, now, op); };
   for (int i = 1; i <= 12; ++i) {
     wire::TaskSpec spec;
     spec.set_id("a-" + std::to_string(i));

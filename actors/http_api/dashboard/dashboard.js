@@ -41,6 +41,7 @@ function status(message, error) {
 
 let perNode = {}; // done tasks per executing node
 let running = {}; // running tasks per node
+let lastNodes = null; // the last /nodes answer, redrawn when the tally comes
 
 function drawMembers(nodes) {
   const body = $("members").tBodies[0];
@@ -162,6 +163,7 @@ async function poll() {
     $("coordinator").textContent = election.coordinator || "none";
     $("election").textContent = election.algorithm + ", " + election.state;
     drawCounts(stats);
+    lastNodes = nodes;
     drawMembers(nodes);
     drawCharts();
     status("updated " + new Date().toLocaleTimeString());
@@ -178,6 +180,7 @@ async function slowPoll() {
     perNode = done.by_node;
     running = run.by_node;
     drawPerNode();
+    if (lastNodes) drawMembers(lastNodes);
     drawFailures(failed);
   } catch (e) {
     status(e.message, true);
