@@ -253,4 +253,10 @@ constexpr millis http_submit_replicated_ms = 5000;
 /// A bearer token shorter than this is refused as guessable.
 constexpr std::size_t http_token_min_bytes = 16;
 
+// -- observing (issue 20) ---------------------------------------------------
+/// How often --battery auto reads /sys/class/power_supply again: a laptop
+/// under load drains about a percent a minute, and a read is two small
+/// files, so a minute keeps the ranking current at no cost.
+constexpr millis battery_refresh_ms = 60'000;
+
 } // namespace dice::defaults

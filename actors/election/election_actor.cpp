@@ -34,6 +34,11 @@ void flush(election_ptr self) {
     else
       self->send(st.bridge, broadcast_atom_v, std::move(d.message));
   }
+  for (auto& m : st.logic->take_mismatches())
+    spdlog::warn("election: peer {} runs the {} algorithm, this node {}; its "
+                 "election messages are ignored (every node of a cluster needs "
+                 "the same --election)",
+                 m.peer, m.algorithm, st.logic->algorithm().algorithm());
   if (auto c = st.logic->take_coordinator_change()) {
     const auto& a = st.logic->algorithm();
     spdlog::info("election ({}): coordinator {} (group {})", a.algorithm(),

@@ -43,6 +43,19 @@ void election_node::on_wire(const wire::Message& m, millis now) {
   // has told us about it.
   if (!m.sender_addr().empty())
     addr_of_[m.sender_id()] = m.sender_addr();
+  // Nodes of one cluster must run one algorithm; one that runs another
+  // would never agree with us. Its messages are dropped, counted, and the
+  // peer named once, so the operator sees why the cluster has two leaders.
+  const auto& theirs = m.election().algorithm();
+  if (theirs != algo_->algorithm()) {
+    ++other_algorithm_;
+    auto& known = mismatched_[m.sender_id()];
+    if (known != theirs) {
+      known = theirs;
+      new_mismatches_.push_back({m.sender_id(), theirs});
+    }
+    return;
+  }
   algo_->on_message(m.sender_id(), m.election(), now);
   after(now);
 }
@@ -101,7 +114,15 @@ election_view election_node::view() const {
   v.ignored = algo_->ignored_messages();
   v.malformed = malformed_;
   v.unroutable = unroutable_;
+  v.other_algorithm = other_algorithm_;
+  v.mismatched = mismatched_;
   return v;
+}
+
+std::vector<algorithm_mismatch> election_node::take_mismatches() {
+  std::vector<algorithm_mismatch> out;
+  out.swap(new_mismatches_);
+  return out;
 }
 
 } // namespace dice

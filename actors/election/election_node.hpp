@@ -24,9 +24,19 @@ struct election_view {
   std::string group;
   std::vector<std::string> members;
   std::uint64_t elections_started = 0;
-  std::uint64_t ignored = 0;    // of another algorithm or kind
+  std::uint64_t ignored = 0;    // of a kind the algorithm does not expect
   std::uint64_t malformed = 0;  // no sender or no Election body
   std::uint64_t unroutable = 0; // to a peer whose address is unknown
+  /// Messages of another algorithm: a peer started with another --election.
+  std::uint64_t other_algorithm = 0;
+  /// Peers heard running another algorithm, and which one (last heard).
+  std::map<std::string, std::string> mismatched;
+};
+
+/// A peer heard running another election algorithm than this node.
+struct algorithm_mismatch {
+  std::string peer;
+  std::string algorithm;
 };
 
 /// One datagram to hand to the bridge: to an address, or to everyone.
@@ -56,6 +66,10 @@ public:
   /// The coordinator this node acts on: set only in the Normal state.
   std::string acting_coordinator() const;
 
+  /// Peers newly heard running another algorithm (or another one than
+  /// before) since the last call: each is logged once, not per message.
+  std::vector<algorithm_mismatch> take_mismatches();
+
   election_view view() const;
   const election_state& algorithm() const { return *algo_; }
 
@@ -73,6 +87,9 @@ private:
   bool first_ = true;
   std::uint64_t malformed_ = 0;
   std::uint64_t unroutable_ = 0;
+  std::uint64_t other_algorithm_ = 0;
+  std::map<std::string, std::string> mismatched_; // peer -> its algorithm
+  std::vector<algorithm_mismatch> new_mismatches_;
 };
 
 } // namespace dice

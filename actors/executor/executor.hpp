@@ -6,24 +6,12 @@
 #include <caf/typed_actor.hpp>
 
 #include "executor/execution.hpp"
+#include "executor/executor_stats.hpp"
 #include "executor/task_kinds.hpp"
 #include "type_ids.hpp"
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::execution_request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::execution_result)
-
-namespace dice {
-
-struct executor_stats {
-  std::uint64_t slots = 0;
-  std::uint64_t busy = 0;
-  std::uint64_t started = 0;
-  std::uint64_t completed = 0; // succeeded
-  std::uint64_t failed = 0;
-  std::uint64_t canceled = 0;
-};
-
-} // namespace dice
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::executor_stats)
 

@@ -33,7 +33,10 @@ bool bearer_matches(const std::string& authorization, const std::string& token) 
 }
 
 bool open_without_token(const std::string& method, const std::string& path) {
-  return (method == "GET" || method == "HEAD") && path == "/health";
+  if (method != "GET" && method != "HEAD")
+    return false;
+  return path == "/health" || path == "/" || path == "/ui"
+         || path.rfind("/ui/", 0) == 0;
 }
 
 } // namespace dice

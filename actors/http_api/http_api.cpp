@@ -11,6 +11,9 @@
 #include "http_api/guarded_server.hpp"
 #include "http_api/status_json.hpp"
 #include "http_api/task_json.hpp"
+#include "http_api/task_list.hpp"
+#include "metrics/http_metrics.hpp"
+#include "metrics/node_metrics.hpp"
 
 namespace dice {
 
@@ -30,13 +33,29 @@ void busy(httplib::Response& res, const std::string& error) {
   reply(res, 503, error_json("node busy: " + error));
 }
 
+// A POST's body, read by us rather than by httplib, which parses a body of
+// curl -d's form type and refuses one over 8 KiB (below our 256 KiB), and
+// waits for one that neither Content-Length nor Transfer-Encoding
+// announces, then answers 404 (curl -X POST .../cancel). Such a request
+// has no body (RFC 9112), so nothing is read.
+std::string read_body(const httplib::Request& req,
+                      const httplib::ContentReader& read) {
+  std::string body;
+  if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding"))
+    read([&](const char* data, std::size_t n) { return body.append(data, n), true; });
+  return body;
+}
+
 } // namespace
 
 http_api::http_api(caf::actor_system& sys, const node& n, endpoint where)
   : sys_(sys), node_(n),
-    server_(std::make_unique<guarded_server>(n.config().api)) {
+    server_(std::make_unique<guarded_server>(n.config().api)),
+    metrics_(std::make_unique<http_metrics>()) {
   routes();
   task_routes();
+  metrics_routes();
+  ui_routes();
   // Headers and body leave in separate writes: with Nagle's algorithm the
   // body waited for the client's delayed ACK, 40 ms on Linux, so every
   // answer took 40 ms or more on loopback.
@@ -66,6 +85,7 @@ void http_api::routes() {
   s.set_pre_routing_handler([this](const httplib::Request& req,
                                    httplib::Response& res) {
     ++requests_;
+    metrics_->start_request();
     const auto& token = node_.config().api.token;
     if (token.empty() || open_without_token(req.method, req.path)
         || bearer_matches(req.get_header_value("Authorization"), token))
@@ -90,15 +110,14 @@ void http_api::routes() {
   });
   s.Get("/stats", [this](const httplib::Request&, httplib::Response& res) {
     std::string err;
-    auto wire = query<bridge_counters>(sys_, node_.bridge(), err, stats_atom_v);
-    auto queue = query<queue_counters>(sys_, node_.queue(), err, stats_atom_v);
-    auto exec = query<executor_stats>(sys_, node_.exec(), err, stats_atom_v);
-    auto members = query<membership_counters>(sys_, node_.members(), err,
-                                              stats_atom_v);
-    auto counts = query<task_counts>(sys_, node_.queue(), err, tasks_atom_v,
-                                   stats_atom_v);
-    if (!wire || !queue || !exec || !counts || !members)
+    node_metrics m;
+    if (!gather_counters(m, err))
       return busy(res, err);
+    auto* wire = &m.wire;
+    auto* queue = &m.queue;
+    auto* exec = &m.exec;
+    auto* members = &m.membership;
+    auto* counts = &m.tasks;
     nlohmann::json body;
     body["id"] = node_.config().id;
     body["wire"] = bridge_json(*wire);
@@ -111,16 +130,16 @@ void http_api::routes() {
                           {"conflicting_ids", members->conflicting_ids},
                           {"ids_refused", members->ids_refused},
                           {"pauses", members->pauses}};
-    auto conns = server_->counters();
+    const auto& h = m.http;
     body["http"] = {{"requests", requests_.load()},
-                    {"bad_requests", bad_requests_.load()},
-                    {"unauthorized", unauthorized_.load()},
-                    {"submits_refused", submits_refused_.load()},
-                    {"connections_open", conns.open},
-                    {"connections_rejected", conns.rejected},
-                    {"connections_evicted", conns.evicted},
-                    {"connections_idle_closed", conns.idle_closed},
-                    {"requests_timed_out", conns.timed_out}};
+                    {"bad_requests", h.bad_requests},
+                    {"unauthorized", h.unauthorized},
+                    {"submits_refused", h.submits_refused},
+                    {"connections_open", h.connections_open},
+                    {"connections_rejected", h.connections_rejected},
+                    {"connections_evicted", h.connections_evicted},
+                    {"connections_idle_closed", h.connections_idle_closed},
+                    {"requests_timed_out", h.requests_timed_out}};
     reply(res, 200, body);
   });
   s.Get("/election", [this](const httplib::Request&, httplib::Response& res) {
@@ -146,7 +165,8 @@ void http_api::routes() {
 
 void http_api::task_routes() {
   auto& s = *server_;
-  s.Post("/tasks", [this](const httplib::Request& req, httplib::Response& res) {
+  s.Post("/tasks", [this](const httplib::Request& req, httplib::Response& res,
+                          const httplib::ContentReader& read) {
     std::string err;
     // What the live members can run, as their heartbeats advertise: a task
     // none of them can run would wait for ever, so it is refused unless
@@ -156,7 +176,7 @@ void http_api::task_routes() {
     if (!runners)
       return busy(res, err);
     const auto& api = node_.config().api;
-    auto sub = parse_submit(req.body,
+    auto sub = parse_submit(read_body(req, read),
                             api.wait_for_runner ? std::vector<std::string>{}
                                                 : kinds_run(*runners),
                             {}, err);
@@ -169,6 +189,11 @@ void http_api::task_routes() {
       spec.set_kind(sub->kind);
       spec.set_payload(sub->payload);
       spec.set_priority(sub->priority);
+      for (auto& [node, count] : sub->data_objects) {
+        auto* d = spec.add_data_objects();
+        d->set_node_id(node);
+        d->set_count(count);
+      }
     }
     if (!api.wait_for_runner && !anyone_runs(*runners, specs.front())) {
       ++bad_requests_;
@@ -196,6 +221,7 @@ void http_api::task_routes() {
                               {"ids", nlohmann::json::array()}});
     }
     // Enqueued: the ids are the client's whatever replication does next.
+    metrics_->submitted(receipt->ids.size());
     auto replicated = ask_within<bool>(
       sys_, node_.queue(), std::chrono::milliseconds(api.submit_replicated_ms),
       err, submit_atom_v, receipt->batch);
@@ -208,33 +234,17 @@ void http_api::task_routes() {
     reply(res, 202, body);
   });
   s.Get("/tasks", [this](const httplib::Request& req, httplib::Response& res) {
-    task_query q;
-    if (req.has_param("state")) {
-      q.phase = parse_phase(req.get_param_value("state"));
-      if (!q.phase) {
-        ++bad_requests_;
-        return reply(res, 400, error_json("state must be one of ready, running, "
-                                          "failed, canceled, done, removed"));
-      }
-    }
-    if (req.has_param("ids")) {
-      std::string error;
-      auto ids = parse_ids(req.get_param_value("ids"), error);
-      if (!ids) {
-        ++bad_requests_;
-        return reply(res, 400, error_json(error));
-      }
-      q.ids = std::move(*ids);
-    }
     std::string err;
-    auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v, q);
+    auto list = parse_task_list(req.params, err);
+    if (!list) {
+      ++bad_requests_;
+      return reply(res, 400, error_json(err));
+    }
+    auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err,
+                                             tasks_atom_v, list->query);
     if (!rows)
       return busy(res, err);
-    auto list = nlohmann::json::array();
-    for (auto& r : *rows)
-      if (r.has_spec)
-        list.push_back(task_json(r.spec, r.state, false));
-    reply(res, 200, {{"tasks", list}});
+    reply(res, 200, task_list_json(*rows, *list));
   });
   s.Get(R"(/tasks/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     std::string err;
@@ -270,7 +280,13 @@ void http_api::task_routes() {
     };
   };
   s.Delete(R"(/tasks/([^/]+))", change(remove_atom_v, "removed"));
-  s.Post(R"(/tasks/([^/]+)/cancel)", change(cancel_atom_v, "canceled"));
+  s.Post(R"(/tasks/([^/]+)/cancel)",
+         [cancel = change(cancel_atom_v, "canceled")](
+           const httplib::Request& req, httplib::Response& res,
+           const httplib::ContentReader& read) {
+           read_body(req, read); // none expected; read so the connection stays usable
+           cancel(req, res);
+         });
 }
 
 } // namespace dice

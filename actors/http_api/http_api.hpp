@@ -16,6 +16,8 @@
 namespace dice {
 
 class guarded_server;
+class http_metrics;
+struct node_metrics;
 
 class http_api {
 public:
@@ -31,10 +33,17 @@ public:
 private:
   void routes();      // status: /health, /nodes, /stats
   void task_routes(); // the task API: /tasks...
+  void metrics_routes(); // GET /metrics, and timing every request (metrics_routes.cpp)
+  void ui_routes();      // the dashboard: /, /ui, /ui/FILE (ui_routes.cpp)
+  /// The counters /stats and /metrics show, asked of the actors that own
+  /// them (all but the membership view and the election); false, with
+  /// `err` set, if one did not answer.
+  bool gather_counters(node_metrics& m, std::string& err);
 
   caf::actor_system& sys_;
   const node& node_;
   std::unique_ptr<guarded_server> server_;
+  std::unique_ptr<http_metrics> metrics_;
   std::thread thread_;
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> bad_requests_{0};

@@ -103,6 +103,8 @@ nlohmann::json election_json(const election_view& v) {
   j["ignored_messages"] = v.ignored;
   j["malformed_messages"] = v.malformed;
   j["unroutable_messages"] = v.unroutable;
+  j["other_algorithm_messages"] = v.other_algorithm;
+  j["mismatched_peers"] = v.mismatched; // {"peer": "its algorithm"}
   return j;
 }
 

@@ -44,7 +44,8 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
   if (!j.is_object())
     return fail("body must be a JSON object");
   for (auto& [key, value] : j.items())
-    if (key != "kind" && key != "payload" && key != "priority" && key != "count")
+    if (key != "kind" && key != "payload" && key != "priority" && key != "count"
+        && key != "data_objects")
       return fail("unknown field '" + key + "'");
   submit_request r;
   if (!j.contains("kind") || !j["kind"].is_string())
@@ -85,6 +86,21 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
       return fail("'count' must be an integer from 1 to "
                   + std::to_string(limits.max_count));
     r.count = static_cast<std::uint32_t>(*c);
+  }
+  if (j.contains("data_objects")) {
+    auto& d = j["data_objects"];
+    if (!d.is_object())
+      return fail("'data_objects' must be an object: {\"node id\": count}");
+    if (d.size() > limits.max_data_objects)
+      return fail("'data_objects' names " + std::to_string(d.size())
+                  + " nodes; at most " + std::to_string(limits.max_data_objects));
+    for (auto& [node, count] : d.items()) {
+      auto c = integer_in(count, 0, 0xffffffffLL);
+      if (node.empty() || node.size() > 256 || !c)
+        return fail("'data_objects' maps a node id (1 to 256 bytes) to a count "
+                    "from 0 to 4294967295");
+      r.data_objects.emplace_back(node, static_cast<std::uint32_t>(*c));
+    }
   }
   return r;
 }

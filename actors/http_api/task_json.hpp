@@ -3,6 +3,7 @@
 // Plain functions over plain values, so bad input is tested without a server.
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -17,14 +18,19 @@ struct submit_request {
   std::string payload;
   std::int32_t priority = 0;
   std::uint32_t count = 1;
+  /// The task's data objects held per node (seed 000's first ranking
+  /// criterion): {"node id": count}.
+  std::vector<std::pair<std::string, std::uint32_t>> data_objects;
 };
 
 struct submit_limits {
   std::size_t max_payload_bytes = 32 * 1024; // a task must fit one datagram
   std::uint32_t max_count = 10'000;
+  std::size_t max_data_objects = 64; // nodes named, so the spec fits a datagram
 };
 
-/// Parses a POST /tasks body: {"kind", "payload", "priority"?, "count"?}.
+/// Parses a POST /tasks body: {"kind", "payload", "priority"?, "count"?,
+/// "data_objects"? ({"node id": count, ...})}.
 /// `known_kinds` are the kinds this cluster runs (empty: any kind, for a
 /// node that lets tasks wait for a runner). On bad input returns
 /// nullopt and sets `error` to a message for the client.

@@ -1,9 +1,11 @@
 #include "known_tasks/known_tasks_machine.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "common/defaults.hpp"
 #include "communication/communication.hpp"
+#include "known_tasks/id_order.hpp"
 
 namespace dice {
 
@@ -258,12 +260,27 @@ task_row known_tasks_machine::row(const std::string& task_id,
 std::vector<task_row> known_tasks_machine::query(const task_query& q) const {
   std::vector<task_row> rows;
   auto wanted = [&](const known_task& t) {
-    return !q.phase || t.state.phase() == *q.phase;
+    // A page counts only tasks the API can show (their spec known).
+    return (!q.phase || t.state.phase() == *q.phase)
+           && (!(q.kind || q.limit) || t.has_spec)
+           && (!q.kind || t.spec.kind() == *q.kind)
+           && (!q.node
+               || (t.state.has_claim() && t.state.claim().node_id() == *q.node));
   };
   if (q.ids.empty()) {
-    for (const auto& [id, t] : tasks_.tasks())
-      if (wanted(t))
-        rows.push_back(row(id, t));
+    // A page: the matching ids after `after`, the first `limit` of them in
+    // id_before order (a partial sort: a page costs a pass, not a sort).
+    using entry = const std::pair<const std::string, known_task>*;
+    std::vector<entry> hits;
+    for (const auto& e : tasks_.tasks())
+      if (wanted(e.second) && (!q.after || id_before(*q.after, e.first)))
+        hits.push_back(&e);
+    auto before = [](entry a, entry b) { return id_before(a->first, b->first); };
+    auto n = std::min(hits.size(), q.limit.value_or(hits.size()));
+    std::partial_sort(hits.begin(), hits.begin() + n, hits.end(), before);
+    rows.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+      rows.push_back(row(hits[i]->first, hits[i]->second));
     return rows;
   }
   rows.reserve(q.ids.size());

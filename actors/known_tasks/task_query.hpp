@@ -21,10 +21,17 @@ struct task_row {
 };
 
 /// The rows wanted: the tasks named in `ids` (every task if empty; unknown
-/// ids are left out), and of those only the ones in `phase` if it is set.
+/// ids are left out), and of those only the ones in `phase`, of `kind` and
+/// claimed by `node`, for the filters set. Without ids the rows come in
+/// id_before order, from the first id after `after` (if set), at most
+/// `limit` of them (if set): a page.
 struct task_query {
   std::vector<std::string> ids;
   std::optional<wire::TaskPhase> phase;
+  std::optional<std::string> kind;
+  std::optional<std::string> node;
+  std::optional<std::string> after;
+  std::optional<std::size_t> limit;
 };
 
 /// Tasks whose spec is known, per state (indexed by wire::TaskPhase).

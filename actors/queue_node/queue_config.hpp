@@ -49,6 +49,10 @@ struct queue_config {
   /// What the ranking knows about this node.
   std::uint32_t battery = 100;
   std::uint32_t device_class = 0;
+  /// A fresh battery level (0..100; dice-node: /sys/class/power_supply),
+  /// asked every battery_refresh_ms by the ranking. Unset: `battery` stays.
+  std::function<std::optional<std::uint32_t>()> battery_source;
+  millis battery_refresh_ms = defaults::battery_refresh_ms;
 
   /// How long a RUNNING heartbeat may wait to share the datagram of another
   /// broadcast (usually the membership heartbeat). Two heartbeats then

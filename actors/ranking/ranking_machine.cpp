@@ -244,7 +244,16 @@ void ranking_machine::announce(millis now, ev::events& out) {
   out.push_back(std::move(f));
 }
 
+void ranking_machine::refresh_battery(millis now) {
+  if (!cfg_.battery_source || now < next_battery_read_)
+    return;
+  next_battery_read_ = now + std::max<millis>(1, cfg_.battery_refresh_ms);
+  if (auto level = cfg_.battery_source())
+    info_.set_battery(std::min<std::uint32_t>(*level, 100));
+}
+
 void ranking_machine::tick(millis now, ev::events& out) {
+  refresh_battery(now);
   note_birth(now);
   end_windows(now, out);
   announce(now, out);
@@ -252,6 +261,8 @@ void ranking_machine::tick(millis now, ev::events& out) {
 
 std::optional<millis> ranking_machine::next_due() const {
   std::optional<millis> due;
+  if (cfg_.battery_source)
+    due = next_battery_read_;
   for (const auto& [task_id, t] : pending_)
     due = due ? std::min(*due, t.window_end) : t.window_end;
   return due;

@@ -96,6 +96,9 @@ private:
   std::string id_;
   queue_config cfg_;
   wire::NodeInfo info_;
+  /// Reads queue_config::battery_source when due (tick).
+  void refresh_battery(millis now);
+  millis next_battery_read_ = 0;
   std::map<std::string, claim_ticket> pending_;
   std::map<std::string, execution> executing_;
   // When this incarnation first ran (-1: not yet): claims naming this node

@@ -10,6 +10,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "common/power_supply.hpp"
 #include "http_api/http_config.hpp"
 
 namespace po = boost::program_options;
@@ -106,7 +107,8 @@ node_options parse_node_options(int argc, const char* const* argv) {
   node_options out;
   auto& n = out.node;
   std::string config_file, listen, advertise, multicast, http, key_file,
-    http_token_file, data_dir = "auto", sync = "batch";
+    http_token_file, data_dir = "auto", sync = "batch", battery = "auto",
+    unknown_strategy = "always_want";
   std::vector<std::string> peers, shell_allow;
   long long capacity = 0; // signed, so that a negative value is refused
   auto& q = n.queue;
@@ -133,7 +135,9 @@ node_options parse_node_options(int argc, const char* const* argv) {
             http_submit_accept = n.api.submit_accept_ms,
             http_submit_replicated = n.api.submit_replicated_ms,
             submit_window = static_cast<long long>(q.submit_window),
-            submit_in_flight = static_cast<long long>(q.submit_in_flight);
+            submit_in_flight = static_cast<long long>(q.submit_in_flight),
+            device_class = q.device_class,
+            battery_refresh = q.battery_refresh_ms;
   po::options_description desc("dice-node: one member of a DiCE cluster.\n"
                                "Usage: dice-node [options]\n"
                                "Every option may also be set in the INI file "
@@ -184,6 +188,10 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("claim-window-ms", po::value(&claim_window)->default_value(claim_window), "how long a staggered claim (a task the common matching gave another node; every claim with --claim-stagger-ms 0) waits for competing claims before executing")
     ("matched-claim-window-ms", po::value(&matched_window)->default_value(matched_window), "the same for a claim of a task the common matching gave this node (0: it starts at once, and a better claim heard later stops it)")
     ("claim-stagger-ms", po::value(&claim_stagger)->default_value(claim_stagger), "a free slot with no task of its own in the common matching waits this, plus its rank times this, before it claims (0: no matching, all claim at once)")
+    ("battery", po::value(&battery)->default_value(battery), "this node's battery level 0..100 for the claim ranking (a higher level claims first); auto: read from /sys/class/power_supply (again every --battery-refresh-ms), 100 when there is no battery")
+    ("battery-refresh-ms", po::value(&battery_refresh)->default_value(battery_refresh), "--battery auto on a machine with a battery: how often the level is read again")
+    ("device-class", po::value(&device_class)->default_value(device_class), "this node's device class for the claim ranking (a lower class claims first, after battery and dequeue time)")
+    ("unknown-strategy", po::value(&unknown_strategy)->default_value(unknown_strategy), "a message naming a task this node does not know: always_want asks the cluster about it at once (DO_YOU_KNOW_THIS_TASK), never_want leaves it to anti-entropy (fewer broadcasts on big clusters)")
     ("running-interval-ms", po::value(&running_interval)->default_value(running_interval), "RUNNING heartbeat interval of an execution")
     ("running-timeout-ms", po::value(&running_timeout)->default_value(running_timeout), "no RUNNING heartbeat for this long re-queues the task")
     ("finished-hold-ms", po::value(&finished_hold)->default_value(finished_hold), "the DONE or FAILED report of an execution may wait this long to share a datagram with the next broadcast (0: at once)")
@@ -271,6 +279,34 @@ node_options parse_node_options(int argc, const char* const* argv) {
   q.claim_window_ms = ranged("claim-window-ms", claim_window, 0, 60'000);
   q.matched_claim_window_ms = ranged("matched-claim-window-ms", matched_window, 0, 60'000);
   q.claim_stagger_ms = ranged("claim-stagger-ms", claim_stagger, 0, 60'000);
+  q.battery_refresh_ms = ranged("battery-refresh-ms", battery_refresh, 1, day_ms);
+  if (battery == "auto") {
+    auto level = read_battery_level();
+    q.battery = level.value_or(100);
+    if (level) // a machine with a battery: keep the level current
+      q.battery_source = [] { return read_battery_level(); };
+  } else {
+    long long level = 0;
+    std::size_t used = 0;
+    try {
+      level = std::stoll(battery, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used == 0 || used != battery.size())
+      throw std::runtime_error("--battery: '" + battery
+                               + "' is not auto or a level from 0 to 100");
+    q.battery = static_cast<std::uint32_t>(ranged("battery", level, 0, 100));
+  }
+  q.device_class = static_cast<std::uint32_t>(
+    ranged("device-class", device_class, 0, 0xffffffffLL));
+  if (unknown_strategy == "always_want")
+    q.resolver.strategy = resolve_strategy::always_want;
+  else if (unknown_strategy == "never_want")
+    q.resolver.strategy = resolve_strategy::never_want;
+  else
+    throw std::runtime_error("--unknown-strategy: '" + unknown_strategy
+                             + "' is not one of always_want, never_want");
   q.running_interval_ms = ranged("running-interval-ms", running_interval, 1, 60'000);
   q.running_timeout_ms = ranged("running-timeout-ms", running_timeout, 1, day_ms);
   q.finished_hold_ms = ranged("finished-hold-ms", finished_hold, 0, 60'000);

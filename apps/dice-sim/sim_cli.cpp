@@ -50,7 +50,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("duplicate", po::value(&o.faults.duplicate)->default_value(0.0, "0"), "probability that a datagram arrives twice")
     ("max-delay-ms", po::value(&o.faults.max_delay)->default_value(defaults.faults.max_delay), "datagram delay is uniform in [1, this] ms (reorders)")
     ("partition", po::value(&partition_ms)->default_value(0)->implicit_value(defaults.partition_ms), partition_help.c_str())
-    ("crash", po::value(&crashes)->default_value(0), "crash-and-restart events (one node down at a time)")
+    ("crash", po::value(&crashes)->default_value(0), "crash-and-restart events at random times, one node down at a time: one that falls while a node is down or catching up is skipped (the report says how many happened)")
     ("down-ms", po::value(&o.down_ms)->default_value(defaults.down_ms), "how long a crashed node stays down")
     ("remove", po::value(&removes)->default_value(0), "tasks removed (removeByID) during the run")
     ("fail", po::value(&o.fail_probability)->default_value(0.0, "0"), "probability that an execution fails transiently")

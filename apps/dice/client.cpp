@@ -12,10 +12,32 @@ client::client(const std::string& url, const std::string& token)
   http_.set_tcp_nodelay(true);
 }
 
+std::string describe(httplib::Error e) {
+  switch (e) {
+    case httplib::Error::Connection:
+      return "connection failed (is a dice-node serving its HTTP API there? "
+             "see --node or $DICE_NODE)";
+    case httplib::Error::ConnectionTimeout:
+      return "no connection within 2 s (a wrong address, or a firewall)";
+    case httplib::Error::Read:
+      return "the node closed the connection or did not answer in time";
+    case httplib::Error::Write:
+      return "the request could not be sent (the connection broke)";
+    case httplib::Error::BindIPAddress:
+      return "cannot bind the local address";
+    case httplib::Error::SSLConnection:
+    case httplib::Error::SSLLoadingCerts:
+    case httplib::Error::SSLServerVerification:
+      return "TLS failed (the dice CLI speaks plain HTTP)";
+    default:
+      return "request failed (" + httplib::to_string(e) + ")";
+  }
+}
+
 answer client::wrap(const httplib::Result& res) {
   answer a;
   if (!res) {
-    a.error = "cannot reach " + url_ + ": " + httplib::to_string(res.error());
+    a.error = "cannot reach " + url_ + ": " + describe(res.error());
     return a;
   }
   a.status = res->status;
@@ -40,6 +62,10 @@ answer client::get(const std::string& path, const httplib::Params& params) {
 
 answer client::post(const std::string& path, const nlohmann::json& body) {
   return wrap(http_.Post(path, body.dump(), "application/json"));
+}
+
+answer client::post_empty(const std::string& path) {
+  return wrap(http_.Post(path));
 }
 
 answer client::del(const std::string& path) {

@@ -15,6 +15,9 @@ struct answer {
   bool ok() const { return status >= 200 && status < 300 && error.empty(); }
 };
 
+/// A sentence for an error that left no answer.
+std::string describe(httplib::Error e);
+
 class client {
 public:
   /// `token`: sent as `Authorization: Bearer TOKEN` when not empty.
@@ -23,6 +26,8 @@ public:
   /// GET with query parameters, which httplib encodes.
   answer get(const std::string& path, const httplib::Params& params);
   answer post(const std::string& path, const nlohmann::json& body);
+  /// POST without a body (cancel).
+  answer post_empty(const std::string& path);
   answer del(const std::string& path);
   const std::string& url() const { return url_; }
 

@@ -8,7 +8,10 @@
 
 #include "client.hpp"
 #include "http_api/http_config.hpp"
+#include "format.hpp"
 #include "progress.hpp"
+#include "cli_args.hpp"
+#include "task_commands.hpp"
 
 using namespace dice::cli;
 
@@ -21,14 +24,19 @@ const char* usage =
   "  submit KIND PAYLOAD [--count N] [--priority P] [--wait] [--timeout S]\n"
   "                 enqueue N tasks (default 1, priority 0); with --wait follow\n"
   "                 them to the end with a progress bar (exit 1 if any failed)\n"
-  "  tasks [--state ready|running|done|failed|canceled|removed]\n"
+  "  submit KIND --payload-file FILE   the payload from FILE (- for stdin)\n"
+  "  tasks [--state ready|running|done|failed|canceled|removed] [--kind K]\n"
+  "        [--on NODE] [--limit N] [--after ID]\n"
+  "                 tasks in id order (a-2 before a-10); --on: claimed by NODE;\n"
+  "                 --limit/--after: a page, and the --after of the next one\n"
+  "  results ID...  results of many tasks at once (ID - reads ids from stdin)\n"
   "  status ID      one task, with its result\n"
   "  remove ID      removeByID: the task is dropped everywhere\n"
   "  cancel ID      cancel a task that has not ended\n"
   "  leader         the coordinator this node follows, with the election's\n"
   "                 algorithm, state and group (GET /election)\n"
   "  nodes          the node's membership view\n"
-  "  stats          the node's counters\n"
+  "  stats          the node's counters (GET /stats; /metrics for Prometheus)\n"
   "  health         is the node up\n"
   "Options:\n"
   "  --node URL     node API (default $DICE_NODE or http://127.0.0.1:8400)\n"
@@ -38,18 +46,18 @@ const char* usage =
   "  -h, --help     print this help\n"
   "Built-in kinds: sleep (payload: ms), cpu (payload: iterations), echo.\n";
 
-int fail(const std::string& why, int code = 1) {
-  std::cerr << "dice: error: " << why << "\n";
-  return code;
-}
-
-struct args {
-  std::vector<std::string> words;
-  std::map<std::string, std::string> opts; // --name value, or "" for flags
-};
 
 bool is_flag(const std::string& name) {
   return name == "--json" || name == "--wait";
+}
+
+bool takes_value(const std::string& name) {
+  for (auto* o : {"--node", "--count", "--priority", "--state", "--timeout",
+                  "--token-file", "--kind", "--on", "--limit", "--after",
+                  "--payload-file"})
+    if (name == o)
+      return true;
+  return false;
 }
 
 void print_nodes(const nlohmann::json& body) {
@@ -76,30 +84,20 @@ void print_leader(const nlohmann::json& body) {
   std::cout << ")\n";
 }
 
-void print_tasks(const nlohmann::json& body) {
-  std::cout << std::left << std::setw(28) << "ID" << std::setw(8) << "KIND"
-            << std::setw(10) << "STATE" << std::setw(14) << "NODE" << "ATTEMPTS\n";
-  for (auto& t : body.at("tasks"))
-    std::cout << std::left << std::setw(28) << t.value("id", "") << std::setw(8)
-              << t.value("kind", "") << std::setw(10) << t.value("state", "")
-              << std::setw(14) << (t["node"].is_string() ? t["node"].get<std::string>() : "-")
-              << t.value("attempts", 0) << "\n";
-}
-
-bool number(const std::string& text, long long lo, long long hi, long long& out) {
-  try {
-    std::size_t used = 0;
-    out = std::stoll(text, &used);
-    return used == text.size() && out >= lo && out <= hi;
-  } catch (...) {
-    return false;
-  }
-}
-
 int submit(client& node, const args& a, bool json) {
-  if (a.words.size() != 3)
-    return fail("usage: dice submit KIND PAYLOAD [--count N] [--priority P] [--wait]", 2);
-  nlohmann::json body{{"kind", a.words[1]}, {"payload", a.words[2]}};
+  bool from_file = a.opts.count("--payload-file") > 0;
+  if (a.words.size() != (from_file ? 2u : 3u))
+    return fail("usage: dice submit KIND PAYLOAD|--payload-file FILE [--count N] "
+                "[--priority P] [--wait]", 2);
+  std::string payload;
+  if (from_file) {
+    std::string error;
+    if (!read_payload(a.opts.at("--payload-file"), payload, error))
+      return fail(error, 2);
+  } else {
+    payload = a.words[2];
+  }
+  nlohmann::json body{{"kind", a.words[1]}, {"payload", payload}};
   long long n = 0;
   if (a.opts.count("--count")) {
     if (!number(a.opts.at("--count"), 1, 10000, n))
@@ -147,8 +145,7 @@ int main(int argc, char** argv) {
       a.words.push_back(w);
     } else if (is_flag(w)) {
       a.opts[w] = "";
-    } else if (w == "--node" || w == "--count" || w == "--priority"
-               || w == "--state" || w == "--timeout" || w == "--token-file") {
+    } else if (takes_value(w)) {
       if (++i == argc)
         return fail(w + " needs a value", 2);
       a.opts[w] = argv[i];
@@ -197,23 +194,21 @@ int main(int argc, char** argv) {
   };
   if (cmd == "submit")
     return submit(node, a, json);
-  if (cmd == "tasks") {
-    std::string path = "/tasks";
-    if (a.opts.count("--state"))
-      path += "?state=" + a.opts["--state"];
-    return show(node.get(path), print_tasks);
-  }
+  if (cmd == "tasks")
+    return list_tasks(node, a, json);
+  if (cmd == "results")
+    return results(node, a, json);
   if (cmd == "status") {
     if (!one_id("status"))
       return 2;
     return show(node.get("/tasks/" + a.words[1]),
-                [](const nlohmann::json& b) { std::cout << b.dump(2) << "\n"; });
+                [](const nlohmann::json& b) { std::cout << task_text(b); });
   }
   if (cmd == "remove" || cmd == "cancel") {
     if (!one_id(cmd.c_str()))
       return 2;
     auto r = cmd == "remove" ? node.del("/tasks/" + a.words[1])
-                             : node.post("/tasks/" + a.words[1] + "/cancel", {});
+                             : node.post_empty("/tasks/" + a.words[1] + "/cancel");
     return show(r, [&](const nlohmann::json&) {
       std::cout << a.words[1] << (cmd == "remove" ? " removed\n" : " canceled\n");
     });
@@ -224,7 +219,7 @@ int main(int argc, char** argv) {
     return show(node.get("/nodes"), print_nodes);
   if (cmd == "stats")
     return show(node.get("/stats"),
-                [](const nlohmann::json& b) { std::cout << b.dump(2) << "\n"; });
+                [](const nlohmann::json& b) { std::cout << stats_text(b); });
   if (cmd == "health")
     return show(node.get("/health"), [](const nlohmann::json& b) {
       std::cout << b.value("id", "") << " ok\n";

@@ -8,17 +8,13 @@
 #include <thread>
 #include <unistd.h>
 
+#include "format.hpp"
+
 namespace dice::cli {
 
 namespace {
 
 using clock = std::chrono::steady_clock;
-
-struct tally {
-  std::size_t done = 0, failed = 0, canceled = 0, removed = 0, running = 0;
-  std::map<std::string, std::size_t> per_node; // done tasks by executor
-  std::size_t ended() const { return done + failed + canceled + removed; }
-};
 
 // Ids a GET /tasks?ids=... names at once: well inside the node's limit
 // (max_query_ids) and its 8 KiB URI.
@@ -32,6 +28,7 @@ bool poll(client& node, std::set<std::string>& open, tally& t,
           std::string& error) {
   std::vector<std::string> ids(open.begin(), open.end());
   std::size_t running = 0;
+  std::map<std::string, std::size_t> running_on;
   for (std::size_t from = 0; from < ids.size(); from += ids_per_request) {
     std::string list;
     for (std::size_t i = from; i < ids.size() && i < from + ids_per_request; ++i)
@@ -43,14 +40,17 @@ bool poll(client& node, std::set<std::string>& open, tally& t,
     }
     for (auto& row : a.body["tasks"]) {
       auto state = row.value("state", "");
+      auto node = row["node"].is_string() ? row["node"].get<std::string>() : "";
       if (state == "running") {
         ++running;
+        if (!node.empty())
+          ++running_on[node];
         continue;
       }
       if (state == "done") {
         ++t.done;
-        if (row["node"].is_string())
-          ++t.per_node[row["node"].get<std::string>()];
+        if (!node.empty())
+          ++t.done_on[node];
       } else if (state == "failed") {
         ++t.failed;
       } else if (state == "canceled") {
@@ -64,34 +64,15 @@ bool poll(client& node, std::set<std::string>& open, tally& t,
     }
   }
   t.running = running;
+  t.running_on = std::move(running_on);
   return true;
 }
 
-std::string shares(const tally& t) {
-  std::string out;
-  for (auto& [node, n] : t.per_node)
-    out += (out.empty() ? "" : " ") + node + ":" + std::to_string(n);
-  return out;
-}
-
 void draw(const tally& t, std::size_t total, double secs, bool tty) {
-  double rate = secs > 0 ? t.ended() / secs : 0;
-  double eta = rate > 0 ? (total - t.ended()) / rate : 0;
-  char line[256];
-  if (tty) {
-    const int width = 30;
-    int filled = total ? static_cast<int>(width * t.ended() / total) : width;
-    std::string bar(filled, '#');
-    bar.resize(width, '.');
-    std::snprintf(line, sizeof(line),
-                  "\r[%s] %zu/%zu done  %zu running  %.1f/s  ETA %.0fs  ", bar.c_str(),
-                  t.ended(), total, t.running, rate, eta);
-    std::cout << line << shares(t) << "\033[K" << std::flush;
-  } else {
-    std::snprintf(line, sizeof(line), "%zu/%zu done, %zu running, %.1f/s, ETA %.0fs; ",
-                  t.ended(), total, t.running, rate, eta);
-    std::cout << line << "per node: " << shares(t) << "\n" << std::flush;
-  }
+  if (tty)
+    std::cout << "\r" << progress_text(t, total, secs, true) << "\033[K" << std::flush;
+  else
+    std::cout << progress_text(t, total, secs, false) << "\n" << std::flush;
 }
 
 } // namespace
@@ -129,7 +110,7 @@ int wait_for(client& node, const std::vector<std::string>& ids, double timeout_s
         std::cout << nlohmann::json{{"ids", ids},       {"done", t.done},
                                     {"failed", t.failed}, {"canceled", t.canceled},
                                     {"removed", t.removed}, {"seconds", elapsed},
-                                    {"per_node", t.per_node}, {"ok", ok}}
+                                    {"per_node", t.done_on}, {"ok", ok}}
                        .dump()
                   << "\n";
       } else {

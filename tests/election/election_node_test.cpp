@@ -148,7 +148,8 @@ TEST_CASE("election node: malformed datagrams and sends to unknown peers are "
   n.on_wire(other_algorithm, 0);
   auto v = n.view();
   CHECK(v.malformed == 2);
-  CHECK(v.ignored == 1);
+  CHECK(v.other_algorithm == 1);
+  CHECK(v.ignored == 0);
   // An AYUp from a peer membership never told us about, without an address:
   // the answer has nowhere to go.
   wire::Message ayup;
@@ -158,4 +159,38 @@ TEST_CASE("election node: malformed datagrams and sends to unknown peers are "
   n.on_wire(ayup, 0);
   CHECK(n.take_datagrams().empty());
   CHECK(n.view().unroutable == 1);
+}
+
+TEST_CASE("election node: a peer running another algorithm is named once, "
+          "counted per message, and does not sway the election",
+          "[election][election_node]") {
+  election_node n("bully", "n1", election_config{});
+  auto from = [](const std::string& peer, const std::string& algorithm) {
+    wire::Message m;
+    m.set_sender_id(peer);
+    m.set_sender_addr("127.0.0.1:" + peer);
+    m.mutable_election()->set_algorithm(algorithm);
+    m.mutable_election()->set_kind("SetCoord");
+    m.mutable_election()->set_candidate(peer);
+    return m;
+  };
+  n.on_wire(from("n9", "ring"), 0);
+  n.on_wire(from("n9", "ring"), 1);
+  n.on_wire(from("n8", "echo"), 2);
+  auto news = n.take_mismatches();
+  REQUIRE(news.size() == 2);
+  CHECK(news[0].peer == "n9");
+  CHECK(news[0].algorithm == "ring");
+  CHECK(news[1].peer == "n8");
+  CHECK(n.take_mismatches().empty()); // told once
+  n.on_wire(from("n9", "hs"), 3);     // restarted with yet another one
+  news = n.take_mismatches();
+  REQUIRE(news.size() == 1);
+  CHECK(news[0].algorithm == "hs");
+  auto v = n.view();
+  CHECK(v.other_algorithm == 4);
+  CHECK(v.mismatched == std::map<std::string, std::string>{{"n8", "echo"}, {"n9", "hs"}});
+  n.tick(10);
+  n.tick(5000);
+  CHECK(n.acting_coordinator() == "n1"); // n9's claim to lead was not heard
 }

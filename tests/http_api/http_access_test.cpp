@@ -30,6 +30,13 @@ TEST_CASE("only GET /health is open without the token", "[http][auth]") {
   CHECK_FALSE(open_without_token("GET", "/stats"));
   CHECK_FALSE(open_without_token("GET", "/health/"));
   CHECK_FALSE(open_without_token("POST", "/tasks"));
+  // The dashboard's files hold no data; the page asks for the token.
+  CHECK(open_without_token("GET", "/"));
+  CHECK(open_without_token("GET", "/ui"));
+  CHECK(open_without_token("GET", "/ui/dashboard.js"));
+  CHECK_FALSE(open_without_token("GET", "/uix"));
+  CHECK_FALSE(open_without_token("GET", "/metrics"));
+  CHECK_FALSE(open_without_token("POST", "/ui"));
 }
 
 TEST_CASE("the API refuses to run off loopback without a token",

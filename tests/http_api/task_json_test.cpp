@@ -136,3 +136,25 @@ TEST_CASE("GET /tasks?ids= takes a comma list, and refuses none or too many",
   CHECK_FALSE(parse_ids(many, err));
   CHECK(err.find("at most " + std::to_string(max_query_ids)) != std::string::npos);
 }
+
+TEST_CASE("a submission may name the data objects each node holds",
+          "[http_api]") {
+  std::string err;
+  auto r = parse_submit(R"({"kind":"echo","payload":"x","data_objects":{"b":3,"c":0}})",
+                        kinds, {}, err);
+  REQUIRE(r);
+  CHECK(r->data_objects
+        == std::vector<std::pair<std::string, std::uint32_t>>{{"b", 3}, {"c", 0}});
+  CHECK(parse_error(R"({"kind":"echo","data_objects":[1]})")
+        == "'data_objects' must be an object: {\"node id\": count}");
+  CHECK(parse_error(R"({"kind":"echo","data_objects":{"b":-1}})")
+        == "'data_objects' maps a node id (1 to 256 bytes) to a count from 0 "
+           "to 4294967295");
+  CHECK(parse_error(R"({"kind":"echo","data_objects":{"":1}})")
+        == "'data_objects' maps a node id (1 to 256 bytes) to a count from 0 "
+           "to 4294967295");
+  submit_limits few;
+  few.max_data_objects = 1;
+  CHECK(parse_error(R"({"kind":"echo","data_objects":{"a":1,"b":1}})", few)
+        == "'data_objects' names 2 nodes; at most 1");
+}

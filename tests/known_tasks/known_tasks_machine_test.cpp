@@ -60,19 +60,22 @@ TEST_CASE("our own claim is always answered with where it stands: by the "
   }
 }
 
+// A user operation reaches the replica as its own op comes back merged.
+template <class Op>
+void apply_user_op(known_tasks_machine& k, millis now, Op op) {
+  ev::events out;
+  REQUIRE(op(out));
+  for (auto& o : test::emitted<ev::originate>(out)) {
+    ev::events merged;
+    k.on(ev::merge_message{o.op, false}, now, merged);
+  }
+}
+
 TEST_CASE("the API's queries get the tasks they name or the states they ask "
           "for, and counts per state, without the rest of the replica",
           "[known_tasks]") {
   known_tasks_machine k("a", queue_config{});
-  // A user operation reaches the replica as its own op comes back merged.
-  auto apply = [&k](millis now, auto op) {
-    ev::events out;
-    REQUIRE(op(out));
-    for (auto& o : test::emitted<ev::originate>(out)) {
-      ev::events merged;
-      k.on(ev::merge_message{o.op, false}, now, merged);
-    }
-  };
+  auto apply = [&k](millis now, auto op) { apply_user_op(k, now, op); };
   for (std::string id : {"t1", "t2", "t3", "t4"}) {
     wire::TaskSpec spec;
     spec.set_id(id);
@@ -109,4 +112,38 @@ TEST_CASE("the API's queries get the tasks they name or the states they ask "
     CHECK(c.by_phase[wire::REMOVED] == 1);
     CHECK(c.by_phase[wire::DONE] == 0);
   }
+}
+
+TEST_CASE("a page of the task list: filters by kind and node, ids in "
+          "numeric order, after and limit", "[known_tasks]") {
+  known_tasks_machine k("a", queue_config{});
+  auto apply = [&k](millis now, auto op) { apply_user_op(k, now, op); };
+  for (int i = 1; i <= 12; ++i) {
+    wire::TaskSpec spec;
+    spec.set_id("a-" + std::to_string(i));
+    spec.set_kind(i % 3 == 0 ? "cpu" : "sleep");
+    spec.set_enqueuer("a");
+    apply(0, [&](ev::events& out) { return k.submit(spec, 0, out); });
+  }
+  auto ids_of = [](const std::vector<task_row>& rows) {
+    std::vector<std::string> ids;
+    for (const auto& r : rows)
+      ids.push_back(r.spec.id());
+    return ids;
+  };
+  task_query q;
+  q.limit = 4;
+  CHECK(ids_of(k.query(q)) == std::vector<std::string>{"a-1", "a-2", "a-3", "a-4"});
+  q.after = "a-4";
+  CHECK(ids_of(k.query(q)) == std::vector<std::string>{"a-5", "a-6", "a-7", "a-8"});
+  q.after = "a-10";
+  CHECK(ids_of(k.query(q)) == std::vector<std::string>{"a-11", "a-12"});
+  task_query cpu;
+  cpu.kind = "cpu";
+  CHECK(ids_of(k.query(cpu)) == std::vector<std::string>{"a-3", "a-6", "a-9", "a-12"});
+  cpu.kind = "nope";
+  CHECK(k.query(cpu).empty());
+  task_query by_node;
+  by_node.node = "b"; // nothing is claimed yet
+  CHECK(k.query(by_node).empty());
 }

@@ -252,3 +252,39 @@ TEST_CASE("a RUNNING change of our own claim that arrives after our "
     CHECK(fresh.counters().requeues == 1);
   }
 }
+
+TEST_CASE("with a battery source the ranking reads the level again every "
+          "battery_refresh_ms, and its claims carry it",
+          "[ranking]") {
+  queue_config cfg;
+  cfg.matched_claim_window_ms = 0;
+  cfg.battery = 90;
+  cfg.battery_refresh_ms = 1000;
+  std::uint32_t level = 80;
+  int reads = 0;
+  cfg.battery_source = [&] {
+    ++reads;
+    return std::optional<std::uint32_t>(level);
+  };
+  ranking_machine r("b", cfg);
+  ev::events out;
+  r.tick(0, out);
+  CHECK(reads == 1);
+  REQUIRE(r.next_due());
+  CHECK(*r.next_due() == 1000);
+  r.tick(500, out);
+  CHECK(reads == 1); // not due yet
+  auto claim_battery = [&](const std::string& id, millis now) {
+    ev::events o;
+    r.on(ev::task_offer{id, 1, spec_of(id), 0, true}, now, o);
+    auto ops = emitted<ev::originate>(o);
+    REQUIRE(ops.size() == 1);
+    return state_of(ops.front().op)->claim().battery();
+  };
+  CHECK(claim_battery("t1", 600) == 80);
+  level = 35;
+  r.tick(1000, out);
+  CHECK(reads == 2);
+  r.on(ev::execution_over{"t1"}, 1001, out);
+  CHECK(claim_battery("t2", 1002) == 35);
+}

@@ -1,0 +1,232 @@
+#include "metrics/node_metrics.hpp"
+
+#include <sstream>
+
+#include <prometheus/text_serializer.h>
+
+#include "http_api/task_json.hpp"
+
+namespace dice {
+
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+using labels = std::vector<ClientMetric::Label>;
+
+// Appends families and their samples; a family is opened once, then
+// samples are added to the last one opened.
+class families {
+public:
+  families& family(std::string name, std::string help, MetricType type) {
+    out_.push_back(MetricFamily{std::move(name), std::move(help), type, {}});
+    return *this;
+  }
+  families& sample(double value, labels l = {}) {
+    ClientMetric m;
+    m.label = std::move(l);
+    if (out_.back().type == MetricType::Counter)
+      m.counter.value = value;
+    else
+      m.gauge.value = value;
+    out_.back().metric.push_back(std::move(m));
+    return *this;
+  }
+  /// One family with one unlabelled sample.
+  families& one(std::string name, std::string help, MetricType type,
+                double value) {
+    return family(std::move(name), std::move(help), type).sample(value);
+  }
+  std::vector<MetricFamily> take() { return std::move(out_); }
+
+private:
+  std::vector<MetricFamily> out_;
+};
+
+constexpr auto counter = MetricType::Counter;
+constexpr auto gauge = MetricType::Gauge;
+
+void wire_families(families& f, const bridge_counters& w) {
+  f.family("dice_datagrams_total", "Datagrams sent and received", counter)
+    .sample(w.datagrams_sent, {{"direction", "sent"}})
+    .sample(w.datagrams_received, {{"direction", "received"}});
+  f.family("dice_datagram_bytes_total", "Bytes of datagrams sent and received",
+           counter)
+    .sample(w.bytes_sent, {{"direction", "sent"}})
+    .sample(w.bytes_received, {{"direction", "received"}});
+  f.family("dice_bundles_total",
+           "Datagrams that carried several messages (bundles)", counter)
+    .sample(w.bundles_sent, {{"direction", "sent"}})
+    .sample(w.bundles_received, {{"direction", "received"}});
+  f.one("dice_datagrams_accepted_total",
+        "Received datagrams that passed every check", counter, w.accepted);
+  f.one("dice_send_errors_total", "Datagrams that could not be sent", counter,
+        w.send_errors);
+  f.family("dice_datagrams_dropped_total",
+           "Received datagrams dropped, by reason", counter)
+    .sample(w.dropped_malformed, {{"reason", "malformed"}})
+    .sample(w.dropped_unauthenticated, {{"reason", "unauthenticated"}})
+    .sample(w.dropped_replayed, {{"reason", "replayed"}})
+    .sample(w.dropped_oversize, {{"reason", "oversize"}})
+    .sample(w.dropped_version, {{"reason", "version"}})
+    .sample(w.dropped_cluster, {{"reason", "cluster"}})
+    .sample(w.dropped_self, {{"reason", "self"}});
+}
+
+void task_families(families& f, const task_counts& t, const executor_stats& e,
+                   const queue_counters& q) {
+  auto& tasks = f.family("dice_tasks",
+                         "Tasks in this node's replica, by state (queue depth "
+                         "is state=\"ready\")",
+                         gauge);
+  for (auto p : {wire::READY, wire::RUNNING, wire::FAILED, wire::CANCELED,
+                 wire::DONE, wire::REMOVED})
+    tasks.sample(t.by_phase[static_cast<std::size_t>(p)],
+                 {{"state", phase_name(p)}});
+  f.one("dice_executor_slots", "Executions this node runs at once", gauge,
+        e.slots);
+  f.one("dice_executor_busy_slots", "Slots running an execution now", gauge,
+        e.busy);
+  f.family("dice_executions_total",
+           "Executions on this node: started, and how they ended", counter)
+    .sample(e.started, {{"outcome", "started"}})
+    .sample(e.completed, {{"outcome", "done"}})
+    .sample(e.failed, {{"outcome", "failed"}})
+    .sample(e.canceled, {{"outcome", "canceled"}});
+  f.family("dice_claims_total", "Claims this node made, and their outcomes",
+           counter)
+    .sample(q.claims, {{"outcome", "made"}})
+    .sample(q.matched_claims, {{"outcome", "matched"}})
+    .sample(q.claims_lost, {{"outcome", "lost"}})
+    .sample(q.reclaims, {{"outcome", "reclaimed"}});
+  f.one("dice_duplicate_executions_total",
+        "Executions stopped because another node's claim won: the task ran "
+        "twice for a while",
+        counter, q.executions_canceled);
+  f.one("dice_requeues_total", "Tasks re-queued after a silent executor",
+        counter, q.requeues);
+}
+
+void queue_families(families& f, const queue_counters& q) {
+  struct row {
+    const char* name;
+    const char* help;
+    std::uint64_t value;
+  };
+  const row rows[] = {
+    {"ops_sent", "Queue operations broadcast", q.ops_sent},
+    {"ops_received", "Queue operations received", q.ops_received},
+    {"duplicate_ops", "Queue operations received more than once",
+     q.duplicate_ops},
+    {"defenses", "RUNNING sent at once to a losing claimer", q.defenses},
+    {"running_heartbeats", "RUNNING heartbeats sent", q.running_heartbeats},
+    {"sync_requests", "Anti-entropy requests sent", q.sync_requests},
+    {"sync_replies", "Anti-entropy replies sent", q.sync_replies},
+    {"snapshots_sent", "State transfers sent", q.snapshots_sent},
+    {"snapshots_applied", "State transfers merged", q.snapshots_applied},
+    {"rejected", "Malformed or unusable queue messages", q.rejected},
+    {"recoveries", "Dead members whose tasks this node re-queued",
+     q.recoveries},
+    {"recoveries_heard", "Recovery announcements received",
+     q.recoveries_heard},
+    {"adopted", "Tasks whose enqueuer of record this node became", q.adopted},
+    {"stable_points_sent", "Stable points announced", q.stable_points_sent},
+    {"stable_points_applied", "Stable points applied",
+     q.stable_points_applied},
+    {"acks_sent", "Acks of received ENQUEUEs", q.acks_sent},
+    {"unaddressed", "Messages for a peer never heard from", q.unaddressed},
+    {"journal_records_loaded", "Journal records merged at start",
+     q.journal_records_loaded},
+    {"journal_bad_tails", "Torn or corrupt journal tails cut",
+     q.journal_bad_tails},
+    {"journal_records_written", "Journal records appended",
+     q.journal_records_written},
+    {"journal_bytes_written", "Journal bytes appended",
+     q.journal_bytes_written},
+    {"journal_syncs", "Journal fsyncs", q.journal_syncs},
+    {"journal_compactions", "Journal rewrites", q.journal_compactions},
+    {"journal_write_errors", "Journal writes refused",
+     q.journal_write_errors},
+  };
+  for (auto& r : rows)
+    f.one(std::string("dice_queue_") + r.name + "_total", r.help, counter,
+          r.value);
+}
+
+void cluster_families(families& f, const std::vector<node_view>& nodes,
+                      const membership_counters& m, const election_view& e) {
+  std::uint64_t by_state[3] = {0, 0, 0};
+  for (auto& n : nodes)
+    ++by_state[static_cast<int>(n.state)];
+  f.family("dice_members", "Nodes in this node's membership view, by state",
+           gauge)
+    .sample(by_state[0], {{"state", "alive"}})
+    .sample(by_state[1], {{"state", "suspect"}})
+    .sample(by_state[2], {{"state", "dead"}});
+  f.family("dice_membership_events_total",
+           "Membership anomalies: stale messages, clashing ids, pauses",
+           counter)
+    .sample(m.stale_messages, {{"event", "stale_message"}})
+    .sample(m.conflicting_ids, {{"event", "conflicting_id"}})
+    .sample(m.ids_refused, {{"event", "id_refused"}})
+    .sample(m.pauses, {{"event", "pause"}});
+  auto& states = f.family("dice_election_state",
+                          "1 for the election state this node is in", gauge);
+  for (auto s : {"down", "election", "reorganizing", "normal"})
+    states.sample(e.state == s ? 1 : 0,
+                  {{"algorithm", e.algorithm}, {"state", s}});
+  auto& coord = f.family("dice_coordinator",
+                         "1 labelled with the coordinator this node follows",
+                         gauge);
+  if (e.coordinator && !e.coordinator->empty())
+    coord.sample(1, {{"coordinator", *e.coordinator}});
+  f.one("dice_elections_started_total", "Elections this node started",
+        counter, e.elections_started);
+  f.one("dice_election_mismatched_peers",
+        "Peers heard running another election algorithm than this node",
+        gauge, e.mismatched.size());
+  f.family("dice_election_messages_dropped_total",
+           "Election messages ignored, by reason", counter)
+    .sample(e.other_algorithm, {{"reason", "other_algorithm"}})
+    .sample(e.ignored, {{"reason", "unexpected_kind"}})
+    .sample(e.malformed, {{"reason", "malformed"}})
+    .sample(e.unroutable, {{"reason", "unroutable"}});
+}
+
+void http_families(families& f, const http_counters& h) {
+  f.one("dice_http_bad_requests_total", "Requests answered 4xx for bad input",
+        counter, h.bad_requests);
+  f.one("dice_http_unauthorized_total", "Requests without the right token",
+        counter, h.unauthorized);
+  f.one("dice_http_submits_refused_total", "Submits answered 429", counter,
+        h.submits_refused);
+  f.one("dice_http_connections_open", "Connections open now", gauge,
+        h.connections_open);
+  f.family("dice_http_connections_closed_total",
+           "Connections closed by the server, by reason", counter)
+    .sample(h.connections_rejected, {{"reason", "rejected"}})
+    .sample(h.connections_evicted, {{"reason", "evicted"}})
+    .sample(h.connections_idle_closed, {{"reason", "idle"}})
+    .sample(h.requests_timed_out, {{"reason", "request_timeout"}});
+}
+
+} // namespace
+
+std::vector<MetricFamily> metric_families(const node_metrics& m) {
+  families f;
+  task_families(f, m.tasks, m.exec, m.queue);
+  wire_families(f, m.wire);
+  cluster_families(f, m.nodes, m.membership, m.election);
+  http_families(f, m.http);
+  queue_families(f, m.queue);
+  return f.take();
+}
+
+std::string exposition_text(const std::vector<MetricFamily>& families) {
+  std::ostringstream out;
+  prometheus::TextSerializer{}.Serialize(out, families);
+  return out.str();
+}
+
+} // namespace dice
