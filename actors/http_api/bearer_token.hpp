@@ -12,7 +12,8 @@ bool bearer_matches(const std::string& authorization, const std::string& token);
 
 /// GET (and HEAD) /health answers without a token: a liveness probe (a load balancer,
 /// systemd, the tests' start-up wait) need not hold it, and it tells only
-/// the node's id.
+/// the node's id. GET and PUT /blobs/SHA (dice test's project blobs, for
+/// the peers) prove the cluster key instead (tester/blob_auth.hpp).
 bool open_without_token(const std::string& method, const std::string& path);
 
 } // namespace dice

@@ -11,6 +11,7 @@
 #include "http_api/guarded_server.hpp"
 #include "http_api/status_json.hpp"
 #include "http_api/task_json.hpp"
+#include "http_api/tester_stats.hpp"
 
 namespace dice {
 
@@ -37,6 +38,7 @@ http_api::http_api(caf::actor_system& sys, const node& n, endpoint where)
     server_(std::make_unique<guarded_server>(n.config().api)) {
   routes();
   task_routes();
+  tester_routes();
   // Headers and body leave in separate writes: with Nagle's algorithm the
   // body waited for the client's delayed ACK, 40 ms on Linux, so every
   // answer took 40 ms or more on loopback.
@@ -66,6 +68,13 @@ void http_api::routes() {
   s.set_pre_routing_handler([this](const httplib::Request& req,
                                    httplib::Response& res) {
     ++requests_;
+    // Only project uploads and blobs may exceed 256 KiB (tester_routes()).
+    if (req.get_header_value<std::uint64_t>("Content-Length") > 256 * 1024
+        && req.path != "/evaluation" && req.path.rfind("/blobs/", 0) != 0) {
+      ++bad_requests_;
+      reply(res, 413, error_json("request body too large"));
+      return httplib::Server::HandlerResponse::Handled;
+    }
     const auto& token = node_.config().api.token;
     if (token.empty() || open_without_token(req.method, req.path)
         || bearer_matches(req.get_header_value("Authorization"), token))
@@ -107,6 +116,7 @@ void http_api::routes() {
                           {"started", exec->started}, {"completed", exec->completed},
                           {"failed", exec->failed},   {"canceled", exec->canceled}};
     body["queue"] = queue_json(*queue);
+    body["tests"] = tester_stats_json(*node_.tester());
     body["membership"] = {{"stale_messages", members->stale_messages},
                           {"conflicting_ids", members->conflicting_ids},
                           {"ids_refused", members->ids_refused},

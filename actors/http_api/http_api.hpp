@@ -31,6 +31,7 @@ public:
 private:
   void routes();      // status: /health, /nodes, /stats
   void task_routes(); // the task API: /tasks...
+  void tester_routes(); // dice test: /blobs, /evaluation, /network (tester_routes.cpp)
 
   caf::actor_system& sys_;
   const node& node_;

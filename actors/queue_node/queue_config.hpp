@@ -42,6 +42,10 @@ struct queue_config {
   /// task's program is allowed). A node never claims one it cannot run;
   /// such a task waits for a node that can. Unset: every task.
   std::function<bool(const wire::TaskSpec&)> can_run;
+  /// Data objects of a task this node holds beyond those its spec lists
+  /// (dice test: the project blobs already in its store), added to its
+  /// claim's first ranking criterion. Unset: none.
+  std::function<std::uint32_t(const wire::TaskSpec&)> objects_held;
   /// What the ranking knows about this node.
   std::uint32_t battery = 100;
   std::uint32_t device_class = 0;
