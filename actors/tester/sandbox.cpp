@@ -49,11 +49,12 @@ namespace {
     ::_exit(126);
   // None of the node's descriptors (sockets, journal, blob store) stay open.
   ::syscall(SYS_close_range, 3U, ~0U, 0U);
-  if (::chdir(req.cwd.c_str()) != 0)
-    ::_exit(126);
   if (req.drop_privileges
       && (::setgroups(0, nullptr) != 0 || ::setgid(req.gid) != 0
           || ::setuid(req.uid) != 0))
+    ::_exit(126);
+  // After the user changed: the workspace must be reachable as that user.
+  if (::chdir(req.cwd.c_str()) != 0)
     ::_exit(126);
   ::execve(path, argv, envp);
   ::_exit(127);

@@ -134,17 +134,19 @@ test_runner::run_pytest(const std::vector<std::string>& targets, const std::stri
   auto out = run_sandboxed(req, cancel);
   std::string error;
   std::vector<test_case_result> cases;
-  if (out.started && !out.timed_out && !out.canceled && fs::exists(junit, ec))
+  bool has_report = out.started && !out.timed_out && !out.canceled
+                    && fs::exists(junit, ec);
+  if (has_report)
     cases = parse_junit(read_file(junit), cfg_.output_bytes, error);
   // pytest's exit 0 (all passed), 1 (some failed) and 5 (none collected)
-  // come with a report; anything else is the runner's own failure.
-  bool reported = out.started && !out.timed_out && !out.canceled
-                  && WIFEXITED(out.status)
+  // come with a report; anything else, or no report, is the runner's own
+  // failure (pytest itself broke, or the interpreter died).
+  bool reported = has_report && WIFEXITED(out.status)
                   && (WEXITSTATUS(out.status) <= 1 || WEXITSTATUS(out.status) == 5)
                   && error.empty();
   if (!reported) {
     into.error = "pytest: " + out.describe(timeout_ms)
-                 + (error.empty() ? "" : "; " + error);
+                 + (has_report ? "" : ", no report") + (error.empty() ? "" : "; " + error);
     into.output = tail_of(out.output, cfg_.output_bytes * 2);
   }
   return cases;

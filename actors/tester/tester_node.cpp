@@ -1,12 +1,36 @@
 #include "tester/tester_node.hpp"
 
 #include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tester/blob_client.hpp"
 
 namespace dice {
+
+namespace {
+
+/// Why the runner's user (nobody, when the node is root) could not reach
+/// `dir`: the first existing ancestor others may not pass through; empty
+/// if it can.
+std::string unreachable_for_nobody(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (auto p = fs::absolute(dir, ec).parent_path(); !p.empty(); p = p.parent_path()) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0)
+      return "the runner's user (nobody) cannot pass through " + p.string()
+             + "; choose a directory every user may traverse";
+    if (p == p.root_path())
+      break;
+  }
+  return {};
+}
+
+} // namespace
 
 std::shared_ptr<tester_parts> make_tester_parts(tester_config cfg, std::string node_id,
                                                 std::string http,
@@ -18,6 +42,9 @@ std::shared_ptr<tester_parts> make_tester_parts(tester_config cfg, std::string n
   }
   if (cfg.blob_dir.empty())
     cfg.blob_dir = (data_dir.empty() ? cfg.work_dir : data_dir) + "/blobs";
+  if (cfg.enabled && ::geteuid() == 0)
+    if (auto why = unreachable_for_nobody(cfg.work_dir); !why.empty())
+      throw std::runtime_error("--tester-work-dir " + cfg.work_dir + ": " + why);
   // The runner's user must not read the journal or the blobs of others.
   if (!data_dir.empty())
     ::chmod(data_dir.c_str(), 0700);

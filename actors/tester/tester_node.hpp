@@ -23,7 +23,8 @@ struct tester_parts {
 
 /// Fills in the defaults (work dir under $TMPDIR, blobs under the data
 /// dir or the work dir) and builds the parts. Throws std::runtime_error
-/// if the blob store cannot be read.
+/// naming the option if a node that runs tests as root has a work dir the
+/// runner's user (nobody) cannot reach.
 std::shared_ptr<tester_parts> make_tester_parts(tester_config cfg, std::string node_id,
                                                 std::string http,
                                                 std::string cluster_key,

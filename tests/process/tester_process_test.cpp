@@ -30,6 +30,10 @@ namespace {
 std::vector<node_process*> start_testers(cluster& c, std::size_t n,
                                          std::vector<std::string> extra = {}) {
   std::vector<node_process*> out;
+  // The runner's user (nobody, as the tests run as root) must reach the
+  // work dirs inside; others may pass through, not list.
+  fs::permissions(c.dir().path(), fs::perms::owner_all | fs::perms::group_exec
+                                    | fs::perms::others_exec);
   for (std::size_t i = 0; i < n; ++i) {
     auto spec = c.make_spec("t-" + std::to_string(i));
     spec.data_dir = c.dir().file("data-" + spec.id);
@@ -336,4 +340,19 @@ TEST_CASE("dice test: what is not a test project gets a clear error",
   auto list = get_json(n.spec().http_port, "/evaluation");
   REQUIRE(list);
   CHECK((*list)["evaluations"].empty());
+}
+
+TEST_CASE("dice test: a root node refuses a work dir the runner's user cannot reach",
+          "[process][tester]") {
+  if (::geteuid() != 0)
+    return; // only root runs tests as another user
+  temp_dir dir; // mode 0700: nobody cannot pass through
+  auto r = run_node_to_exit({"--id", "t-x", "--listen", "127.0.0.1:0", "--http", "off",
+                             "--data-dir", "none", "--tester", "--tester-work-dir",
+                             dir.file("work")},
+                            dir, "node.log", millis(10000));
+  REQUIRE(r.exit_code);
+  CHECK(*r.exit_code != 0);
+  CHECK_THAT(r.output, Contains("--tester-work-dir"));
+  CHECK_THAT(r.output, Contains("cannot pass through"));
 }
