@@ -104,7 +104,8 @@ bool blob_store::adopt(const std::string& tmp_path, const std::string& sha,
   return true;
 }
 
-std::string blob_store::put(const std::string& bytes, std::string& error) {
+std::string blob_store::put(const std::string& bytes, std::string& error,
+                            const std::string& expected) {
   auto tmp = temp_path();
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -116,7 +117,7 @@ std::string blob_store::put(const std::string& bytes, std::string& error) {
       return {};
     }
   }
-  auto sha = sha256_hex(bytes);
+  auto sha = expected.empty() ? sha256_hex(bytes) : expected;
   return adopt(tmp, sha, error) ? sha : std::string{};
 }
 

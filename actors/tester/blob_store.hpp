@@ -36,8 +36,10 @@ public:
   /// refusal the file is removed and `error` says why.
   bool adopt(const std::string& tmp_path, const std::string& sha,
              std::string& error);
-  /// Stores `bytes` under their hash; empty with `error` set on refusal.
-  std::string put(const std::string& bytes, std::string& error);
+  /// Stores `bytes` under their hash, which must be `expected` if given;
+  /// the hash, or empty with `error` set on refusal.
+  std::string put(const std::string& bytes, std::string& error,
+                  const std::string& expected = {});
   /// A fresh file name in the store's directory for a blob being written.
   std::string temp_path();
   blob_store_stats stats() const;

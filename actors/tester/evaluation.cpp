@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <map>
 
+#include "http_api/task_json.hpp"
+
 using nlohmann::json;
 
 namespace dice {
@@ -48,18 +50,6 @@ std::string module_task_id(const std::string& eval_id, std::size_t index) {
 
 namespace {
 
-const char* phase_name(wire::TaskPhase p) {
-  switch (p) {
-    case wire::READY: return "ready";
-    case wire::RUNNING: return "running";
-    case wire::FAILED: return "failed";
-    case wire::CANCELED: return "canceled";
-    case wire::DONE: return "done";
-    case wire::REMOVED: return "removed";
-    default: return "unknown";
-  }
-}
-
 bool ended(const module_row& r) {
   auto p = r.state.phase();
   return r.known && (p == wire::DONE || p == wire::FAILED || p == wire::CANCELED
@@ -84,7 +74,7 @@ tally count(const std::vector<module_row>& rows, bool with_modules) {
     const auto& row = rows[i];
     json m;
     if (with_modules)
-      m = {{"index", i}, {"state", row.known ? phase_name(row.state.phase()) : "unknown"}};
+      m = {{"index", i}, {"state", row.known ? phase_name(row.state.phase()) : std::string("unknown")}};
     if (!row.known) {
       if (with_modules)
         t.modules.push_back(std::move(m));
@@ -105,7 +95,7 @@ tally count(const std::vector<module_row>& rows, bool with_modules) {
       if (row.state.phase() == wire::DONE) {
         r = decode_module_result(row.state.result());
       } else {
-        r.error = "module task " + std::string(phase_name(row.state.phase()))
+        r.error = "module task " + phase_name(row.state.phase())
                   + (row.state.reason().empty() ? "" : ": " + row.state.reason());
         r.counts.errors = 1;
         if (row.state.has_claim())
@@ -123,15 +113,8 @@ tally count(const std::vector<module_row>& rows, bool with_modules) {
         if (!r.output.empty())
           m["output"] = r.output;
         auto tests = json::array();
-        for (auto& tc : r.tests) {
-          json e{{"id", tc.id}, {"outcome", tc.outcome},
-                 {"ms", static_cast<std::int64_t>(tc.seconds * 1000)}};
-          if (!tc.output.empty())
-            e["output"] = tc.output;
-          if (tc.flaky)
-            e["flaky"] = true;
-          tests.push_back(std::move(e));
-        }
+        for (auto& tc : r.tests)
+          tests.push_back(test_case_json(tc));
         m["tests"] = std::move(tests);
       }
     }

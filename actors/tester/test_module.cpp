@@ -63,6 +63,16 @@ void outcome_counts::add(const outcome_counts& o) {
   flaky += o.flaky;
 }
 
+json test_case_json(const test_case_result& t) {
+  json e{{"id", t.id}, {"outcome", t.outcome},
+         {"ms", static_cast<std::int64_t>(t.seconds * 1000)}};
+  if (!t.output.empty())
+    e["output"] = t.output;
+  if (t.flaky)
+    e["flaky"] = true;
+  return e;
+}
+
 namespace {
 
 json counts_json(const outcome_counts& c) {
@@ -72,15 +82,8 @@ json counts_json(const outcome_counts& c) {
 
 json result_json(const module_result& r) {
   auto tests = json::array();
-  for (auto& t : r.tests) {
-    json e{{"id", t.id}, {"outcome", t.outcome},
-           {"ms", static_cast<std::int64_t>(t.seconds * 1000)}};
-    if (!t.output.empty())
-      e["output"] = t.output;
-    if (t.flaky)
-      e["flaky"] = true;
-    tests.push_back(std::move(e));
-  }
+  for (auto& t : r.tests)
+    tests.push_back(test_case_json(t));
   json j{{"node", r.node}, {"duration_ms", r.duration_ms},
          {"counts", counts_json(r.counts)}, {"tests", std::move(tests)}};
   if (!r.error.empty())

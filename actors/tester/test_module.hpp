@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tester/junit_report.hpp"
 
 namespace dice {
@@ -43,6 +45,10 @@ struct module_result {
   std::vector<test_case_result> tests; // failed/error/flaky ones at least
   outcome_counts counts;  // every test, also those folded out of `tests`
 };
+
+/// One test's entry in results and reports: id, outcome, ms, and output
+/// and flaky when set.
+nlohmann::json test_case_json(const test_case_result& t);
 
 /// JSON of at most `max_bytes` (the counts are never cut).
 std::string encode_module_result(module_result r, std::size_t max_bytes);

@@ -108,11 +108,19 @@ test_runner::unpack(const std::string& blob_path, std::string& error) {
   return ws;
 }
 
-std::vector<std::string> test_runner::environment(const std::string& home) const {
+sandbox_request test_runner::request_in(const std::string& dir, millis timeout_ms,
+                                        std::vector<std::string> argv) const {
+  sandbox_request req;
+  req.argv = std::move(argv);
+  req.cwd = dir;
   // Only what a test needs: nothing of the node's own environment
   // (tokens, key file names) reaches the project's code.
-  return {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "TMPDIR=" + home,
-          "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", "DICE_NODE_ID=" + node_id_};
+  req.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir,
+             "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", "DICE_NODE_ID=" + node_id_};
+  req.timeout_ms = timeout_ms;
+  req.max_output_bytes = defaults::tester_runner_output_bytes;
+  req.drop_privileges = as_root();
+  return req;
 }
 
 std::vector<test_case_result>
@@ -122,15 +130,10 @@ test_runner::run_pytest(const std::vector<std::string>& targets, const std::stri
   auto junit = dir + "/" + junit_name;
   std::error_code ec;
   fs::remove(junit, ec);
-  sandbox_request req;
-  req.argv = {cfg_.python, "-m", "pytest", "-p", "no:cacheprovider", "-q",
-              "--junitxml=" + junit, "-o", "junit_family=xunit1"};
+  auto req = request_in(dir, timeout_ms,
+                        {cfg_.python, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                         "--junitxml=" + junit, "-o", "junit_family=xunit1"});
   req.argv.insert(req.argv.end(), targets.begin(), targets.end());
-  req.cwd = dir;
-  req.env = environment(dir);
-  req.timeout_ms = timeout_ms;
-  req.max_output_bytes = defaults::tester_runner_output_bytes;
-  req.drop_privileges = as_root();
   auto out = run_sandboxed(req, cancel);
   std::string error;
   std::vector<test_case_result> cases;
@@ -159,15 +162,10 @@ module_result test_runner::run_module(const module_task& t, const std::string& d
   auto timeout = std::min<millis>(cfg_.max_timeout_ms,
                                   static_cast<millis>(t.timeout_s) * 1000);
   if (t.runner == "cmd") {
-    sandbox_request req;
+    auto req = request_in(dir, timeout, {});
     std::istringstream words(t.module);
     for (std::string w; words >> w;)
       req.argv.push_back(w);
-    req.cwd = dir;
-    req.env = environment(dir);
-    req.timeout_ms = timeout;
-    req.max_output_bytes = defaults::tester_runner_output_bytes;
-    req.drop_privileges = as_root();
     auto out = run_sandboxed(req, cancel);
     test_case_result tc;
     tc.id = t.module;
@@ -250,14 +248,10 @@ test_runner::find_modules(const std::string& blob_path, const std::string& split
   if (split == "file") {
     found = discover_pytest_files(ws->path);
   } else {
-    sandbox_request req;
-    req.argv = {cfg_.python, "-m", "pytest", "-p", "no:cacheprovider",
-                "--collect-only", "-q"};
-    req.cwd = ws->path;
-    req.env = environment(ws->path);
-    req.timeout_ms = timeout_ms;
-    req.max_output_bytes = 16 * 1024 * 1024;
-    req.drop_privileges = as_root();
+    auto req = request_in(ws->path, timeout_ms,
+                          {cfg_.python, "-m", "pytest", "-p", "no:cacheprovider",
+                           "--collect-only", "-q"});
+    req.max_output_bytes = 16 * 1024 * 1024; // every test id
     cancel_token never;
     auto out = run_sandboxed(req, never);
     // Exit 5: nothing collected, reported below like an empty search.

@@ -17,6 +17,7 @@
 
 #include "executor/execution.hpp"
 #include "tester/blob_store.hpp"
+#include "tester/sandbox.hpp"
 #include "tester/test_module.hpp"
 #include "tester/tester_config.hpp"
 
@@ -67,7 +68,9 @@ public:
 private:
   struct workspace;
   std::optional<workspace> unpack(const std::string& blob_path, std::string& error);
-  std::vector<std::string> environment(const std::string& home) const;
+  /// A sandboxed run of `argv` in `dir` with the runner's environment.
+  sandbox_request request_in(const std::string& dir, millis timeout_ms,
+                             std::vector<std::string> argv) const;
   module_result run_module(const module_task& t, const std::string& dir,
                            const cancel_token& cancel);
   std::vector<test_case_result> run_pytest(const std::vector<std::string>& targets,

@@ -276,6 +276,33 @@ TEST_CASE("dice test: the evaluation completes when the node that accepted it di
   CHECK(from_2.dump() == report.dump());
 }
 
+TEST_CASE("dice test: a project given as a git repository is cloned by the node",
+          "[process][tester]") {
+  cluster c;
+  auto nodes = start_testers(c, 2);
+  auto project = make_project(c.dir(), "repo", 2, 3, 0.0);
+  auto git = "cd " + project + " && git init -q && git add . && git -c user.name=t "
+             "-c user.email=t@t commit -qm init";
+  REQUIRE(std::system(git.c_str()) == 0);
+  httplib::Client http("127.0.0.1", nodes[1]->spec().http_port);
+  http.set_read_timeout(60, 0);
+  auto r = http.Post("/evaluation", nlohmann::json{{"url", project}}.dump(),
+                     "application/json");
+  REQUIRE(r);
+  INFO(r->body << c.logs());
+  REQUIRE(r->status == 201);
+  auto id = nlohmann::json::parse(r->body)["id"].get<std::string>();
+  auto report = report_when_done(*nodes[0], id, millis(60000));
+  CHECK(report["state"] == "done");
+  CHECK(report["name"] == "repo");
+  CHECK(report["totals"]["passed"] == 6);
+  auto bad = http.Post("/evaluation", R"({"url": "/no/such/repository"})",
+                       "application/json");
+  REQUIRE(bad);
+  CHECK(bad->status == 400);
+  CHECK_THAT(bad->body, Contains("git clone"));
+}
+
 TEST_CASE("dice test: what is not a test project gets a clear error",
           "[process][tester]") {
   cluster c;

@@ -27,6 +27,10 @@ TEST_CASE("a blob is stored under the hash of its bytes, checked", "[tester][blo
     CHECK_FALSE(std::filesystem::exists(tmp));
     CHECK(store.stats().rejected == 1);
   }
+  SECTION("bytes announced under another hash are refused, not stored") {
+    CHECK(store.put("not hello", err, sha256_hex("other")).empty());
+    CHECK_FALSE(store.has(sha256_hex("not hello")));
+  }
   SECTION("a name that is not a hash is refused") {
     auto tmp = store.temp_path();
     std::ofstream(tmp) << "x";
