@@ -15,6 +15,8 @@ std::string topic_of(const wire::Message& m) {
       return "sync";
     case M::kElection:
       return "election";
+    case M::kTesterHello:
+      return "tester";
     case M::BODY_NOT_SET:
     case M::kBundle: // routed part by part, after unbundle()
       return "";

@@ -260,3 +260,40 @@ constexpr std::size_t http_token_min_bytes = 16;
 constexpr millis battery_refresh_ms = 60'000;
 
 } // namespace dice::defaults
+
+// -- dice test: the distributed test runner (seed 004) --------------------------
+namespace dice::defaults {
+
+/// The interpreter pytest runs under (found in /usr/local/bin:/usr/bin:/bin):
+/// Debian's python3 with python3-pytest.
+constexpr const char* tester_python = "python3";
+/// Project blobs a node keeps (least recently used evicted first): a few
+/// dozen projects of the usual size, so repeated runs fetch nothing.
+constexpr std::uint64_t tester_blob_cache_bytes = 1024ULL * 1024 * 1024;
+/// Largest project archive POST /evaluation takes; larger uploads get 413
+/// before their body is read. The whole body is held in memory once.
+constexpr std::uint64_t tester_max_upload_bytes = 64ULL * 1024 * 1024;
+/// A workspace unpacked from a blob may hold at most this (a zip bomb
+/// stops here) ...
+constexpr std::uint64_t tester_max_unpacked_bytes = 1024ULL * 1024 * 1024;
+/// ... and at most this many entries.
+constexpr std::uint64_t tester_max_entries = 200'000;
+/// The longest a module may run (`dice test --timeout` is capped by it).
+constexpr millis tester_max_timeout_ms = 3'600'000;
+/// A module's time limit when the evaluation names none.
+constexpr millis tester_default_timeout_ms = 600'000;
+/// Output kept of one failing test (its traceback's tail): a module's
+/// result travels in the replicated queue, within max_result_bytes.
+constexpr std::size_t tester_output_bytes = 2048;
+/// Runner output read per module run, beyond which it is dropped (only
+/// its tail is reported, when the runner crashed or hung).
+constexpr std::size_t tester_runner_output_bytes = 256 * 1024;
+/// How often a node tells its peers where its HTTP API serves blobs.
+constexpr millis tester_hello_ms = 1000;
+/// Peers the accepting node copies a new blob to before it answers, so
+/// the evaluation survives the accepting node's death.
+constexpr std::size_t tester_blob_replicas = 2;
+/// Most modules (tasks) one evaluation is split into.
+constexpr std::size_t tester_max_modules = 10'000;
+
+} // namespace dice::defaults

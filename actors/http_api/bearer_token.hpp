@@ -14,6 +14,8 @@ bool bearer_matches(const std::string& authorization, const std::string& token);
 /// systemd, the tests' start-up wait) need not hold it, and it tells only
 /// the node's id. So do the dashboard's static files (/, /ui, /ui/FILE):
 /// they hold no data, and the page asks for the token when the API wants it.
+/// the node's id. GET and PUT /blobs/SHA (dice test's project blobs, for
+/// the peers) prove the cluster key instead (tester/blob_auth.hpp).
 bool open_without_token(const std::string& method, const std::string& path);
 
 } // namespace dice

@@ -14,6 +14,7 @@
 #include "http_api/task_list.hpp"
 #include "metrics/http_metrics.hpp"
 #include "metrics/node_metrics.hpp"
+#include "http_api/tester_stats.hpp"
 
 namespace dice {
 
@@ -56,6 +57,7 @@ http_api::http_api(caf::actor_system& sys, const node& n, endpoint where)
   task_routes();
   metrics_routes();
   ui_routes();
+  tester_routes();
   // Headers and body leave in separate writes: with Nagle's algorithm the
   // body waited for the client's delayed ACK, 40 ms on Linux, so every
   // answer took 40 ms or more on loopback.
@@ -86,6 +88,13 @@ void http_api::routes() {
                                    httplib::Response& res) {
     ++requests_;
     metrics_->start_request();
+    // Only project uploads and blobs may exceed 256 KiB (tester_routes()).
+    if (req.get_header_value<std::uint64_t>("Content-Length") > 256 * 1024
+        && req.path != "/evaluation" && req.path.rfind("/blobs/", 0) != 0) {
+      ++bad_requests_;
+      reply(res, 413, error_json("request body too large"));
+      return httplib::Server::HandlerResponse::Handled;
+    }
     const auto& token = node_.config().api.token;
     if (token.empty() || open_without_token(req.method, req.path)
         || bearer_matches(req.get_header_value("Authorization"), token))
@@ -126,6 +135,7 @@ void http_api::routes() {
                           {"started", exec->started}, {"completed", exec->completed},
                           {"failed", exec->failed},   {"canceled", exec->canceled}};
     body["queue"] = queue_json(*queue);
+    body["tests"] = tester_stats_json(*node_.tester());
     body["membership"] = {{"stale_messages", members->stale_messages},
                           {"conflicting_ids", members->conflicting_ids},
                           {"ids_refused", members->ids_refused},

@@ -39,6 +39,7 @@ private:
   /// them (all but the membership view and the election); false, with
   /// `err` set, if one did not answer.
   bool gather_counters(node_metrics& m, std::string& err);
+  void tester_routes(); // dice test: /blobs, /evaluation, /network (tester_routes.cpp)
 
   caf::actor_system& sys_;
   const node& node_;

@@ -29,6 +29,23 @@ node::node(caf::actor_system& sys, node_config cfg,
                                                   const cancel_token& cancel) {
       return run_shell(shell, payload, cancel);
     });
+  // dice test: every node keeps and serves blobs and takes evaluations
+  // (recorded as no-op `evaluation` tasks); only --tester runs test code.
+  std::string http_addr;
+  if (cfg_.http)
+    http_addr = (cfg_.http->host == "0.0.0.0" ? cfg_.advertised().host
+                                               : cfg_.http->host)
+                + ":" + std::to_string(cfg_.http->port);
+  tester_ = make_tester_parts(cfg_.tester, cfg_.id, http_addr, cfg_.cluster_key,
+                              cfg_.data_dir);
+  cfg_.kinds.add("evaluation", [](const std::string&, const cancel_token&) {
+    return task_outcome::success("recorded");
+  });
+  if (cfg_.tester.enabled)
+    cfg_.kinds.add("test", [runner = tester_->runner](const std::string& payload,
+                                                      const cancel_token& cancel) {
+      return runner->run(payload, cancel);
+    });
   if (!net) {
     udp_options opts;
     opts.listen = cfg_.listen;
@@ -55,12 +72,20 @@ node::node(caf::actor_system& sys, node_config cfg,
   for (auto& p : cfg_.peers)
     mc.seeds.push_back(p.to_string());
   members_ = spawn_membership(sys, bridge_, std::move(mc));
+  tester_actor_ = spawn_tester_actor(sys, bridge_, tester_);
   exec_ = spawn_executor(sys, cfg_.queue.slots, cfg_.kinds);
   queue_actor_config qc;
   qc.node_id = cfg_.id;
   qc.incarnation = incarnation_;
   qc.queue = cfg_.queue;
   qc.queue.runner = cfg_.runner();
+  // The ranking's first criterion made real: blobs this node holds.
+  qc.queue.objects_held = [blobs = tester_->blobs](const wire::TaskSpec& t) {
+    std::uint32_t n = 0;
+    for (const auto& sha : t.blobs())
+      n += blobs->has(sha) ? 1 : 0;
+    return n;
+  };
   qc.journal = std::move(journal);
   queue_ = spawn_replicated_queue(sys, std::move(qc), bridge_, members_, exec_);
   election_actor_config ec;
@@ -84,6 +109,9 @@ void node::stop() {
     caf::anon_send_exit(queue_, caf::exit_reason::user_shutdown);
   if (exec_)
     caf::anon_send_exit(exec_, caf::exit_reason::user_shutdown);
+  if (tester_actor_)
+    caf::anon_send_exit(tester_actor_, caf::exit_reason::user_shutdown);
+  tester_actor_ = nullptr;
   queue_ = nullptr;
   exec_ = nullptr;
   if (members_)

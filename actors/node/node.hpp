@@ -11,6 +11,7 @@
 #include "queue/replicated_queue.hpp"
 #include "journal/data_dir.hpp"
 #include "node/node_config.hpp"
+#include "tester/tester_actor.hpp"
 
 namespace dice {
 
@@ -33,6 +34,8 @@ public:
   executor exec() const { return exec_; }
   replicated_queue queue() const { return queue_; }
   election elect() const { return election_; }
+  /// dice test: blobs, peers' blob addresses, the runner.
+  const std::shared_ptr<tester_parts>& tester() const { return tester_; }
 
   /// Stops the actors and the transport; idempotent.
   void stop();
@@ -46,6 +49,8 @@ private:
   executor exec_;
   replicated_queue queue_;
   election election_;
+  std::shared_ptr<tester_parts> tester_;
+  tester_actor tester_actor_;
 };
 
 } // namespace dice

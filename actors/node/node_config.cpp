@@ -50,6 +50,8 @@ std::string node_config::problem() const {
     return p;
   if (auto p = shell.problem(); !p.empty())
     return p;
+  if (auto p = tester.problem(); !p.empty())
+    return p;
   return queue.problem();
 }
 

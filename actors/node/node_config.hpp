@@ -16,6 +16,7 @@
 #include "journal/replica_journal.hpp"
 #include "membership/membership_state.hpp"
 #include "queue_node/queue_config.hpp"
+#include "tester/tester_config.hpp"
 
 namespace dice {
 
@@ -38,6 +39,7 @@ struct node_config {
   election_config election;              // timing; echo's capacity
   task_kinds kinds = task_kinds::with_builtins();
   shell_config shell;                    // the `shell` kind, off by default
+  tester_config tester;                  // dice test; runs tests with --tester
   /// Where the replica's journal and the incarnation counter live; empty:
   /// memory only (the incarnation is then the start time).
   std::string data_dir;

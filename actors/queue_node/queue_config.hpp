@@ -46,6 +46,10 @@ struct queue_config {
   /// cannot run; such a task waits for a node that can. Unset: every task.
   std::optional<runner_capabilities> runner;
   bool can_run(const wire::TaskSpec& t) const { return !runner || runner->runs(t); }
+  /// Data objects of a task this node holds beyond those its spec lists
+  /// (dice test: the project blobs already in its store), added to its
+  /// claim's first ranking criterion. Unset: none.
+  std::function<std::uint32_t(const wire::TaskSpec&)> objects_held;
   /// What the ranking knows about this node.
   std::uint32_t battery = 100;
   std::uint32_t device_class = 0;

@@ -158,6 +158,9 @@ void ranking_machine::on(const ev::task_offer& e, millis now,
     return;
   }
   auto c = make_claim(id_, info_, *e.spec, now);
+  if (cfg_.objects_held) // saturating: a claim's count is 32 bits
+    c.set_data_objects(static_cast<std::uint32_t>(std::min<std::uint64_t>(
+      std::uint64_t{c.data_objects()} + cfg_.objects_held(*e.spec), UINT32_MAX)));
   auto window = e.matched ? cfg_.matched_claim_window_ms : cfg_.claim_window_ms;
   claim_ticket t{e.attempt, c, now + window, e.ready_ms, e.spec, {}};
   ++counters_.claims;

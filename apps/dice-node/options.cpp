@@ -138,6 +138,14 @@ node_options parse_node_options(int argc, const char* const* argv) {
             submit_in_flight = static_cast<long long>(q.submit_in_flight),
             device_class = q.device_class,
             battery_refresh = q.battery_refresh_ms;
+  auto& tc = n.tester;
+  long long tester_blob_cache_mb = static_cast<long long>(tc.blob_cache_bytes >> 20),
+            tester_max_upload_mb = static_cast<long long>(tc.max_upload_bytes >> 20),
+            tester_max_unpacked_mb = static_cast<long long>(tc.max_unpacked_bytes >> 20),
+            tester_max_timeout_s = tc.max_timeout_ms / 1000,
+            tester_output_bytes = static_cast<long long>(tc.output_bytes),
+            tester_hello_ms = tc.hello_ms,
+            tester_blob_replicas = static_cast<long long>(tc.blob_replicas);
   po::options_description desc("dice-node: one member of a DiCE cluster.\n"
                                "Usage: dice-node [options]\n"
                                "Every option may also be set in the INI file "
@@ -198,6 +206,16 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("shell-allow", po::value(&shell_allow)->composing(), "enable the `shell` kind for this program (argv[0], exact; repeatable, or a comma list in the INI file)")
     ("shell-timeout-ms", po::value(&shell_timeout)->default_value(shell_timeout), "a shell task running longer is killed with its process group")
     ("shell-max-output-bytes", po::value(&shell_output)->default_value(shell_output), "output of a shell task kept in its result")
+    ("tester", po::bool_switch(&tc.enabled), "run `dice test` modules (project test code) on this node, in a sandbox: its own process group, a fresh workspace, as user nobody when the node is root")
+    ("tester-work-dir", po::value(&tc.work_dir), "where workspaces are unpacked (default: $TMPDIR/dice-work-ID)")
+    ("tester-python", po::value(&tc.python)->default_value(tc.python), "the interpreter that runs pytest (looked up in /usr/local/bin:/usr/bin:/bin)")
+    ("tester-blob-cache-mb", po::value(&tester_blob_cache_mb)->default_value(tester_blob_cache_mb), "project blobs kept on this node; the least recently used are evicted beyond it")
+    ("tester-max-upload-mb", po::value(&tester_max_upload_mb)->default_value(tester_max_upload_mb), "largest project archive POST /evaluation takes (413 beyond)")
+    ("tester-max-unpacked-mb", po::value(&tester_max_unpacked_mb)->default_value(tester_max_unpacked_mb), "largest a project may unpack to")
+    ("tester-max-timeout-s", po::value(&tester_max_timeout_s)->default_value(tester_max_timeout_s), "longest time limit an evaluation may give a module")
+    ("tester-output-bytes", po::value(&tester_output_bytes)->default_value(tester_output_bytes), "output kept of each failing test (its tail)")
+    ("tester-hello-ms", po::value(&tester_hello_ms)->default_value(tester_hello_ms), "how often this node tells its peers where it serves project blobs")
+    ("tester-blob-replicas", po::value(&tester_blob_replicas)->default_value(tester_blob_replicas), "peers a new project blob is copied to before its evaluation is accepted")
     ("scheduler", po::value(&out.scheduler_policy)->default_value(out.scheduler_policy), "CAF scheduler policy: sharing (idle threads sleep) or stealing (idle threads poll)")
     ("scheduler-threads", po::value(&scheduler_threads)->default_value(scheduler_threads), "CAF worker threads for the node's actors (executions run on threads of their own)")
     ("log-level", po::value(&out.log_level)->default_value("info"), "trace, debug, info, warn, error or off");
@@ -324,6 +342,16 @@ node_options parse_node_options(int argc, const char* const* argv) {
   n.shell.timeout_ms = ranged("shell-timeout-ms", shell_timeout, 1, day_ms);
   n.shell.max_output_bytes = ranged("shell-max-output-bytes", shell_output, 1,
                                     defaults::max_result_bytes);
+  tc.blob_cache_bytes = static_cast<std::uint64_t>(
+    ranged("tester-blob-cache-mb", tester_blob_cache_mb, 1, 1 << 24)) << 20;
+  tc.max_upload_bytes = static_cast<std::uint64_t>(
+    ranged("tester-max-upload-mb", tester_max_upload_mb, 1, 1 << 20)) << 20;
+  tc.max_unpacked_bytes = static_cast<std::uint64_t>(
+    ranged("tester-max-unpacked-mb", tester_max_unpacked_mb, 1, 1 << 24)) << 20;
+  tc.max_timeout_ms = ranged("tester-max-timeout-s", tester_max_timeout_s, 1, 86'400) * 1000;
+  tc.output_bytes = ranged("tester-output-bytes", tester_output_bytes, 64, 8192);
+  tc.hello_ms = ranged("tester-hello-ms", tester_hello_ms, 10, 60'000);
+  tc.blob_replicas = ranged("tester-blob-replicas", tester_blob_replicas, 0, 64);
   static const char* levels[] = {"trace", "debug", "info", "warn", "error", "off"};
   if (std::find(std::begin(levels), std::end(levels), out.log_level)
       == std::end(levels))

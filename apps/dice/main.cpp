@@ -12,6 +12,7 @@
 #include "progress.hpp"
 #include "cli_args.hpp"
 #include "task_commands.hpp"
+#include "test_command.hpp"
 
 using namespace dice::cli;
 
@@ -38,6 +39,8 @@ const char* usage =
   "  nodes          the node's membership view\n"
   "  stats          the node's counters (GET /stats; /metrics for Prometheus)\n"
   "  health         is the node up\n"
+  "  test PATH|ARCHIVE|GIT-URL [--runner pytest|cmd] [--split file|test] [--wait] ...\n"
+  "                 run a project's tests on the cluster (dice test --help)\n"
   "Options:\n"
   "  --node URL     node API (default $DICE_NODE or http://127.0.0.1:8400)\n"
   "  --token-file FILE  send the bearer token in FILE (a node started with\n"
@@ -132,6 +135,8 @@ int submit(client& node, const args& a, bool json) {
 } // namespace
 
 int main(int argc, char** argv) {
+  if (auto code = maybe_test_command(argc, argv)) // dice test (test_command.cpp)
+    return *code;
   std::string url = std::getenv("DICE_NODE") ? std::getenv("DICE_NODE")
                                              : "http://127.0.0.1:8400";
   args a;

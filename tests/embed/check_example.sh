@@ -7,7 +7,7 @@ echo "$out"
 expect() {
   grep -qF -- "$1" <<<"$out" || { echo "missing in output: $1"; exit 1; }
 }
-expect "kinds: cpu echo shout sleep wordcount"
+expect "kinds: cpu echo evaluation shout sleep wordcount" # evaluation: dice test's record kind
 expect "result: wordcount -> '4'"
 expect "result: shout -> 'HELLO FROM AN EMBEDDED NODE'"
 expect "result: shout failed: "

@@ -288,3 +288,34 @@ TEST_CASE("with a battery source the ranking reads the level again every "
   r.on(ev::execution_over{"t1"}, 1001, out);
   CHECK(claim_battery("t2", 1002) == 35);
 }
+
+TEST_CASE("a claim counts the data objects the node holds beyond its spec's "
+          "(dice test: the project blobs in its store)",
+          "[ranking]") {
+  queue_config cfg;
+  cfg.matched_claim_window_ms = 0;
+  cfg.objects_held = [](const wire::TaskSpec& t) {
+    return static_cast<std::uint32_t>(t.blobs_size()); // holds every blob named
+  };
+  ranking_machine holder("h", cfg);
+  cfg.objects_held = nullptr;
+  ranking_machine other("o", cfg);
+  auto spec = spec_of("t");
+  spec->add_blobs("b1");
+  auto* d = spec->add_data_objects();
+  d->set_node_id("h");
+  d->set_count(2);
+  auto claim_of = [&](ranking_machine& r) {
+    ev::events out;
+    r.tick(0, out);
+    r.on(ev::task_offer{"t", 1, spec, 0, true}, 5, out);
+    auto ops = emitted<ev::originate>(out);
+    REQUIRE(ops.size() == 1);
+    return ops.front().op.dequeue().claim();
+  };
+  auto h = claim_of(holder);
+  auto o = claim_of(other);
+  CHECK(h.data_objects() == 3); // two listed in the spec, one in its store
+  CHECK(o.data_objects() == 0);
+  CHECK(better_claim(h, o)); // the first criterion decides
+}

@@ -1,0 +1,21 @@
+#pragma once
+// Nodes fetch and copy project blobs over HTTP (GET and PUT /blobs/SHA),
+// outside the datagram path, authenticated like datagrams: with an
+// HMAC-SHA256 of the cluster key over the method and the blob's name, in
+// the X-Dice-Blob-Auth header. Without a cluster key blobs are as open as
+// the datagrams are.
+#include <string>
+
+namespace dice {
+
+constexpr const char* blob_auth_header = "X-Dice-Blob-Auth";
+
+/// Hex HMAC of "METHOD /blobs/SHA" under `key`; empty when `key` is.
+std::string blob_auth(const std::string& key, const std::string& method,
+                      const std::string& sha);
+
+/// Whether `given` is the tag of (method, sha) under `key` (constant time).
+bool blob_auth_ok(const std::string& key, const std::string& method,
+                  const std::string& sha, const std::string& given);
+
+} // namespace dice

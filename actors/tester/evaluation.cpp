@@ -1,0 +1,164 @@
+#include "tester/evaluation.hpp"
+
+#include <cstdio>
+#include <map>
+
+#include "http_api/task_json.hpp"
+
+using nlohmann::json;
+
+namespace dice {
+
+std::string encode_evaluation(const evaluation_record& e) {
+  return json{{"id", e.id},           {"name", e.name},
+              {"blob", e.blob},       {"blob_bytes", e.blob_bytes},
+              {"runner", e.runner},   {"split", e.split},
+              {"timeout_s", e.timeout_s}, {"reruns", e.reruns},
+              {"modules", e.modules}, {"origin", e.origin},
+              {"submitted_ms", e.submitted_ms}}
+    .dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::optional<evaluation_record> decode_evaluation(const std::string& payload) {
+  auto j = json::parse(payload, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return std::nullopt;
+  try {
+    evaluation_record e;
+    e.id = j.at("id").get<std::string>();
+    e.name = j.value("name", "");
+    e.blob = j.at("blob").get<std::string>();
+    e.blob_bytes = j.value("blob_bytes", 0ull);
+    e.runner = j.value("runner", "pytest");
+    e.split = j.value("split", "file");
+    e.timeout_s = j.value("timeout_s", 0u);
+    e.reruns = j.value("reruns", 0u);
+    e.modules = j.at("modules").get<std::uint32_t>();
+    e.origin = j.value("origin", "");
+    e.submitted_ms = j.value("submitted_ms", std::int64_t{0});
+    return e;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string module_task_id(const std::string& eval_id, std::size_t index) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), ".m%05zu", index);
+  return eval_id + buf;
+}
+
+namespace {
+
+bool ended(const module_row& r) {
+  auto p = r.state.phase();
+  return r.known && (p == wire::DONE || p == wire::FAILED || p == wire::CANCELED
+                     || p == wire::REMOVED);
+}
+
+json counts_json(const outcome_counts& c) {
+  return {{"tests", c.tests()},     {"passed", c.passed}, {"failed", c.failed},
+          {"skipped", c.skipped},   {"errors", c.errors}, {"flaky", c.flaky}};
+}
+
+struct tally {
+  outcome_counts totals;
+  std::size_t done = 0;
+  std::map<std::string, std::pair<std::size_t, outcome_counts>> per_node;
+  json modules = json::array();
+};
+
+tally count(const std::vector<module_row>& rows, bool with_modules) {
+  tally t;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    json m;
+    if (with_modules)
+      m = {{"index", i}, {"state", row.known ? phase_name(row.state.phase()) : std::string("unknown")}};
+    if (!row.known) {
+      if (with_modules)
+        t.modules.push_back(std::move(m));
+      continue;
+    }
+    std::string err;
+    if (auto task = decode_module_task(row.spec.payload(), err); task && with_modules)
+      m["module"] = task->module;
+    if (with_modules) {
+      m["id"] = row.spec.id();
+      m["attempts"] = row.state.attempt();
+      if (row.state.has_claim() && row.state.phase() != wire::READY)
+        m["node"] = row.state.claim().node_id();
+    }
+    if (ended(row)) {
+      ++t.done;
+      module_result r;
+      if (row.state.phase() == wire::DONE) {
+        r = decode_module_result(row.state.result());
+      } else {
+        r.error = "module task " + phase_name(row.state.phase())
+                  + (row.state.reason().empty() ? "" : ": " + row.state.reason());
+        r.counts.errors = 1;
+        if (row.state.has_claim())
+          r.node = row.state.claim().node_id();
+      }
+      t.totals.add(r.counts);
+      auto& n = t.per_node[r.node.empty() ? "?" : r.node];
+      ++n.first;
+      n.second.add(r.counts);
+      if (with_modules) {
+        m["counts"] = counts_json(r.counts);
+        m["duration_ms"] = r.duration_ms;
+        if (!r.error.empty())
+          m["error"] = r.error;
+        if (!r.output.empty())
+          m["output"] = r.output;
+        auto tests = json::array();
+        for (auto& tc : r.tests)
+          tests.push_back(test_case_json(tc));
+        m["tests"] = std::move(tests);
+      }
+    }
+    if (with_modules)
+      t.modules.push_back(std::move(m));
+  }
+  return t;
+}
+
+json header(const evaluation_record& e, const tally& t, std::size_t rows) {
+  return {{"id", e.id},
+          {"name", e.name},
+          {"blob", e.blob},
+          {"runner", e.runner},
+          {"split", e.split},
+          {"origin", e.origin},
+          {"submitted_ms", e.submitted_ms},
+          {"state", t.done == e.modules && rows == e.modules ? "done" : "running"},
+          {"modules_total", e.modules},
+          {"modules_done", t.done},
+          {"totals", counts_json(t.totals)}};
+}
+
+} // namespace
+
+json evaluation_report(const evaluation_record& e, const std::vector<module_row>& rows) {
+  auto t = count(rows, true);
+  auto j = header(e, t, rows.size());
+  j["timeout_s"] = e.timeout_s;
+  j["reruns"] = e.reruns;
+  j["modules"] = std::move(t.modules);
+  json nodes = json::object();
+  for (auto& [node, n] : t.per_node) {
+    auto c = counts_json(n.second);
+    c["modules"] = n.first;
+    nodes[node] = std::move(c);
+  }
+  j["nodes"] = std::move(nodes);
+  return j;
+}
+
+json evaluation_summary(const evaluation_record& e, const std::vector<module_row>& rows) {
+  auto t = count(rows, false);
+  return header(e, t, rows.size());
+}
+
+} // namespace dice

@@ -1,0 +1,66 @@
+#pragma once
+// One module of an evaluation: the payload of a `test` task (which project
+// blob, which module, how to run it) and its result (one entry per test
+// case), both JSON. A result is kept within the queue's result limit: the
+// outputs are cut first, then the passed tests' entries are folded into
+// counts, so the counts stay exact whatever the size.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tester/junit_report.hpp"
+
+namespace dice {
+
+struct module_task {
+  std::string eval;       // the evaluation's id
+  std::string blob;       // the project's SHA-256
+  std::string module;     // pytest: a file or node id; cmd: a command line
+  std::string runner;     // "pytest" or "cmd"
+  std::uint32_t timeout_s = 0;
+  std::uint32_t reruns = 0;
+  std::vector<std::string> sources; // HTTP HOST:PORT of nodes holding the blob
+};
+
+std::string encode_module_task(const module_task& t);
+/// nullopt with `error` set if the payload is not a module task.
+std::optional<module_task> decode_module_task(const std::string& payload,
+                                              std::string& error);
+
+struct outcome_counts {
+  std::uint64_t passed = 0, failed = 0, skipped = 0, errors = 0, flaky = 0;
+  void add(const std::string& outcome, bool flaky);
+  void add(const outcome_counts& o);
+  std::uint64_t tests() const { return passed + failed + skipped + errors; }
+};
+
+struct module_result {
+  std::string node;       // who ran it
+  std::string error;      // the module did not report: crashed, timed out, ...
+  std::string output;     // the runner's output tail when it did not report
+  std::int64_t duration_ms = 0;
+  std::vector<test_case_result> tests; // failed/error/flaky ones at least
+  outcome_counts counts;  // every test, also those folded out of `tests`
+};
+
+/// One test's entry in results and reports: id, outcome, ms, and output
+/// and flaky when set.
+nlohmann::json test_case_json(const test_case_result& t);
+
+/// JSON of at most `max_bytes` (the counts are never cut).
+std::string encode_module_result(module_result r, std::size_t max_bytes);
+/// A result as encode_module_result wrote it; an error result if not.
+module_result decode_module_result(const std::string& text);
+
+/// Test files as pytest finds them by default (test_*.py, *_test.py),
+/// relative to `root`, sorted; directories pytest skips by default
+/// (dot directories, build, dist, venv, node_modules, *.egg) are skipped.
+std::vector<std::string> discover_pytest_files(const std::string& root);
+
+/// Test ids from the output of `pytest --collect-only -q` (lines with "::").
+std::vector<std::string> parse_collected_ids(const std::string& output);
+
+} // namespace dice

@@ -1,0 +1,33 @@
+#pragma once
+// A node's part in `dice test`, built once at start and shared by the
+// executor's `test` kind, the HTTP routes and the tester actor. No CAF.
+#include <memory>
+#include <string>
+
+#include "tester/blob_store.hpp"
+#include "tester/test_runner.hpp"
+#include "tester/tester_config.hpp"
+#include "tester/tester_peers.hpp"
+
+namespace dice {
+
+struct tester_parts {
+  tester_config cfg;
+  std::string node_id;
+  std::string http;         // this node's HTTP HOST:PORT; empty: no API
+  std::string cluster_key;  // authenticates blob transfers
+  std::shared_ptr<blob_store> blobs;
+  std::shared_ptr<tester_peers> peers;
+  std::shared_ptr<test_runner> runner;
+};
+
+/// Fills in the defaults (work dir under $TMPDIR, blobs under the data
+/// dir or the work dir) and builds the parts. Throws std::runtime_error
+/// naming the option if a node that runs tests as root has a work dir the
+/// runner's user (nobody) cannot reach.
+std::shared_ptr<tester_parts> make_tester_parts(tester_config cfg, std::string node_id,
+                                                std::string http,
+                                                std::string cluster_key,
+                                                const std::string& data_dir);
+
+} // namespace dice

@@ -1,0 +1,42 @@
+#pragma once
+// Where the other nodes serve project blobs, as their TesterHello
+// messages tell: node id -> HTTP HOST:PORT, forgotten after a silence.
+// The tester actor is its only writer; HTTP threads and executor slots
+// read it (hence the lock).
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/time.hpp"
+
+namespace dice {
+
+struct tester_peer {
+  std::string id;
+  std::string http;
+  bool runs_tests = false;
+  millis last_heard_ms = 0;
+};
+
+class tester_peers {
+public:
+  /// Entries not heard from for `forget_after_ms` are left out of answers.
+  explicit tester_peers(millis forget_after_ms) : forget_after_ms_(forget_after_ms) {}
+
+  void heard(const std::string& id, const std::string& http, bool runs_tests,
+             millis now);
+  /// The live entries, sorted by id.
+  std::vector<tester_peer> live(millis now) const;
+  /// Their HTTP addresses, sorted by node id.
+  std::vector<std::string> sources(millis now) const;
+  /// The live entry of `id`, if any.
+  bool find(const std::string& id, millis now, tester_peer& out) const;
+
+private:
+  millis forget_after_ms_;
+  mutable std::mutex mtx_;
+  std::map<std::string, tester_peer> peers_;
+};
+
+} // namespace dice

@@ -1,0 +1,385 @@
+// dice test as a user meets it: real dice-node processes run a project's
+// tests through the dice CLI, and the report is exact and the same from
+// every node, also when a node dies mid-run or the node that accepted the
+// evaluation dies; projects that are not projects get a clear error.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <httplib.h>
+
+#include "cluster.hpp"
+
+using namespace dice::test;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Tester nodes t-0 ... t-(n-1) on loopback, each with its own data and
+/// work dir, told about t-0; waits until every node knows every other's
+/// blob address (GET /network).
+std::vector<node_process*> start_testers(cluster& c, std::size_t n,
+                                         std::vector<std::string> extra = {}) {
+  std::vector<node_process*> out;
+  // The runner's user (nobody, as the tests run as root) must reach the
+  // work dirs inside; others may pass through, not list.
+  fs::permissions(c.dir().path(), fs::perms::owner_all | fs::perms::group_exec
+                                    | fs::perms::others_exec);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto spec = c.make_spec("t-" + std::to_string(i));
+    spec.data_dir = c.dir().file("data-" + spec.id);
+    spec.extra_args = {"--tester", "--tester-work-dir", c.dir().file("work-" + spec.id),
+                       "--slots", "1", "--tester-hello-ms", "200"};
+    spec.extra_args.insert(spec.extra_args.end(), extra.begin(), extra.end());
+    if (i > 0)
+      spec.peers = {out[0]->spec().udp_addr()};
+    out.push_back(&c.start(spec));
+  }
+  bool all_known = wait_until([&] {
+    for (auto* node : out) {
+      auto net = get_json(node->spec().http_port, "/network");
+      if (!net || (*net)["nodes"].size() != n)
+        return false;
+      for (auto& entry : (*net)["nodes"])
+        if (!entry.contains("http"))
+          return false;
+    }
+    return true;
+  }, millis(15000));
+  INFO(c.logs());
+  REQUIRE(all_known);
+  return out;
+}
+
+std::string url_of(node_process& n) {
+  return "http://" + loopback(n.spec().http_port);
+}
+
+/// A project of `modules` test files with `tests` passing tests each,
+/// every test sleeping `sleep_s` seconds.
+std::string make_project(const temp_dir& dir, const std::string& name, int modules,
+                         int tests, double sleep_s) {
+  auto root = dir.file(name);
+  fs::create_directories(root + "/tests");
+  for (int m = 0; m < modules; ++m) {
+    std::ofstream f(root + "/tests/test_m" + std::to_string(m) + ".py");
+    f << "import time\n";
+    for (int t = 0; t < tests; ++t)
+      f << "\ndef test_" << t << "():\n    time.sleep(" << sleep_s << ")\n    assert "
+        << t << " == " << t << "\n";
+  }
+  return root;
+}
+
+/// The evaluation report from `n`, once it is done (or the deadline).
+nlohmann::json report_when_done(node_process& n, const std::string& id, millis timeout) {
+  nlohmann::json last;
+  wait_until([&] {
+    auto r = get_json(n.spec().http_port, "/evaluation/" + id, millis(3000));
+    if (r)
+      last = *r;
+    return r && (*r)["state"] == "done";
+  }, timeout, millis(200));
+  return last;
+}
+
+/// Submits `project` through the CLI to `n` without waiting; the id.
+std::string submit(cluster& c, node_process& n, const std::string& project,
+                   const std::string& log) {
+  process cli(DICE_CLI_BIN, {"--node", url_of(n), "--json", "test", project, "--timeout", "60"},
+              c.dir().file(log));
+  auto code = cli.wait_exit(millis(60000));
+  INFO(cli.log() << c.logs());
+  REQUIRE(code == 0);
+  auto answer = last_json_line(cli.log());
+  REQUIRE(answer.contains("id"));
+  return answer["id"].get<std::string>();
+}
+
+std::size_t workspaces_left(const std::string& work_dir) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (auto& e : fs::directory_iterator(work_dir, ec))
+    if (e.path().filename().string().rfind("ws-", 0) == 0)
+      ++n;
+  return n;
+}
+
+/// Sends the head of a request that announces `length` body bytes, then a
+/// few of them, and returns what the node answers within 5 s: what a client
+/// uploading that much meets before it has sent it.
+std::string announce_upload(std::uint16_t port, unsigned long long length) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    return {};
+  }
+  std::string head = "POST /evaluation HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     "Content-Type: application/octet-stream\r\nContent-Length: "
+                     + std::to_string(length) + "\r\n\r\n" + std::string(1024, 'x');
+  [[maybe_unused]] auto sent = ::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
+  std::string answer;
+  char buf[4096];
+  pollfd p{fd, POLLIN, 0};
+  while (::poll(&p, 1, 5000) > 0) {
+    auto n = ::recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0)
+      break;
+    answer.append(buf, static_cast<std::size_t>(n));
+    if (answer.find("}") != std::string::npos)
+      break;
+  }
+  ::close(fd);
+  return answer;
+}
+
+} // namespace
+
+TEST_CASE("dice test runs a project on three nodes: the report is exact and the "
+          "same from every node", "[process][tester]") {
+  cluster c;
+  auto nodes = start_testers(c, 3);
+  auto junit = c.dir().file("report.xml");
+  process cli(DICE_CLI_BIN,
+              {"--node", url_of(*nodes[0]), "--json", "test", DICE_SAMPLE_PROJECT,
+               "--timeout", "5", "--reruns", "1", "--wait", "--junit", junit},
+              c.dir().file("cli.log"));
+  auto code = cli.wait_exit(millis(120000));
+  INFO("CLI:\n" << cli.log() << "\nnodes:\n" << c.logs());
+  REQUIRE(code);
+  CHECK(*code == 1); // a test failed
+  auto report = last_json_line(cli.log());
+  REQUIRE(report.is_object());
+  CHECK(report["state"] == "done");
+  CHECK(report["modules_total"] == 6);
+  auto& t = report["totals"];
+  CHECK(t["tests"] == 13);
+  CHECK(t["passed"] == 9);
+  CHECK(t["failed"] == 1);
+  CHECK(t["skipped"] == 1);
+  CHECK(t["errors"] == 2);
+  CHECK(t["flaky"] == 1);
+
+  std::map<std::string, nlohmann::json> by_module;
+  for (auto& m : report["modules"])
+    by_module[m["module"].get<std::string>()] = m;
+  CHECK_THAT(by_module["tests/test_crash.py"]["error"].get<std::string>(),
+             Contains("killed by signal"));
+  CHECK_THAT(by_module["tests/test_hang.py"]["error"].get<std::string>(),
+             Contains("timed out after 5000 ms"));
+  bool failure_shown = false;
+  for (auto& tc : by_module["tests/test_fail.py"]["tests"])
+    if (tc["outcome"] == "failed") {
+      CHECK(tc["id"] == "tests/test_fail.py::test_wrong_on_purpose");
+      CHECK_THAT(tc["output"].get<std::string>(), Contains("two and two make four"));
+      failure_shown = true;
+    }
+  CHECK(failure_shown);
+  CHECK(by_module["tests/test_flaky.py"]["tests"][0]["flaky"] == true);
+
+  // Every node holds the same report: it is computed from replicated tasks.
+  auto id = report["id"].get<std::string>();
+  for (auto* n : nodes) {
+    auto other = get_json(n->spec().http_port, "/evaluation/" + id, millis(3000));
+    REQUIRE(other);
+    CHECK(other->dump() == report.dump());
+    auto list = get_json(n->spec().http_port, "/evaluation", millis(3000));
+    REQUIRE(list);
+    REQUIRE((*list)["evaluations"].size() == 1);
+    CHECK((*list)["evaluations"][0]["totals"] == t);
+  }
+  // The runs cleaned up after themselves, and /stats counted them.
+  std::uint64_t modules = 0;
+  for (auto* n : nodes) {
+    CHECK(workspaces_left(c.dir().file("work-" + n->id())) == 0);
+    auto stats = n->stats();
+    REQUIRE(stats);
+    modules += (*stats)["tests"]["modules"].get<std::uint64_t>();
+    CHECK((*stats)["tests"]["workspaces_left"] == 0);
+  }
+  CHECK(modules >= 6);
+  std::ifstream xml(junit);
+  std::string text((std::istreambuf_iterator<char>(xml)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Contains("test_wrong_on_purpose"));
+  CHECK_THAT(text, Contains("failures=\"1\""));
+}
+
+TEST_CASE("dice test: a node killed mid-run has its modules run elsewhere",
+          "[process][tester]") {
+  cluster c;
+  auto nodes = start_testers(c, 3);
+  auto project = make_project(c.dir(), "slow-project", 6, 2, 1.0);
+  auto id = submit(c, *nodes[0], project, "submit.log");
+  // Kill t-2 while it runs a module.
+  bool running_on_victim = wait_until([&] {
+    auto r = get_json(nodes[0]->spec().http_port, "/evaluation/" + id);
+    if (!r)
+      return false;
+    for (auto& m : (*r)["modules"])
+      if (m["state"] == "running" && m.value("node", "") == "t-2")
+        return true;
+    return false;
+  }, millis(30000), millis(100));
+  INFO(c.logs());
+  REQUIRE(running_on_victim);
+  nodes[2]->proc().kill_now();
+  auto report = report_when_done(*nodes[1], id, millis(90000));
+  INFO(report.dump(2));
+  REQUIRE(report["state"] == "done");
+  CHECK(report["totals"]["passed"] == 12);
+  CHECK(report["totals"]["tests"] == 12);
+  CHECK(report["totals"]["errors"] == 0);
+  // The same counts as plain pytest on the same project.
+  process pytest("/usr/bin/python3", {"-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                      project},
+                 c.dir().file("pytest.log"));
+  REQUIRE(pytest.wait_exit(millis(60000)) == 0);
+  CHECK_THAT(pytest.log(), Contains("12 passed"));
+  auto from_0 = get_json(nodes[0]->spec().http_port, "/evaluation/" + id, millis(3000));
+  REQUIRE(from_0);
+  CHECK(from_0->dump() == report.dump());
+}
+
+TEST_CASE("dice test: the evaluation completes when the node that accepted it dies",
+          "[process][tester]") {
+  cluster c;
+  auto nodes = start_testers(c, 3);
+  auto project = make_project(c.dir(), "orphan-project", 4, 2, 0.5);
+  auto id = submit(c, *nodes[0], project, "submit.log");
+  nodes[0]->proc().kill_now();
+  // Followed from another node, with the CLI, to the end.
+  process cli(DICE_CLI_BIN, {"--node", url_of(*nodes[1]), "--json", "test", "--follow", id,
+                             "--wait-timeout", "90"},
+              c.dir().file("follow.log"));
+  auto code = cli.wait_exit(millis(100000));
+  INFO("CLI:\n" << cli.log() << "\nnodes:\n" << c.logs());
+  REQUIRE(code);
+  CHECK(*code == 0);
+  auto report = last_json_line(cli.log());
+  CHECK(report["state"] == "done");
+  CHECK(report["totals"]["passed"] == 8);
+  CHECK(report["origin"] == "t-0");
+  auto from_2 = report_when_done(*nodes[2], id, millis(10000));
+  CHECK(from_2.dump() == report.dump());
+}
+
+TEST_CASE("dice test: a project given as a git repository is cloned by the node",
+          "[process][tester]") {
+  cluster c;
+  auto nodes = start_testers(c, 2);
+  auto project = make_project(c.dir(), "repo", 2, 3, 0.0);
+  auto git = "cd " + project + " && git init -q && git add . && git -c user.name=t "
+             "-c user.email=t@t commit -qm init";
+  REQUIRE(std::system(git.c_str()) == 0);
+  httplib::Client http("127.0.0.1", nodes[1]->spec().http_port);
+  http.set_read_timeout(60, 0);
+  auto r = http.Post("/evaluation", nlohmann::json{{"url", project}}.dump(),
+                     "application/json");
+  REQUIRE(r);
+  INFO(r->body << c.logs());
+  REQUIRE(r->status == 201);
+  auto id = nlohmann::json::parse(r->body)["id"].get<std::string>();
+  auto report = report_when_done(*nodes[0], id, millis(60000));
+  CHECK(report["state"] == "done");
+  CHECK(report["name"] == "repo");
+  CHECK(report["totals"]["passed"] == 6);
+  auto bad = http.Post("/evaluation", R"({"url": "/no/such/repository"})",
+                       "application/json");
+  REQUIRE(bad);
+  CHECK(bad->status == 400);
+  CHECK_THAT(bad->body, Contains("git clone"));
+}
+
+TEST_CASE("dice test: what is not a test project gets a clear error",
+          "[process][tester]") {
+  cluster c;
+  auto nodes = start_testers(c, 1, {"--tester-max-upload-mb", "1"});
+  auto& n = *nodes[0];
+  httplib::Client http("127.0.0.1", n.spec().http_port);
+  http.set_read_timeout(30, 0);
+  auto upload = [&](const std::string& body) {
+    return http.Post("/evaluation?runner=pytest", body, "application/octet-stream");
+  };
+  auto error_of = [](const httplib::Result& r) {
+    auto j = nlohmann::json::parse(r->body, nullptr, false);
+    return j.is_object() ? j.value("error", "") : r->body;
+  };
+  SECTION("an empty upload") {
+    auto r = upload("");
+    REQUIRE(r);
+    CHECK(r->status == 400);
+    CHECK_THAT(error_of(r), Contains("empty upload"));
+  }
+  SECTION("an archive without files") {
+    auto empty = c.dir().file("empty.tar.gz");
+    REQUIRE(std::system(("tar czf " + empty + " -T /dev/null").c_str()) == 0);
+    std::ifstream in(empty, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto r = upload(bytes);
+    REQUIRE(r);
+    CHECK(r->status == 400);
+    CHECK_THAT(error_of(r), Contains("holds no files"));
+  }
+  SECTION("a broken archive") {
+    auto r = upload(std::string(4096, '\x42'));
+    REQUIRE(r);
+    CHECK(r->status == 400);
+    CHECK_THAT(error_of(r), Contains("not a test project"));
+  }
+  SECTION("a 2 GB upload is refused before its body is read") {
+    auto answer = announce_upload(n.spec().http_port, 2ULL << 30);
+    CHECK_THAT(answer, Contains("413"));
+    CHECK_THAT(answer, Contains("too large"));
+    CHECK(n.healthy());
+  }
+  SECTION("a project without tests, through the CLI") {
+    auto dir = c.dir().file("no-tests");
+    fs::create_directories(dir);
+    std::ofstream(dir + "/README.md") << "nothing to test\n";
+    process cli(DICE_CLI_BIN, {"--node", url_of(n), "test", dir, "--wait"},
+                c.dir().file("cli.log"));
+    auto code = cli.wait_exit(millis(30000));
+    REQUIRE(code);
+    CHECK(*code == 1);
+    CHECK_THAT(cli.log(), Contains("no test modules found"));
+  }
+  SECTION("a path that is no project, through the CLI") {
+    process cli(DICE_CLI_BIN, {"--node", url_of(n), "test", c.dir().file("nowhere")},
+                c.dir().file("cli.log"));
+    auto code = cli.wait_exit(millis(30000));
+    REQUIRE(code);
+    CHECK(*code == 1);
+    CHECK_THAT(cli.log(), Contains("no such directory"));
+  }
+  auto list = get_json(n.spec().http_port, "/evaluation");
+  REQUIRE(list);
+  CHECK((*list)["evaluations"].empty());
+}
+
+TEST_CASE("dice test: a root node refuses a work dir the runner's user cannot reach",
+          "[process][tester]") {
+  if (::geteuid() != 0)
+    return; // only root runs tests as another user
+  temp_dir dir; // mode 0700: nobody cannot pass through
+  auto r = run_node_to_exit({"--id", "t-x", "--listen", "127.0.0.1:0", "--http", "off",
+                             "--data-dir", "none", "--tester", "--tester-work-dir",
+                             dir.file("work")},
+                            dir, "node.log", millis(10000));
+  REQUIRE(r.exit_code);
+  CHECK(*r.exit_code != 0);
+  CHECK_THAT(r.output, Contains("--tester-work-dir"));
+  CHECK_THAT(r.output, Contains("cannot pass through"));
+}

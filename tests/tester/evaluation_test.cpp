@@ -1,0 +1,144 @@
+#include <catch2/catch.hpp>
+
+#include "tester/evaluation.hpp"
+#include "tester/evaluation_plan.hpp"
+
+using namespace dice;
+using nlohmann::json;
+
+namespace {
+
+evaluation_record record(std::uint32_t modules) {
+  evaluation_record e;
+  e.id = "ev-a-1-1";
+  e.name = "proj";
+  e.blob = std::string(64, 'b');
+  e.runner = "pytest";
+  e.split = "file";
+  e.timeout_s = 60;
+  e.modules = modules;
+  e.origin = "a";
+  e.submitted_ms = 1000;
+  return e;
+}
+
+module_row done_row(const wire::TaskSpec& spec, const std::string& node,
+                    const module_result& r) {
+  module_row row{true, spec, {}};
+  row.state.set_phase(wire::DONE);
+  row.state.mutable_claim()->set_node_id(node);
+  row.state.set_result(encode_module_result(r, 30000));
+  return row;
+}
+
+module_result result_of(const std::string& node, std::int64_t ms,
+                        std::vector<std::pair<std::string, std::string>> tests) {
+  module_result r;
+  r.node = node;
+  r.duration_ms = ms;
+  for (auto& [id, outcome] : tests) {
+    r.tests.push_back({id, outcome, 0.1, outcome == "failed" ? "assert" : "", false});
+    r.counts.add(outcome, false);
+  }
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("an evaluation is a record task and one task per module",
+          "[tester][evaluation]") {
+  auto e = record(3);
+  auto specs = evaluation_specs(e, {"t/a.py", "t/b.py", "t/c.py"}, {"127.0.0.1:1"}, {});
+  REQUIRE(specs.size() == 4);
+  CHECK(specs[0].id() == e.id);
+  CHECK(specs[0].kind() == "evaluation");
+  CHECK(decode_evaluation(specs[0].payload())->modules == 3);
+  CHECK(specs[2].id() == "ev-a-1-1.m00001");
+  CHECK(specs[2].kind() == "test");
+  CHECK(specs[2].blobs(0) == e.blob);
+  std::string err;
+  CHECK(decode_module_task(specs[3].payload(), err)->module == "t/c.py");
+}
+
+TEST_CASE("remembered durations order modules longest first", "[tester][evaluation]") {
+  auto earlier_e = record(3);
+  auto earlier_specs = evaluation_specs(earlier_e, {"a", "b", "c"}, {}, {});
+  std::vector<module_row> rows{
+    done_row(earlier_specs[1], "n1", result_of("n1", 500, {{"a::x", "passed"}})),
+    done_row(earlier_specs[2], "n1", result_of("n1", 9000, {{"b::x", "passed"}})),
+    done_row(earlier_specs[3], "n2", result_of("n2", 2000, {{"c::x", "passed"}}))};
+  auto durations = remembered_durations("proj", {{earlier_e, rows}});
+  CHECK(durations == std::map<std::string, std::int64_t>{{"a", 500}, {"b", 9000}, {"c", 2000}});
+  CHECK(remembered_durations("other", {{earlier_e, rows}}).empty());
+
+  auto e = record(4);
+  auto specs = evaluation_specs(e, {"a", "b", "c", "new"}, {}, durations);
+  CHECK(specs[2].priority() > specs[3].priority()); // b (9 s) before c (2 s)
+  CHECK(specs[3].priority() > specs[1].priority()); // c before a (0.5 s)
+  CHECK(specs[4].priority() > specs[2].priority()); // never seen: first
+}
+
+TEST_CASE("the report counts every module's tests and says who ran what",
+          "[tester][evaluation]") {
+  auto e = record(3);
+  auto specs = evaluation_specs(e, {"t/a.py", "t/b.py", "t/c.py"}, {}, {});
+  std::vector<module_row> rows{
+    done_row(specs[1], "n1", result_of("n1", 10, {{"t/a.py::x", "passed"},
+                                                  {"t/a.py::y", "failed"}})),
+    done_row(specs[2], "n2", result_of("n2", 10, {{"t/b.py::x", "skipped"}})),
+    module_row{true, specs[3], {}}};
+  rows[2].state.set_phase(wire::RUNNING);
+  rows[2].state.mutable_claim()->set_node_id("n3");
+
+  auto running = evaluation_report(e, rows);
+  CHECK(running["state"] == "running");
+  CHECK(running["modules_done"] == 2);
+  CHECK(running["totals"]["passed"] == 1);
+  CHECK(running["totals"]["failed"] == 1);
+  CHECK(running["totals"]["skipped"] == 1);
+  CHECK(running["modules"][2]["node"] == "n3");
+  CHECK(running["nodes"]["n1"]["modules"] == 1);
+
+  rows[2] = done_row(specs[3], "n3", result_of("n3", 10, {}));
+  rows[2].state.set_result(R"({"node":"n3","error":"pytest: killed by signal Aborted",)"
+                           R"("counts":{"errors":1},"tests":[]})");
+  auto done = evaluation_report(e, rows);
+  CHECK(done["state"] == "done");
+  CHECK(done["totals"]["errors"] == 1);
+  CHECK(done["totals"]["tests"] == 4);
+  CHECK(done["modules"][2]["error"] == "pytest: killed by signal Aborted");
+  CHECK(evaluation_summary(e, rows)["totals"] == done["totals"]);
+
+  SECTION("a module task that FAILED (no node could fetch the blob) is an error") {
+    rows[1].state.set_phase(wire::FAILED);
+    rows[1].state.set_reason("test: project blob not found");
+    auto r = evaluation_report(e, rows);
+    CHECK(r["totals"]["errors"] == 2);
+    CHECK(r["totals"]["skipped"] == 0);
+  }
+}
+
+TEST_CASE("an evaluation's options are checked", "[tester][evaluation]") {
+  tester_config cfg;
+  std::string err;
+  auto ok = parse_evaluation_request(json{{"runner", "pytest"}, {"timeout", "30"},
+                                          {"reruns", 2}, {"name", "p"}},
+                                     cfg, err);
+  REQUIRE(ok);
+  CHECK(ok->timeout_s == 30);
+  CHECK(ok->reruns == 2);
+  CHECK(ok->split == "file");
+  CHECK_FALSE(parse_evaluation_request(json{{"runner", "nose"}}, cfg, err));
+  CHECK_THAT(err, Catch::Matchers::Contains("runner"));
+  CHECK_FALSE(parse_evaluation_request(json{{"timeout", "0"}}, cfg, err));
+  CHECK_FALSE(parse_evaluation_request(json{{"timeout", "-5"}}, cfg, err));
+  CHECK_FALSE(parse_evaluation_request(json{{"colour", "blue"}}, cfg, err));
+  CHECK_THAT(err, Catch::Matchers::Contains("unknown field"));
+  CHECK_FALSE(parse_evaluation_request(json{{"runner", "cmd"}}, cfg, err));
+  CHECK_THAT(err, Catch::Matchers::Contains("needs modules"));
+  auto cmd = parse_evaluation_request(
+    json{{"runner", "cmd"}, {"modules", R"(["true", "false"])"}}, cfg, err);
+  REQUIRE(cmd);
+  CHECK(cmd->modules.size() == 2);
+  CHECK(cmd->split == "list");
+}

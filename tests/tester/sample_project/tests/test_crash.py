@@ -1,0 +1,5 @@
+import os
+
+
+def test_crashes_the_interpreter():
+    os.abort()
