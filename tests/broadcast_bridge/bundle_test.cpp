@@ -114,7 +114,7 @@ TEST_CASE("a burst sealed together arrives as one datagram and comes apart "
   CHECK(receiver.counters().dropped_replayed == 1);
 }
 
-TEST_CASE("by default a bundle fits one Ethernet frame; bundle_bytes 0 "
+TEST_CASE("by default a bundle fits one Ethernet frame, bundle_bytes 0 "
           "sends every message alone",
           "[bridge][bundle]") {
   bridge_state receiver{{"dice", "n2", "10.0.0.2:7400", 1}, key};

@@ -109,7 +109,7 @@ TEST_CASE("pop_due delivers only what is due", "[sim_network]") {
   CHECK(net.pop_due(15)->bytes == "y");
 }
 
-TEST_CASE("the same seed replays the same trace; another seed does not",
+TEST_CASE("the same seed replays the same trace, another seed does not",
           "[sim_network]") {
   auto first = trace(42);
   CHECK_FALSE(first.empty());
@@ -223,7 +223,7 @@ TEST_CASE("broadcast reaches every other attached node", "[sim_network]") {
   CHECK(net.counters().dropped_crash == 1); // d is down
 }
 
-TEST_CASE("partitions drop across groups, not within; heal restores",
+TEST_CASE("partitions drop across groups, not within, heal restores",
           "[sim_network]") {
   auto net = make_net(1, {0, 0, 1, 1});
   net.partition({{a, b}, {c}}); // d, unlisted, forms the extra group
@@ -255,7 +255,7 @@ TEST_CASE("partitions drop across groups, not within; heal restores",
   check_accounting(net);
 }
 
-TEST_CASE("a crash loses in-flight and new traffic; restart resurrects none",
+TEST_CASE("a crash loses in-flight and new traffic, restart resurrects none",
           "[sim_network]") {
   auto net = make_net(1, {0, 0, 10, 10});
   net.send(0, a, b, "old");

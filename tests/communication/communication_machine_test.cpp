@@ -157,7 +157,7 @@ wire::TaskSpec task(const std::string& kind, const std::string& payload = "") {
 
 } // namespace
 
-TEST_CASE("heartbeats advertise what a node can run; a node knows what its "
+TEST_CASE("heartbeats advertise what a node can run, a node knows what its "
           "live peers run and forgets a dead one's",
           "[communication]") {
   queue_config with_shell;

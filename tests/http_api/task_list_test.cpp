@@ -86,7 +86,7 @@ TEST_CASE("GET /tasks refuses what it would otherwise ignore", "[http_api]") {
         == "ids must name at least one task id (comma-separated)");
 }
 
-TEST_CASE("a full page names the id to continue after; the last page does "
+TEST_CASE("a full page names the id to continue after, the last page does "
           "not", "[http_api]") {
   std::string err;
   auto r = parse_task_list({{"limit", "2"}}, err);
@@ -102,7 +102,7 @@ TEST_CASE("a full page names the id to continue after; the last page does "
   CHECK_FALSE(body.contains("next_after"));
 }
 
-TEST_CASE("with=result brings each done task's result; group=node counts "
+TEST_CASE("with=result brings each done task's result, group=node counts "
           "per executing node", "[http_api]") {
   std::string err;
   auto r = parse_task_list({{"with", "result"}}, err);

@@ -6,7 +6,7 @@
 
 using namespace dice;
 
-TEST_CASE("journal frames: whole records come back in order; a tail torn "
+TEST_CASE("journal frames: whole records come back in order, a tail torn "
           "at any byte or corrupted is cut, never taken for a record",
           "[journal]") {
   std::string file;

@@ -562,7 +562,7 @@ TEST_CASE("ticks more often than heartbeats send one heartbeat per interval "
 }
 
 TEST_CASE("a second node with the id of a live peer is refused and told "
-          "where the first is; the first keeps the id",
+          "where the first is, the first keeps the id",
           "[membership]") {
   membership_state a{"a", "127.0.0.1:7401", 1};
   a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 5), 1000);
@@ -615,7 +615,7 @@ TEST_CASE("a second node with the id of a live peer is refused and told "
 }
 
 TEST_CASE("a node paused for 3 s does not judge its peers by the silence "
-          "of its own pause; a peer silent after it still dies",
+          "of its own pause, a peer silent after it still dies",
           "[membership]") {
   membership_state a{"a", "127.0.0.1:7401", 1};
   a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 1), 0);

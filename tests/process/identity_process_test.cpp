@@ -74,7 +74,7 @@ TEST_CASE("a node restarted with its clock an hour behind its previous "
 }
 
 TEST_CASE("a second node started with the id of a live node stops at once "
-          "with one line naming the holder; the first keeps its place",
+          "with one line naming the holder, the first keeps its place",
           "[process][identity]") {
   cluster c;
   auto& seed = c.start(c.make_spec("dup-seed"));

@@ -63,7 +63,7 @@ void crash_and_detect(lockstep& net, std::set<std::string> crashed,
 } // namespace
 
 TEST_CASE("coordinator: only the coordinator re-queues a dead executor's "
-          "task; the others act on its announcement",
+          "task, the others act on its announcement",
           "[queue][coordinator]") {
   auto net = four_nodes();
   elect(net, "b");

@@ -15,7 +15,7 @@ std::size_t answers(const lockstep& net) {
 
 } // namespace
 
-TEST_CASE("a node that missed the ENQUEUE learns the task; exactly one node "
+TEST_CASE("a node that missed the ENQUEUE learns the task, exactly one node "
           "answers",
           "[queue]") {
   // Responders draw random back-offs: two that fire within one network

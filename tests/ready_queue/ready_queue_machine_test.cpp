@@ -30,7 +30,7 @@ std::set<std::string> offered(const ev::events& out) {
 
 } // namespace
 
-TEST_CASE("a node offers its free seats only tasks it can run; the others "
+TEST_CASE("a node offers its free seats only tasks it can run, the others "
           "wait for a node that can",
           "[ready_queue]") {
   queue_config cfg;

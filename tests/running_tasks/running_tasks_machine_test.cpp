@@ -108,7 +108,7 @@ TEST_CASE("the report that ends an execution may wait finished_hold_ms for "
 }
 
 TEST_CASE("an execution elsewhere is not re-queued for the silence of this "
-          "node's own pause; real silence still re-queues it",
+          "node's own pause, real silence still re-queues it",
           "[running_tasks]") {
   queue_config cfg;
   cfg.requeue_jitter_ms = 0;
