@@ -15,6 +15,11 @@ std::string topic_of(const wire::Message& m) {
       return "sync";
     case M::kElection:
       return "election";
+    case M::kMutex:
+      return "mutex";
+    case M::kCausalEvent:
+    case M::kCausalDigest:
+      return "causal";
     case M::BODY_NOT_SET:
     case M::kBundle: // routed part by part, after unbundle()
       return "";

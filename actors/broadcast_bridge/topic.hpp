@@ -6,7 +6,7 @@
 
 namespace dice {
 
-/// "membership", "queue", "sync" or "election".
+/// "membership", "queue", "sync", "election", "mutex" or "causal".
 std::string topic_of(const wire::Message& m);
 
 } // namespace dice

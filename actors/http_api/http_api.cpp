@@ -37,6 +37,8 @@ http_api::http_api(caf::actor_system& sys, const node& n, endpoint where)
     server_(std::make_unique<guarded_server>(n.config().api)) {
   routes();
   task_routes();
+  lock_routes();
+  event_routes();
   // Headers and body leave in separate writes: with Nagle's algorithm the
   // body waited for the client's delayed ACK, 40 ms on Linux, so every
   // answer took 40 ms or more on loopback.
@@ -169,6 +171,7 @@ void http_api::task_routes() {
       spec.set_kind(sub->kind);
       spec.set_payload(sub->payload);
       spec.set_priority(sub->priority);
+      *spec.mutable_locks() = {sub->locks.begin(), sub->locks.end()};
     }
     // All or nothing: the queue takes every task or none. It refuses a
     // submit it reaches after accept_by, and we wait for its answer

@@ -31,6 +31,8 @@ public:
 private:
   void routes();      // status: /health, /nodes, /stats
   void task_routes(); // the task API: /tasks...
+  void lock_routes(); // cluster-wide locks: /locks (lock_routes.cpp)
+  void event_routes(); // causal events: /events (event_routes.cpp)
 
   caf::actor_system& sys_;
   const node& node_;

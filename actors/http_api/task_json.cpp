@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "mutex/lock_name.hpp"
+
 namespace dice {
 
 namespace {
@@ -44,7 +46,8 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
   if (!j.is_object())
     return fail("body must be a JSON object");
   for (auto& [key, value] : j.items())
-    if (key != "kind" && key != "payload" && key != "priority" && key != "count")
+    if (key != "kind" && key != "payload" && key != "priority" && key != "count"
+        && key != "locks")
       return fail("unknown field '" + key + "'");
   submit_request r;
   if (!j.contains("kind") || !j["kind"].is_string())
@@ -81,6 +84,16 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
       return fail("'count' must be an integer from 1 to "
                   + std::to_string(limits.max_count));
     r.count = static_cast<std::uint32_t>(*c);
+  }
+  if (j.contains("locks")) {
+    auto& l = j["locks"];
+    if (!l.is_array() || !std::all_of(l.begin(), l.end(),
+                                      [](const auto& x) { return x.is_string(); }))
+      return fail("'locks' must be an array of lock names");
+    for (const auto& x : l)
+      r.locks.push_back(x.get<std::string>());
+    if (auto p = lock_list_problem(r.locks); !p.empty())
+      return fail("'locks': " + p);
   }
   return r;
 }
@@ -150,6 +163,7 @@ nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& stat
     j["priority"] = spec.priority();
     j["enqueuer"] = spec.enqueuer();
     j["payload"] = spec.payload();
+    j["locks"] = std::vector<std::string>(spec.locks().begin(), spec.locks().end());
     if (state.phase() == wire::DONE)
       j["result"] = state.result();
     if (!state.reason().empty())

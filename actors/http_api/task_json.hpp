@@ -17,6 +17,7 @@ struct submit_request {
   std::string payload;
   std::int32_t priority = 0;
   std::uint32_t count = 1;
+  std::vector<std::string> locks; // cluster-wide locks held while it runs
 };
 
 struct submit_limits {
@@ -24,7 +25,8 @@ struct submit_limits {
   std::uint32_t max_count = 10'000;
 };
 
-/// Parses a POST /tasks body: {"kind", "payload", "priority"?, "count"?}.
+/// Parses a POST /tasks body: {"kind", "payload", "priority"?, "count"?,
+/// "locks"?: [names]}.
 /// `known_kinds` are the kinds this cluster runs. On bad input returns
 /// nullopt and sets `error` to a message for the client.
 std::optional<submit_request>
@@ -45,7 +47,7 @@ std::optional<std::vector<std::string>> parse_ids(const std::string& list,
 
 /// {"id", "kind", "state", "node", "attempts", "ready_at_ms",
 /// "started_at_ms", "finished_at_ms"} (+ "result", "reason", "priority",
-/// "enqueuer" with details). Times are wall-clock ms, null while unknown;
+/// "enqueuer", "locks" with details). Times are wall-clock ms, null while unknown;
 /// started_at_ms is known once the task ended DONE or FAILED.
 nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& state,
                          bool details);

@@ -6,8 +6,10 @@
 #include <caf/fwd.hpp>
 
 #include "broadcast_bridge/broadcast_bridge.hpp"
+#include "causal/causal_actor.hpp"
 #include "election/election_actor.hpp"
 #include "membership/membership.hpp"
+#include "mutex/mutex_actor.hpp"
 #include "queue/replicated_queue.hpp"
 #include "journal/data_dir.hpp"
 #include "node/node_config.hpp"
@@ -33,6 +35,8 @@ public:
   executor exec() const { return exec_; }
   replicated_queue queue() const { return queue_; }
   election elect() const { return election_; }
+  mutex_actor locks() const { return mutex_; }
+  causal_actor events() const { return causal_; }
 
   /// Stops the actors and the transport; idempotent.
   void stop();
@@ -46,6 +50,8 @@ private:
   executor exec_;
   replicated_queue queue_;
   election election_;
+  mutex_actor mutex_;
+  causal_actor causal_;
 };
 
 } // namespace dice

@@ -39,6 +39,12 @@ std::string node_config::problem() const {
            + "': not one of bully, ring, hs, invitation, echo";
   if (auto p = election.problem(); !p.empty())
     return p;
+  const auto& mutexes = mutex_algorithms();
+  if (std::find(mutexes.begin(), mutexes.end(), mutex_algorithm) == mutexes.end())
+    return "--mutex '" + mutex_algorithm
+           + "': not one of central, voting, ricart-agrawala, token-ring";
+  if (auto p = mutex.problem(); !p.empty())
+    return p;
   if (auto p = shell.problem(); !p.empty())
     return p;
   return queue.problem();

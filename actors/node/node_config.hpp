@@ -14,6 +14,7 @@
 #include "http_api/http_config.hpp"
 #include "journal/replica_journal.hpp"
 #include "membership/membership_state.hpp"
+#include "mutex/mutex.hpp"
 #include "queue_node/queue_config.hpp"
 
 namespace dice {
@@ -35,6 +36,10 @@ struct node_config {
   /// bully, ring, hs, invitation or echo; elects the coordinator.
   std::string election_algorithm = defaults::election_algorithm;
   election_config election;              // timing; echo's capacity
+  /// central, voting, ricart-agrawala or token-ring: the cluster-wide
+  /// locks of tasks and `dice lock`.
+  std::string mutex_algorithm = defaults::mutex_algorithm;
+  mutex_config mutex;                    // its timing
   task_kinds kinds = task_kinds::with_builtins();
   shell_config shell;                    // the `shell` kind, off by default
   /// Where the replica's journal and the incarnation counter live; empty:

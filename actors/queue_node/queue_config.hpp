@@ -42,6 +42,13 @@ struct queue_config {
   /// task's program is allowed). A node never claims one it cannot run;
   /// such a task waits for a node that can. Unset: every task.
   std::function<bool(const wire::TaskSpec&)> can_run;
+  /// Whether this node may claim a ready attempt of a task naming
+  /// cluster-wide locks now: true once the locks are this node's for that
+  /// attempt; false (and the locks are asked for) while they are not, and
+  /// the task waits, READY. Asked at every offer; unset: always.
+  std::function<bool(const wire::TaskSpec&, std::uint32_t attempt)> take_locks;
+  /// How often tasks waiting for their locks are looked at again.
+  millis lock_recheck_ms = defaults::task_lock_recheck_ms;
   /// What the ranking knows about this node.
   std::uint32_t battery = 100;
   std::uint32_t device_class = 0;
