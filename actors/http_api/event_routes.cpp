@@ -6,18 +6,13 @@
 #include "http_api/ask.hpp"
 #include "http_api/guarded_server.hpp"
 #include "http_api/http_api.hpp"
+#include "http_api/json_reply.hpp"
 #include "http_api/status_json.hpp"
 #include "mutex/lock_name.hpp"
 
 namespace dice {
 
 namespace {
-
-void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
-  res.status = status;
-  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                  "application/json");
-}
 
 nlohmann::json event_json(const causal_delivery& d) {
   return {{"index", d.index}, {"origin", d.origin}, {"seq", d.seq},

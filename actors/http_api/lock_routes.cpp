@@ -6,21 +6,12 @@
 #include "http_api/ask.hpp"
 #include "http_api/guarded_server.hpp"
 #include "http_api/http_api.hpp"
+#include "http_api/json_reply.hpp"
 #include "http_api/lock_json.hpp"
 #include "http_api/status_json.hpp"
 #include "mutex/lock_name.hpp"
 
 namespace dice {
-
-namespace {
-
-void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
-  res.status = status;
-  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                  "application/json");
-}
-
-} // namespace
 
 void http_api::lock_routes() {
   auto& s = *server_;
