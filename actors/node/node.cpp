@@ -87,9 +87,11 @@ node::node(caf::actor_system& sys, node_config cfg,
   // A restarted node must not take answers to its previous life's requests.
   mx.timing.request_base = incarnation_ << 20;
   mx.owners = owners;
+  mx.idle_ms = cfg_.task_lock_idle_ms;
   mutex_ = spawn_mutex(sys, std::move(mx), bridge_, members_, election_, queue_);
   causal_actor_config cc;
   cc.self_id = cfg_.id;
+  cc.tuning = cfg_.causal;
   causal_ = spawn_causal(sys, std::move(cc), bridge_, members_);
 }
 

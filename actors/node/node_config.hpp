@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "broadcast_bridge/bridge_state.hpp"
+#include "causal/causal_machine.hpp"
 #include "common/endpoint.hpp"
 #include "election/election.hpp"
 #include "executor/shell_kind.hpp"
@@ -40,6 +41,10 @@ struct node_config {
   /// locks of tasks and `dice lock`.
   std::string mutex_algorithm = defaults::mutex_algorithm;
   mutex_config mutex;                    // its timing
+  /// A task lock held here that no ready task asked for within this is
+  /// given back (queue.lock_recheck_ms: how often waiting tasks ask).
+  millis task_lock_idle_ms = defaults::task_lock_idle_ms;
+  causal_config causal;                  // causal events: digests, log bound
   task_kinds kinds = task_kinds::with_builtins();
   shell_config shell;                    // the `shell` kind, off by default
   /// Where the replica's journal and the incarnation counter live; empty:
