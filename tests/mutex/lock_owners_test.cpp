@@ -50,8 +50,8 @@ TEST_CASE("a lock nobody here waits for any more is given back",
   CHECK(o.rows().empty());
 }
 
-TEST_CASE("dice lock clients are served in order; a lost lock names its "
-          "owner", "[mutex][owners]") {
+TEST_CASE("dice lock clients are served in order, and a lost lock names "
+          "its owner", "[mutex][owners]") {
   lock_owners o;
   o.wait("c1", "db");
   o.wait("c2", "db");

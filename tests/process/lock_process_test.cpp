@@ -120,7 +120,7 @@ std::unique_ptr<process> dice_lock(cluster& c, node_process& node,
 } // namespace
 
 TEST_CASE("tasks naming one lock never run at the same time across four "
-          "nodes; without the lock they do", "[process][mutex]") {
+          "nodes, and without the lock they do", "[process][mutex]") {
   cluster c;
   auto log = c.dir().file("runs.txt");
   auto script = write_recorder(c.dir(), log);
