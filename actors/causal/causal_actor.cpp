@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
-#include <set>
 
 #include <caf/actor_system.hpp>
 #include <caf/send.hpp>
 #include <caf/typed_event_based_actor.hpp>
+
+#include "membership/live_peers.hpp"
 
 namespace dice {
 
@@ -17,8 +17,7 @@ struct causal_actor_state {
   std::unique_ptr<causal_machine> logic;
   broadcast_bridge bridge;
   std::function<millis()> clock;
-  std::set<std::string> live;
-  std::map<std::string, std::string> addr_of; // id -> HOST:PORT
+  std::unique_ptr<live_peers> peers; // and where they listen
   std::vector<causal_listener> listeners;
   bool tick_scheduled = false;
   static inline const char* name = "causal";
@@ -33,9 +32,8 @@ void flush(causal_ptr self) {
       self->send(st.bridge, broadcast_atom_v, std::move(s.msg));
       continue;
     }
-    auto it = st.addr_of.find(s.to);
-    if (it != st.addr_of.end())
-      self->send(st.bridge, send_atom_v, it->second, std::move(s.msg));
+    if (auto addr = st.peers->addr_of(s.to))
+      self->send(st.bridge, send_atom_v, *addr, std::move(s.msg));
   }
   for (auto& d : st.logic->take_delivered())
     for (auto& who : st.listeners)
@@ -54,11 +52,10 @@ causal_actor::behavior_type causal_fun(causal_ptr self, causal_actor_config cfg,
   st.logic = std::make_unique<causal_machine>(cfg.self_id, cfg.tuning);
   st.bridge = bridge;
   st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
-  st.live.insert(cfg.self_id);
+  st.peers = std::make_unique<live_peers>(cfg.self_id);
   auto on_wire = [self](const wire::Message& m) {
     auto& st = self->state;
-    if (!m.sender_addr().empty())
-      st.addr_of[m.sender_id()] = m.sender_addr();
+    st.peers->learn(m.sender_id(), m.sender_addr());
     if (m.has_causal_event())
       st.logic->on_event(m.sender_id(), m.causal_event(), st.clock());
     else if (m.has_causal_digest())
@@ -76,13 +73,9 @@ causal_actor::behavior_type causal_fun(causal_ptr self, causal_actor_config cfg,
     },
     [self](peer_event_atom, const peer_change& c) {
       auto& st = self->state;
-      if (!c.addr.empty())
-        st.addr_of[c.id] = c.addr;
-      if (c.to != peer_state::dead && !c.forgotten)
-        st.live.insert(c.id);
-      else
-        st.live.erase(c.id);
-      st.logic->on_view({st.live.begin(), st.live.end()});
+      st.peers->apply(c, [&](const std::vector<std::string>& live) {
+        st.logic->on_view(live);
+      });
       flush(self);
     },
     [self](tick_atom) {

@@ -8,28 +8,17 @@ mutex_node::mutex_node(const std::string& algorithm, std::string self_id,
   : self_(self_id),
     algo_(make_mutex(algorithm, std::move(self_id), cfg)),
     owners_(std::move(owners)),
-    idle_ms_(idle_ms) {
+    idle_ms_(idle_ms),
+    peers_(self_) {
 }
 
 void mutex_node::on_peer(const peer_change& c, millis now) {
-  if (c.id.empty() || c.id == self_)
-    return;
-  if (!c.addr.empty())
-    addr_of_[c.id] = c.addr;
-  bool live = c.to != peer_state::dead && !c.forgotten;
-  bool changed = live ? live_.insert(c.id).second : live_.erase(c.id) > 0;
-  // A restart lost whatever the old incarnation held: it leaves and comes
-  // back, so the algorithm drops its holds and requests.
-  if (c.restarted && live && !changed) {
-    live_.erase(c.id);
-    algo_->on_view(std::vector<std::string>(live_.begin(), live_.end()), now);
-    live_.insert(c.id);
-    changed = true;
-  }
-  if (changed) {
-    algo_->on_view(std::vector<std::string>(live_.begin(), live_.end()), now);
+  // live_peers shows a restart as a leave and a return: the algorithm drops
+  // what the old incarnation held and asked for.
+  if (peers_.apply(c, [&](const std::vector<std::string>& live) {
+        algo_->on_view(live, now);
+      }))
     after(now);
-  }
 }
 
 void mutex_node::on_coordinator(const std::string& c, millis now) {
@@ -42,8 +31,7 @@ void mutex_node::on_wire(const wire::Message& m, millis now) {
     ++malformed_;
     return;
   }
-  if (!m.sender_addr().empty())
-    addr_of_[m.sender_id()] = m.sender_addr();
+  peers_.learn(m.sender_id(), m.sender_addr());
   algo_->on_message(m.sender_id(), m.mutex(), now);
   after(now);
 }
@@ -88,12 +76,11 @@ void mutex_node::after(millis now) {
     mutex_datagram d;
     *d.message.mutable_mutex() = std::move(s.msg);
     if (!s.to.empty()) {
-      auto it = addr_of_.find(s.to);
-      if (it == addr_of_.end()) {
+      d.addr = peers_.addr_of(s.to);
+      if (!d.addr) {
         ++unroutable_;
         continue;
       }
-      d.addr = it->second;
     }
     out_.push_back(std::move(d));
   }

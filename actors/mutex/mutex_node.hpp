@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "membership/live_peers.hpp"
 #include "membership/node_view.hpp"
 #include "mutex/lock_owners.hpp"
 #include "mutex/mutex.hpp"
@@ -67,8 +68,7 @@ private:
   std::unique_ptr<mutex_state> algo_;
   std::shared_ptr<lock_owners> owners_;
   millis idle_ms_;
-  std::set<std::string> live_;
-  std::map<std::string, std::string> addr_of_;
+  live_peers peers_; // alive and suspect peers, and where they listen
   std::vector<mutex_datagram> out_;
   std::vector<std::pair<std::string, std::string>> assigned_, lost_;
   std::optional<millis> settle_at_;
