@@ -47,6 +47,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
   CAF_ADD_ATOM(dice, dice, task_event_atom, "taskevent")
   // the replica's journal
   CAF_ADD_ATOM(dice, dice, restore_atom, "restore")
+  // capabilities: what the live members can run
+  CAF_ADD_ATOM(dice, dice, runners_atom, "runners")
   // cluster-wide locks (issue 19, seed 001)
   CAF_ADD_ATOM(dice, dice, lock_atom, "lock")
   CAF_ADD_ATOM(dice, dice, unlock_atom, "unlock")

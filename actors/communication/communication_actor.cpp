@@ -66,6 +66,7 @@ communication_actor spawn_communication(caf::actor_system& sys,
                       cfg.node_id, origin_of(cfg.node_id, cfg.incarnation),
                       cfg.queue));
     self->state.members = members;
+    post_counters(self, cfg, stats_board::poster::communication);
     return {
       [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },
       [self](inbound_atom, const wire::Message& m) {
@@ -117,7 +118,7 @@ communication_actor spawn_communication(caf::actor_system& sys,
         tick(self);
         share_versions(self);
       },
-      [self](stats_atom) { return self->state.machine->counters(); },
+      [self](runners_atom) { return self->state.machine->runners(); },
     };
   });
 }

@@ -231,6 +231,15 @@ void communication_machine::fill_heartbeat(wire::Heartbeat* hb) const {
   // What the claim matching counts as this node's seats on every node.
   hb->mutable_info()->set_slots(static_cast<std::uint32_t>(cfg_.slots));
   hb->mutable_info()->set_prefetch(static_cast<std::uint32_t>(cfg_.prefetch));
+  if (cfg_.runner)
+    cfg_.runner->to_wire(hb->mutable_info());
+}
+
+std::vector<runner_capabilities> communication_machine::runners() const {
+  std::vector<runner_capabilities> all{cfg_.runner.value_or(runner_capabilities{})};
+  for (const auto& [peer, runs] : peer_runners_)
+    all.push_back(runs);
+  return all;
 }
 
 void communication_machine::tell_live(ev::events& out) {
@@ -271,6 +280,7 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   ev::seats said;
   if (hb.has_info())
     said = {hb.info().slots(), hb.info().prefetch()};
+  peer_runners_[peer] = runner_capabilities::from_wire(hb.info());
   auto [at, added] = peer_seats_.emplace(peer, said);
   if (added || !(at->second == said)) {
     at->second = said;
@@ -389,6 +399,7 @@ void communication_machine::on_peer_dead(const std::string& peer, millis,
   peers_.forget(peer);
   if (peer_seats_.erase(peer) > 0)
     slots_changed_ = true;
+  peer_runners_.erase(peer);
   differed_.erase(peer);
   if (snapshot_ && snapshot_->peer == peer)
     snapshot_.reset(); // another peer's snapshot starts over

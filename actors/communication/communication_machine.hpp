@@ -77,6 +77,8 @@ public:
   }
   const std::set<std::string>& unrecovered() const { return unrecovered_; }
   const queue_counters& counters() const { return counters_; }
+  /// What this node and each live peer can run, as their heartbeats say.
+  std::vector<runner_capabilities> runners() const;
 
 private:
   // Where each peer listens, as its messages say.
@@ -126,6 +128,8 @@ private:
   // ready_queue was last told.
   std::map<std::string, ev::seats> peer_seats_;
   bool slots_changed_ = false;
+  // What each live peer can run, as its heartbeats advertise.
+  std::map<std::string, runner_capabilities> peer_runners_;
   // Peers whose previous report had our ops but another replica digest.
   std::set<std::string> differed_;
   millis next_sync_ = 0;

@@ -150,21 +150,21 @@ void http_api::task_routes() {
   auto& s = *server_;
   s.Post("/tasks", [this](const httplib::Request& req, httplib::Response& res) {
     std::string err;
-    auto sub = parse_submit(req.body, node_.config().kinds.names(), {}, err);
+    // What the live members can run, as their heartbeats advertise: a task
+    // none of them can run would wait for ever, so it is refused unless
+    // the node was told to let such tasks wait (--wait-for-runner).
+    auto runners = query<std::vector<runner_capabilities>>(sys_, node_.queue(), err,
+                                                         runners_atom_v);
+    if (!runners)
+      return busy(res, err);
+    const auto& api = node_.config().api;
+    auto sub = parse_submit(req.body,
+                            api.wait_for_runner ? std::vector<std::string>{}
+                                                : kinds_run(*runners),
+                            {}, err);
     if (!sub) {
       ++bad_requests_;
       return reply(res, 400, error_json(err));
-    }
-    // As for a kind it lacks: the submitting node must be able to run the
-    // task itself, else it could wait for ever for a node that can.
-    if (sub->kind == "shell"
-        && !shell_allows(node_.config().shell, sub->payload)) {
-      ++bad_requests_;
-      std::string why;
-      auto argv = shell_argv(sub->payload, why);
-      return reply(res, 400, error_json("shell: '" + argv.front().substr(0, 128)
-                                        + "' is not in the node's "
-                                          "--shell-allow list"));
     }
     std::vector<wire::TaskSpec> specs(sub->count);
     for (auto& spec : specs) {
@@ -173,10 +173,18 @@ void http_api::task_routes() {
       spec.set_priority(sub->priority);
       *spec.mutable_locks() = {sub->locks.begin(), sub->locks.end()};
     }
+    if (!api.wait_for_runner && !anyone_runs(*runners, specs.front())) {
+      ++bad_requests_;
+      std::string why;
+      auto argv = shell_argv(sub->payload, why);
+      return reply(res, 400, error_json(
+        "shell: no live member allows '" + argv.front().substr(0, 128)
+        + "' (--shell-allow); start one that does, or this node with "
+          "--wait-for-runner to let the task wait"));
+    }
     // All or nothing: the queue takes every task or none. It refuses a
     // submit it reaches after accept_by, and we wait for its answer
     // longer than that, so a 503 from here means nothing was enqueued.
-    const auto& api = node_.config().api;
     auto accept = std::chrono::milliseconds(api.submit_accept_ms);
     auto receipt = ask_within<submit_receipt>(
       sys_, node_.queue(), accept + http_ask_timeout, err, submit_atom_v,

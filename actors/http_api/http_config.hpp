@@ -19,6 +19,9 @@ struct http_config {
   /// Every request but GET /health must carry `Authorization: Bearer
   /// TOKEN`; empty: no token is asked for (loopback only, see problem()).
   std::string token;
+  /// POST /tasks of a kind (or shell program) no live member runs: accepted
+  /// to wait for a runner to join, instead of refused with 400.
+  bool wait_for_runner = false;
 
   /// Empty when the API can run on `host`, otherwise a one-line reason.
   std::string problem(const std::string& host) const;

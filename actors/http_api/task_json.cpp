@@ -53,11 +53,15 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
   if (!j.contains("kind") || !j["kind"].is_string())
     return fail("'kind' must be a string");
   r.kind = j["kind"].get<std::string>();
-  if (std::find(known_kinds.begin(), known_kinds.end(), r.kind) == known_kinds.end()) {
+  if (r.kind.empty())
+    return fail("'kind' must not be empty");
+  if (!known_kinds.empty()
+      && std::find(known_kinds.begin(), known_kinds.end(), r.kind) == known_kinds.end()) {
     std::string names;
     for (auto& k : known_kinds)
       names += (names.empty() ? "" : ", ") + k;
-    return fail("unknown kind '" + r.kind + "' (known: " + names + ")");
+    return fail("unknown kind '" + r.kind + "': no live member runs it (known: "
+                + names + ")");
   }
   if (j.contains("payload")) {
     auto& p = j["payload"];

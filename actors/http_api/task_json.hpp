@@ -27,7 +27,8 @@ struct submit_limits {
 
 /// Parses a POST /tasks body: {"kind", "payload", "priority"?, "count"?,
 /// "locks"?: [names]}.
-/// `known_kinds` are the kinds this cluster runs. On bad input returns
+/// `known_kinds` are the kinds this cluster runs (empty: any kind, for a
+/// node that lets tasks wait for a runner). On bad input returns
 /// nullopt and sets `error` to a message for the client.
 std::optional<submit_request>
 parse_submit(const std::string& body, const std::vector<std::string>& known_kinds,

@@ -21,6 +21,13 @@ void known_tasks::rehash(const std::string& task_id, const known_task& task) {
   old = h;
 }
 
+void known_tasks::count(wire::TaskPhase phase, int by) {
+  // A phase off the enum (a peer's newer or hostile message) is not counted.
+  auto p = static_cast<std::size_t>(phase);
+  if (p < counts_.by_phase.size())
+    counts_.by_phase[p] += by;
+}
+
 bool known_tasks::learn_spec(const wire::TaskSpec& spec) {
   if (spec.id().empty())
     return false;
@@ -29,6 +36,7 @@ bool known_tasks::learn_spec(const wire::TaskSpec& spec) {
     return false;
   entry.has_spec = true;
   entry.spec = spec;
+  count(entry.state.phase(), +1);
   rehash(spec.id(), entry);
   return true;
 }
@@ -38,11 +46,17 @@ bool known_tasks::merge_state(const std::string& task_id,
   if (task_id.empty())
     return false;
   auto [i, added] = tasks_.try_emplace(task_id);
+  auto& task = i->second;
+  auto before = task.state.phase();
   // A fresh entry holds the bottom state (READY, attempt 0): any real
   // update is above it, and merging it first keeps the result a pure merge.
-  bool changed = merge_into(i->second.state, update) || added;
+  bool changed = merge_into(task.state, update) || added;
   if (changed)
-    rehash(task_id, i->second);
+    rehash(task_id, task);
+  if (task.has_spec && task.state.phase() != before) {
+    count(before, -1);
+    count(task.state.phase(), +1);
+  }
   return changed;
 }
 

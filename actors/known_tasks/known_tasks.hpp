@@ -8,6 +8,7 @@
 #include <string>
 
 #include "dice.pb.h"
+#include "known_tasks/task_query.hpp"
 #include "known_tasks/task_state.hpp"
 
 namespace dice {
@@ -42,12 +43,18 @@ public:
   /// incrementally: replicas with equal digests almost surely hold the same.
   std::uint64_t digest() const { return digest_; }
 
+  /// Tasks whose spec is known, per state: kept as tasks change, so a
+  /// stats question costs nothing with 100,000 tasks held.
+  const task_counts& counts() const { return counts_; }
+
 private:
   void rehash(const std::string& task_id, const known_task& task);
+  void count(wire::TaskPhase phase, int by);
 
   std::map<std::string, known_task> tasks_;
   std::map<std::string, std::uint64_t> hashes_;
   std::uint64_t digest_ = 0;
+  task_counts counts_;
 };
 
 /// The state an ENQUEUE creates: READY, first attempt.

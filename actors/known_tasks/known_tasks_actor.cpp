@@ -36,6 +36,13 @@ known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
   return sys.spawn([cfg, journal](self_ptr self) -> known_tasks_actor::behavior_type {
     start_subsystem(self, cfg,
                     std::make_unique<known_tasks_machine>(cfg.node_id, cfg.queue));
+    if (auto board = cfg.board)
+      self->state.post_stats = [self, board, journal] {
+        const auto& m = *self->state.machine;
+        board->post(stats_board::poster::known_tasks,
+                    with_journal(m.counters(), journal.get()));
+        board->post(m.counts());
+      };
     // A user operation: what it emitted goes on, the answer comes back.
     auto user_op = [self](auto op) {
       ev::events out;
@@ -105,10 +112,6 @@ known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
       },
       [self](tasks_atom, const task_query& q) {
         return self->state.machine->query(q);
-      },
-      [self](tasks_atom, stats_atom) { return self->state.machine->counts(); },
-      [self, journal](stats_atom) {
-        return with_journal(self->state.machine->counters(), journal.get());
       },
     };
   });

@@ -273,14 +273,4 @@ std::vector<task_row> known_tasks_machine::query(const task_query& q) const {
   return rows;
 }
 
-task_counts known_tasks_machine::counts() const {
-  task_counts c;
-  for (const auto& [id, t] : tasks_.tasks()) {
-    auto p = static_cast<std::size_t>(t.state.phase());
-    if (t.has_spec && p < c.by_phase.size())
-      ++c.by_phase[p];
-  }
-  return c;
-}
-
 } // namespace dice

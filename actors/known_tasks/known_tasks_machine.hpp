@@ -52,7 +52,7 @@ public:
   /// The rows a query asks for: in the order of its ids, or in id order.
   std::vector<task_row> query(const task_query& q) const;
   /// How many tasks whose spec is known are in each state.
-  task_counts counts() const;
+  const task_counts& counts() const { return tasks_.counts(); }
 
   const queue_counters& counters() const { return counters_; }
 

@@ -60,11 +60,7 @@ node::node(caf::actor_system& sys, node_config cfg,
   qc.node_id = cfg_.id;
   qc.incarnation = incarnation_;
   qc.queue = cfg_.queue;
-  qc.queue.can_run = [kinds = cfg_.kinds, shell = cfg_.shell](const wire::TaskSpec& t) {
-    if (!kinds.contains(t.kind()))
-      return false;
-    return t.kind() != "shell" || shell_allows(shell, t.payload());
-  };
+  qc.queue.runner = cfg_.runner();
   // A task naming locks is claimed only once they are this node's.
   auto owners = std::make_shared<lock_owners>();
   qc.queue.take_locks = [owners](const wire::TaskSpec& t, std::uint32_t attempt) {

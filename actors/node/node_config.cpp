@@ -13,6 +13,15 @@ endpoint node_config::advertised() const {
   return listen;
 }
 
+runner_capabilities node_config::runner() const {
+  runner_capabilities r;
+  r.kinds = kinds.names();
+  std::sort(r.kinds.begin(), r.kinds.end());
+  if (kinds.contains("shell"))
+    r.shell_allow = shell.allow;
+  return r;
+}
+
 std::string node_config::problem() const {
   if (id.empty())
     return "--id must not be empty";

@@ -12,6 +12,7 @@
 #include "election/election.hpp"
 #include "executor/shell_kind.hpp"
 #include "executor/task_kinds.hpp"
+#include "queue_node/runner_capabilities.hpp"
 #include "http_api/http_config.hpp"
 #include "journal/replica_journal.hpp"
 #include "membership/membership_state.hpp"
@@ -59,6 +60,9 @@ struct node_config {
 
   /// The address peers use to reach this node.
   endpoint advertised() const;
+  /// What this node can run (its kinds, its shell allow list), as its
+  /// heartbeats advertise it.
+  runner_capabilities runner() const;
 
   /// Empty when the config can run, otherwise a one-line reason.
   std::string problem() const;

@@ -22,6 +22,7 @@
 #include "queue_node/queue_config.hpp"
 #include "queue_node/queue_counters.hpp"
 #include "queue_node/queue_events.hpp"
+#include "queue_node/stats_board.hpp"
 #include "type_ids.hpp"
 
 namespace dice {
@@ -39,6 +40,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_row)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::task_row>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_query)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_counts)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::runner_capabilities>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_counters)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_wiring)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::task_changed)
@@ -89,7 +91,8 @@ using communication_actor = caf::typed_actor<
   reacts_to<coordinator_atom, std::string>, // the election's outcome
   reacts_to<ev::originate>, reacts_to<ev::replica_digest>,
   reacts_to<ev::send_to>, reacts_to<tick_atom>,
-  replies_to<stats_atom>::with<queue_counters>>;
+  // what this node and its live peers can run
+  replies_to<runners_atom>::with<std::vector<runner_capabilities>>>;
 
 using known_tasks_actor = caf::typed_actor<
   reacts_to<queue_wiring>, reacts_to<ev::batch>,
@@ -106,10 +109,8 @@ using known_tasks_actor = caf::typed_actor<
   // the paper's removeByID, and cancel: false if refused
   replies_to<remove_atom, std::string>::with<bool>,
   replies_to<cancel_atom, std::string>::with<bool>,
-  // the API's questions: some tasks, or how many there are per state
-  replies_to<tasks_atom, task_query>::with<std::vector<task_row>>,
-  replies_to<tasks_atom, stats_atom>::with<task_counts>,
-  replies_to<stats_atom>::with<queue_counters>>;
+  // the API's question: some tasks (counts go to the stats board)
+  replies_to<tasks_atom, task_query>::with<std::vector<task_row>>>;
 
 using ready_queue_actor = caf::typed_actor<
   reacts_to<queue_wiring>, reacts_to<ev::batch>,
@@ -121,8 +122,7 @@ using ranking_actor = caf::typed_actor<
   reacts_to<ev::task_changed>, reacts_to<ev::claim_heard>,
   reacts_to<ev::task_offer>,
   reacts_to<ev::execution_over>,
-  reacts_to<ev::live_nodes>, reacts_to<tick_atom>,
-  replies_to<stats_atom>::with<queue_counters>>;
+  reacts_to<ev::live_nodes>, reacts_to<tick_atom>>;
 
 using running_tasks_actor = caf::typed_actor<
   reacts_to<queue_wiring>, reacts_to<ev::batch>,
@@ -130,8 +130,7 @@ using running_tasks_actor = caf::typed_actor<
   reacts_to<ev::start_execution>, reacts_to<ev::stop_execution>,
   reacts_to<ev::reclaim_execution>, reacts_to<ev::execution_report>,
   reacts_to<executed_atom, execution_result>, // the executor's report
-  reacts_to<ev::recover_member>, reacts_to<tick_atom>,
-  replies_to<stats_atom>::with<queue_counters>>;
+  reacts_to<ev::recover_member>, reacts_to<tick_atom>>;
 
 using finished_tasks_actor = caf::typed_actor<
   reacts_to<queue_wiring>, reacts_to<ev::batch>, reacts_to<ev::task_changed>>;
@@ -170,6 +169,8 @@ struct subsystem_config {
   queue_config queue;
   millis tick_ms = 10;
   std::function<millis()> clock; // the wall clock if unset
+  /// Where the counting subsystems post their counters (none: not posted).
+  std::shared_ptr<stats_board> board;
 };
 
 communication_actor spawn_communication(caf::actor_system& sys,

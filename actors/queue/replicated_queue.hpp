@@ -67,7 +67,9 @@ using replicated_queue = queue_world::extend<
   caf::replies_to<cancel_atom, std::string>::with<bool>,
   caf::replies_to<tasks_atom, task_query>::with<std::vector<task_row>>,
   caf::replies_to<tasks_atom, stats_atom>::with<task_counts>,
-  caf::replies_to<stats_atom>::with<queue_counters>>;
+  caf::replies_to<stats_atom>::with<queue_counters>,
+  // what this node and its live peers can run (their heartbeats say)
+  caf::replies_to<runners_atom>::with<std::vector<runner_capabilities>>>;
 
 struct queue_actor_config {
   std::string node_id;

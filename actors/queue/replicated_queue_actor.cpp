@@ -54,6 +54,8 @@ struct facade_state {
   };
   std::map<std::uint64_t, std::shared_ptr<batch>> batches;
   std::uint64_t next_batch = 1;
+  // The subsystems' counters, as each last posted them.
+  std::shared_ptr<stats_board> board = std::make_shared<stats_board>();
   static inline const char* name = "replicated_queue";
 
   // Stopped (or crashed, in a simulation) with submits still unconfirmed:
@@ -76,7 +78,8 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
                       executor exec) {
   auto& sys = self->system();
   subsystem_config sc{cfg.node_id, cfg.incarnation, cfg.incarnation,
-                      cfg.queue,   cfg.tick_ms,     cfg.clock};
+                      cfg.queue,   cfg.tick_ms,     cfg.clock,
+                      self->state.board};
   auto& to = self->state.to;
   to.communication = spawn_communication(sys, sc, members);
   to.known_tasks = spawn_known_tasks(sys, sc, cfg.journal);
@@ -269,29 +272,6 @@ caf::result<bool> await_batch(facade_ptr self, std::uint64_t n) {
   return rp;
 }
 
-// Asks the subsystems that count for their counters and answers the sum.
-caf::result<queue_counters> collect_stats(facade_ptr self) {
-  struct sum {
-    queue_counters total;
-    int missing = 4;
-  };
-  auto rp = self->make_response_promise<queue_counters>();
-  auto acc = std::make_shared<sum>();
-  auto add = [rp, acc](const queue_counters& c) mutable {
-    acc->total += c;
-    if (--acc->missing == 0)
-      rp.deliver(acc->total);
-  };
-  auto fail = [rp](caf::error& e) mutable { rp.deliver(std::move(e)); };
-  const auto& to = self->state.to;
-  auto wait = caf::infinite;
-  self->request(to.communication, wait, stats_atom_v).then(add, fail);
-  self->request(to.known_tasks, wait, stats_atom_v).then(add, fail);
-  self->request(to.ranking, wait, stats_atom_v).then(add, fail);
-  self->request(to.running_tasks, wait, stats_atom_v).then(add, fail);
-  return rp;
-}
-
 replicated_queue::behavior_type facade_fun(facade_ptr self,
                                            queue_actor_config cfg,
                                            broadcast_bridge bridge,
@@ -379,11 +359,12 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
     [self](tasks_atom, const task_query& q) {
       return self->delegate(self->state.to.known_tasks, tasks_atom_v, q);
     },
-    [self](tasks_atom, stats_atom) {
-      return self->delegate(self->state.to.known_tasks, tasks_atom_v,
-                            stats_atom_v);
+    // From the board: an answer at once, whatever the mailboxes hold.
+    [self](tasks_atom, stats_atom) { return self->state.board->counts(); },
+    [self](stats_atom) { return self->state.board->total(); },
+    [self](runners_atom) {
+      return self->delegate(self->state.to.communication, runners_atom_v);
     },
-    [self](stats_atom) { return collect_stats(self); },
   };
 }
 

@@ -35,6 +35,8 @@ struct subsystem_state {
   /// Runs before what an input emitted is sent (known_tasks: the journal
   /// takes the changes before any peer or user hears of them).
   std::function<void()> before_dispatch;
+  /// Runs after every input: the counters go to the node's stats board.
+  std::function<void()> post_stats;
   static inline const char* name = "queue_subsystem";
 };
 
@@ -136,6 +138,16 @@ void start_subsystem(Self* self, const subsystem_config& cfg,
   st.tick_ms = std::min(cfg.tick_ms, max_tick_ms);
 }
 
+/// After every input the machine handled, its counters go to the board.
+template <class Self>
+void post_counters(Self* self, const subsystem_config& cfg,
+                   stats_board::poster who) {
+  if (auto board = cfg.board)
+    self->state.post_stats = [self, board, who] {
+      board->post(who, self->state.machine->counters());
+    };
+}
+
 /// Counts the events each station gets.
 struct station_counts {
   std::array<std::size_t, station_count> n{};
@@ -189,6 +201,8 @@ template <class Self>
 void dispatch(Self* self, ev::events& out) {
   if (self->state.before_dispatch)
     self->state.before_dispatch();
+  if (self->state.post_stats)
+    self->state.post_stats();
   // The wiring is every actor's first message, so it is there when events
   // flow; an event emitted before would have nowhere to go.
   if (!self->state.wiring || out.empty())

@@ -3,12 +3,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "dice.pb.h"
 
 #include "common/defaults.hpp"
 #include "common/time.hpp"
+#include "queue_node/runner_capabilities.hpp"
 #include "unknown_resolver/unknown_resolver.hpp"
 
 namespace dice {
@@ -38,10 +40,11 @@ struct queue_config {
   std::size_t submit_chunk = defaults::submit_chunk;
   std::size_t submit_in_flight = defaults::submit_in_flight;
   resolver_config resolver;
-  /// Whether this node can execute a task (its kind is registered; a shell
-  /// task's program is allowed). A node never claims one it cannot run;
-  /// such a task waits for a node that can. Unset: every task.
-  std::function<bool(const wire::TaskSpec&)> can_run;
+  /// What this node can execute (its kinds; a shell task's program must be
+  /// allowed), advertised in heartbeats. A node never claims a task it
+  /// cannot run; such a task waits for a node that can. Unset: every task.
+  std::optional<runner_capabilities> runner;
+  bool can_run(const wire::TaskSpec& t) const { return !runner || runner->runs(t); }
   /// Whether this node may claim a ready attempt of a task naming
   /// cluster-wide locks now: true once the locks are this node's for that
   /// attempt; false (and the locks are asked for) while they are not, and

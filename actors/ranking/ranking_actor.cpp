@@ -11,6 +11,7 @@ ranking_actor spawn_ranking(caf::actor_system& sys,
     ranking_actor::stateful_pointer<subsystem_state<ranking_machine>>;
   return sys.spawn([cfg](self_ptr self) -> ranking_actor::behavior_type {
     start_subsystem(self, cfg, std::make_unique<ranking_machine>(cfg.node_id, cfg.queue), 1);
+    post_counters(self, cfg, stats_board::poster::ranking);
     return {
       [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },
       [self](const ev::batch& b) { handle_batch(self, b); },
@@ -20,7 +21,6 @@ ranking_actor spawn_ranking(caf::actor_system& sys,
       [self](const ev::execution_over& e) { handle(self, e); },
       [self](const ev::live_nodes& e) { handle(self, e); },
       [self](tick_atom) { tick(self); },
-      [self](stats_atom) { return self->state.machine->counters(); },
     };
   });
 }

@@ -21,7 +21,7 @@ void ready_queue_machine::on(const ev::task_changed& e, millis now,
     // A re-queued task goes ahead of first attempts of its priority. One
     // this node cannot run stays out of its own walk (not of the common
     // order, which every node must compute alike).
-    if (!cfg_.can_run || cfg_.can_run(*e.spec))
+    if (cfg_.can_run(*e.spec))
       ready_.insert(e.task_id, e.spec->priority(), s.attempt() > 1);
     common_.insert(e.task_id, e.spec->priority(), s.attempt() > 1);
   } else {
@@ -148,7 +148,7 @@ ready_queue_machine::matched(const std::set<std::string>& skip) const {
   auto mine = match_seats(classes, slots, ahead, id_);
   // Given a task it cannot run, this node leaves it to the stagger of the
   // nodes that can.
-  if (cfg_.can_run)
+  if (cfg_.runner)
     mine.erase(std::remove_if(mine.begin(), mine.end(),
                               [&](const std::string& t) {
                                 return !cfg_.can_run(*tasks_.at(t).spec);

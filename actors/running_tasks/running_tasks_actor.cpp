@@ -12,6 +12,7 @@ running_tasks_actor spawn_running_tasks(caf::actor_system& sys,
   return sys.spawn([cfg](self_ptr self) -> running_tasks_actor::behavior_type {
     start_subsystem(self, cfg, std::make_unique<running_tasks_machine>(cfg.node_id, cfg.queue,
         subsystem_seed(cfg.seed, station::running_tasks)));
+    post_counters(self, cfg, stats_board::poster::running_tasks);
     return {
       [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },
       [self](const ev::batch& b) { handle_batch(self, b); },
@@ -29,7 +30,6 @@ running_tasks_actor spawn_running_tasks(caf::actor_system& sys,
       },
       [self](const ev::recover_member& e) { handle(self, e); },
       [self](tick_atom) { tick(self); },
-      [self](stats_atom) { return self->state.machine->counters(); },
     };
   });
 }

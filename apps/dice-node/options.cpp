@@ -156,6 +156,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("http-idle-timeout-ms", po::value(&http_idle_timeout)->default_value(http_idle_timeout), "an HTTP connection that sends nothing (new, or kept alive between requests) is closed after this")
     ("http-listen-backlog", po::value(&http_backlog)->default_value(http_backlog), "HTTP connections the kernel queues before they are accepted (capped by net.core.somaxconn)")
     ("http-submit-accept-ms", po::value(&http_submit_accept)->default_value(http_submit_accept), "POST /tasks: how long the queue may take to accept a submit; later it is refused whole (503, nothing enqueued)")
+    ("wait-for-runner", po::bool_switch(&n.api.wait_for_runner), "POST /tasks: accept tasks of a kind (or a shell program) that no live member can run, to wait for a node that can; without it such a submit is refused with 400")
     ("http-submit-replicated-ms", po::value(&http_submit_replicated)->default_value(http_submit_replicated), "POST /tasks: how long to wait for another replica to hold every task (201); then 202 with every id")
     ("submit-window", po::value(&submit_window)->default_value(submit_window), "tasks submitted to this node and not yet held by another replica, at most; a submit that would pass it is refused whole (HTTP 429)")
     ("submit-in-flight", po::value(&submit_in_flight)->default_value(submit_in_flight), "submitted tasks sent to the peers and not yet acknowledged, at most; the rest of a burst waits and goes as acknowledgements come back")

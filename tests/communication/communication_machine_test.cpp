@@ -144,3 +144,50 @@ TEST_CASE("of a burst of submits, an Ack answers exactly those it covers, "
   CHECK_FALSE(c.acknowledged("t4"));
   CHECK_FALSE(c.acknowledged("t6"));
 }
+
+namespace {
+
+wire::TaskSpec task(const std::string& kind, const std::string& payload = "") {
+  wire::TaskSpec t;
+  t.set_id("t1");
+  t.set_kind(kind);
+  t.set_payload(payload);
+  return t;
+}
+
+} // namespace
+
+TEST_CASE("heartbeats advertise what a node can run; a node knows what its "
+          "live peers run and forgets a dead one's",
+          "[communication]") {
+  queue_config with_shell;
+  with_shell.runner = runner_capabilities{{"echo", "shell"}, {"/bin/date"}};
+  communication_machine b("b", "b@1", with_shell);
+  wire::Message hb = heartbeat();
+  b.fill_heartbeat(hb.mutable_heartbeat());
+  REQUIRE(hb.heartbeat().info().kinds_size() == 2);
+
+  queue_config plain;
+  plain.runner = runner_capabilities{{"echo"}, {}};
+  communication_machine a("a", "a@1", plain);
+  auto shell = task("shell", "/bin/date -u");
+  CHECK_FALSE(anyone_runs(a.runners(), shell));
+  CHECK(kinds_run(a.runners()) == std::vector<std::string>{"echo"});
+
+  ev::events out;
+  a.on_received(from("b", "10.0.0.2:7000", hb), 0, out);
+  CHECK(anyone_runs(a.runners(), shell));
+  CHECK_FALSE(anyone_runs(a.runners(), task("shell", "/bin/rm -rf /")));
+  CHECK(kinds_run(a.runners()) == std::vector<std::string>{"echo", "shell"});
+
+  a.on_peer_dead("b", 10, out);
+  CHECK_FALSE(anyone_runs(a.runners(), shell));
+}
+
+TEST_CASE("a node that advertises nothing counts as running every task",
+          "[communication]") {
+  std::vector<runner_capabilities> nodes{runner_capabilities{{"echo"}, {}}};
+  CHECK_FALSE(anyone_runs(nodes, task("sleep")));
+  nodes.push_back(runner_capabilities{});
+  CHECK(anyone_runs(nodes, task("sleep")));
+}

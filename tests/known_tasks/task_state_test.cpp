@@ -6,6 +6,7 @@
 
 #include <google/protobuf/util/message_differencer.h>
 
+#include "known_tasks/known_tasks.hpp"
 #include "known_tasks/task_state.hpp"
 #include "ranking/ranking.hpp"
 
@@ -309,4 +310,32 @@ TEST_CASE("two DONE reports of one execution keep its earliest timings",
   CHECK(m.started_time_ms() == 1200);
   CHECK(merge(b, a).SerializeAsString() == m.SerializeAsString());
   CHECK(m.ready_time_ms() == 1000);
+}
+
+TEST_CASE("the replica's counts per state match a count of its tasks after "
+          "any sequence of specs and merges",
+          "[known_tasks]") {
+  auto seed = GENERATE(range<std::uint64_t>(1, 51));
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+  known_tasks replica;
+  for (int step = 0; step < 300; ++step) {
+    auto id = "t" + std::to_string(pick(20));
+    if (pick(3) == 0) {
+      wire::TaskSpec spec;
+      spec.set_id(id);
+      spec.set_kind("echo");
+      replica.learn_spec(spec);
+    } else {
+      replica.merge_state(id, random_state(rng));
+    }
+    task_counts scanned;
+    for (const auto& [task_id, t] : replica.tasks()) {
+      auto p = static_cast<std::size_t>(t.state.phase());
+      if (t.has_spec && p < scanned.by_phase.size())
+        ++scanned.by_phase[p];
+    }
+    REQUIRE(replica.counts().by_phase == scanned.by_phase);
+  }
 }

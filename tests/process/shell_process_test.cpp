@@ -67,7 +67,7 @@ TEST_CASE("shell tasks run allowed programs only, with bounded retries",
     REQUIRE(code);
     CHECK(*code != 0);
     CHECK_THAT(cli.log(),
-               Contains("'/bin/sh' is not in the node's --shell-allow list"));
+               Contains("no live member allows '/bin/sh'"));
   }
 }
 
@@ -111,4 +111,78 @@ TEST_CASE("nodes that cannot run shell tasks never claim them: every one "
   CHECK(s["done"] == 12);
   CHECK(s["failed"] == 0);
   CHECK(s["per_node"] == nlohmann::json{{"cap-runner", 12}});
+}
+
+namespace {
+
+// `dice --json submit shell PAYLOAD` against `n`: exit status and output.
+std::pair<int, std::string> submit_shell(cluster& c, node_process& n,
+                                         const std::string& payload,
+                                         const std::string& log) {
+  process cli(DICE_CLI_BIN,
+              {"--node", "http://" + loopback(n.spec().http_port), "--json",
+               "submit", "shell", payload},
+              c.dir().file(log));
+  auto code = cli.wait_exit(millis(10000));
+  REQUIRE(code);
+  return {*code, cli.log()};
+}
+
+} // namespace
+
+TEST_CASE("a node without the shell kind takes shell tasks while a live "
+          "member advertises the program, refuses them with the reason once "
+          "none does, and lets them wait with --wait-for-runner",
+          "[process][shell][capabilities]") {
+  cluster c;
+  auto runner = c.make_spec("runs-shell");
+  runner.extra_args = {"--shell-allow", "/bin/echo"};
+  auto& r = c.start(runner);
+  auto plain = c.make_spec("plain");
+  plain.peers = {r.spec().udp_addr()};
+  auto& p = c.start(plain);
+  auto waiting = c.make_spec("waits");
+  waiting.peers = {r.spec().udp_addr()};
+  waiting.extra_args = {"--wait-for-runner"};
+  auto& w = c.start(waiting);
+  REQUIRE(wait_until([&] { return p.alive_count() == 3 && w.alive_count() == 3; },
+                     millis(5000)));
+
+  auto [code, out] = submit_shell(c, p, "/bin/echo hi", "ok.log");
+  INFO("cli:\n" << out << "\nlogs:\n" << c.logs());
+  CHECK(code == 0);
+  auto ids = last_json_line(out)["ids"];
+  REQUIRE(ids.size() == 1);
+  REQUIRE(wait_until([&] {
+    auto t = get_json(p.spec().http_port, "/tasks/" + ids[0].get<std::string>());
+    return t && (*t)["state"] == "done";
+  }, millis(20000)));
+
+  auto [wrong, why] = submit_shell(c, p, "/bin/date", "date.log");
+  CHECK(wrong != 0);
+  CHECK_THAT(why, Contains("no live member allows '/bin/date'"));
+
+  r.proc().kill_now();
+  REQUIRE(wait_until([&] { return p.state_of("runs-shell") == "dead"; },
+                     millis(15000)));
+  auto [refused, reason] = submit_shell(c, p, "/bin/echo again", "refused.log");
+  CHECK(refused != 0);
+  CHECK_THAT(reason, Contains("unknown kind 'shell': no live member runs it"));
+
+  // The waiting node takes it; it stays ready until a runner comes back.
+  REQUIRE(wait_until([&] { return w.state_of("runs-shell") == "dead"; },
+                     millis(15000)));
+  auto [kept, kept_out] = submit_shell(c, w, "/bin/echo later", "kept.log");
+  CHECK(kept == 0);
+  auto kept_ids = last_json_line(kept_out)["ids"];
+  REQUIRE(kept_ids.size() == 1);
+  auto kept_id = kept_ids[0].get<std::string>();
+  auto state = [&] {
+    auto t = get_json(w.spec().http_port, "/tasks/" + kept_id);
+    return t ? (*t)["state"].get<std::string>() : std::string{};
+  };
+  CHECK(state() == "ready");
+  runner.peers = {p.spec().udp_addr()};
+  c.start(runner); // restarted on its data dir
+  CHECK(wait_until([&] { return state() == "done"; }, millis(20000)));
 }

@@ -34,7 +34,7 @@ TEST_CASE("a node offers its free seats only tasks it can run; the others "
           "wait for a node that can",
           "[ready_queue]") {
   queue_config cfg;
-  cfg.can_run = [](const wire::TaskSpec& t) { return t.kind() != "shell"; };
+  cfg.runner = runner_capabilities{{"echo", "sleep"}, {}}; // no shell
   ready_queue_machine m("a", cfg);
   ev::events out;
   m.on(ready("t-shell-1", "shell"), 0, out);
