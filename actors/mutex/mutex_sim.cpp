@@ -10,7 +10,7 @@ mutex_sim::mutex_sim(mutex_sim_config cfg)
   : cfg_(std::move(cfg)), net_(cfg_.seed), rng_(cfg_.seed ^ 0x9e3779b97f4a7c15ULL) {
   net_.set_default_faults(cfg_.faults);
   for (std::size_t i = 0; i < cfg_.nodes; ++i) {
-    char name[16];
+    char name[32];
     std::snprintf(name, sizeof name, "n%03zu", i);
     ids_.emplace_back(name);
   }
