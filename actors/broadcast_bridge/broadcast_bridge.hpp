@@ -38,7 +38,8 @@ using broadcast_bridge = caf::typed_actor<
   caf::reacts_to<send_atom, std::string, wire::Message>,
   // the fan-out targets for broadcast, kept current by membership
   caf::reacts_to<peers_atom, std::vector<std::string>>,
-  // topic: "membership", "queue", "sync", "election" or "tester"
+  // topic: "membership", "queue", "sync", "election", "tester", "mutex" or
+  // "causal"
   caf::reacts_to<subscribe_atom, std::string, wire_listener>,
   // datagrams from the transport
   caf::reacts_to<datagram_atom, std::vector<datagram>>,

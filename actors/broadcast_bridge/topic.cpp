@@ -17,6 +17,11 @@ std::string topic_of(const wire::Message& m) {
       return "election";
     case M::kTesterHello:
       return "tester";
+    case M::kMutex:
+      return "mutex";
+    case M::kCausalEvent:
+    case M::kCausalDigest:
+      return "causal";
     case M::BODY_NOT_SET:
     case M::kBundle: // routed part by part, after unbundle()
       return "";

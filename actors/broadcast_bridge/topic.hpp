@@ -6,7 +6,7 @@
 
 namespace dice {
 
-/// "membership", "queue", "sync", "election" or "tester".
+/// "membership", "queue", "sync", "election", "tester", "mutex" or "causal".
 std::string topic_of(const wire::Message& m);
 
 } // namespace dice

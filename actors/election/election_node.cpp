@@ -6,31 +6,23 @@ namespace dice {
 
 election_node::election_node(const std::string& algorithm, std::string self_id,
                              election_config cfg)
-  : self_(self_id), algo_(make_election(algorithm, std::move(self_id), cfg)) {
+  : self_(self_id), algo_(make_election(algorithm, std::move(self_id), cfg)),
+    peers_(self_) {
 }
 
 void election_node::on_peer(const peer_change& c, millis now) {
   if (c.id.empty() || c.id == self_)
     return;
-  if (!c.addr.empty())
-    addr_of_[c.id] = c.addr;
-  bool live = c.to != peer_state::dead && !c.forgotten;
-  bool changed = live ? live_.insert(c.id).second : live_.erase(c.id) > 0;
-  // A restart is a failure and a recovery: the old incarnation's part in an
-  // election is lost, so the algorithm sees it leave and come back.
-  if (c.restarted && live && !changed) {
-    live_.erase(c.id);
-    feed_view(now);
-    live_.insert(c.id);
-    changed = true;
-  }
-  if (changed || first_)
+  // live_peers shows a restart as a leave and a return: the old
+  // incarnation's part in an election is lost.
+  bool changed = peers_.apply(c, [&](const std::vector<std::string>&) { feed_view(now); });
+  if (!changed && first_)
     feed_view(now);
 }
 
 void election_node::feed_view(millis now) {
   first_ = false;
-  algo_->on_view(std::vector<std::string>(live_.begin(), live_.end()), now);
+  algo_->on_view(peers_.ids(), now);
   after(now);
 }
 
@@ -41,8 +33,7 @@ void election_node::on_wire(const wire::Message& m, millis now) {
   }
   // Answers go where the sender says it listens, even before membership
   // has told us about it.
-  if (!m.sender_addr().empty())
-    addr_of_[m.sender_id()] = m.sender_addr();
+  peers_.learn(m.sender_id(), m.sender_addr());
   // Nodes of one cluster must run one algorithm; one that runs another
   // would never agree with us. Its messages are dropped, counted, and the
   // peer named once, so the operator sees why the cluster has two leaders.
@@ -72,12 +63,11 @@ void election_node::after(millis) {
     election_datagram d;
     *d.message.mutable_election() = std::move(s.msg);
     if (!s.to.empty()) {
-      auto it = addr_of_.find(s.to);
-      if (it == addr_of_.end()) {
+      d.addr = peers_.addr_of(s.to);
+      if (!d.addr) {
         ++unroutable_;
         continue;
       }
-      d.addr = it->second;
     }
     out_.push_back(std::move(d));
   }

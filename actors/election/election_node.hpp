@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "election/election.hpp"
+#include "membership/live_peers.hpp"
 #include "membership/node_view.hpp"
 
 namespace dice {
@@ -80,8 +81,7 @@ private:
   std::unique_ptr<election_state> algo_;
   void feed_view(millis now);
 
-  std::set<std::string> live_;                 // alive and suspect peers
-  std::map<std::string, std::string> addr_of_; // id -> HOST:PORT
+  live_peers peers_; // alive and suspect peers, and where they listen
   std::vector<election_datagram> out_;
   std::string announced_; // last coordinator reported by take_coordinator_change
   bool first_ = true;

@@ -2,6 +2,7 @@
 // plain types, for programs that embed a node in their own actor system.
 #include "dice/node.hpp"
 
+#include <mutex>
 #include <stdexcept>
 
 #include <caf/actor_system.hpp>
@@ -15,6 +16,7 @@
 #include "embed/event_hub.hpp"
 #include "http_api/http_api.hpp"
 #include "http_api/task_json.hpp"
+#include "mutex/lock_name.hpp"
 #include "node/node.hpp"
 
 namespace dice::embed {
@@ -54,6 +56,25 @@ task_listener::behavior_type listener_fun(std::shared_ptr<event_hub> hub) {
   };
 }
 
+/// The program's on_message callbacks, called from the listener actor.
+struct message_callbacks {
+  std::mutex mtx;
+  std::vector<std::pair<std::string, std::function<void(const message&)>>> list;
+};
+
+causal_listener::behavior_type
+message_listener_fun(std::shared_ptr<message_callbacks> cbs) {
+  return {
+    [cbs](causal_atom, const causal_delivery& d) {
+      message m{d.topic, d.data, d.origin, d.seq, d.time_ms};
+      std::lock_guard<std::mutex> g(cbs->mtx);
+      for (auto& [topic, fn] : cbs->list)
+        if (topic.empty() || topic == m.topic)
+          fn(m);
+    },
+  };
+}
+
 } // namespace
 
 void prepare(caf::actor_system_config& cfg) {
@@ -68,6 +89,7 @@ struct node::impl {
   std::unique_ptr<http_api> api;
   std::shared_ptr<event_hub> hub = std::make_shared<event_hub>();
   task_listener listener;
+  std::shared_ptr<message_callbacks> messages = std::make_shared<message_callbacks>();
 
   impl(caf::actor_system& s) : sys(s) {}
 
@@ -152,8 +174,34 @@ void node::start() {
   st.listener = st.sys.spawn(listener_fun, st.hub);
   st.running = std::make_unique<dice::node>(st.sys, st.cfg, st.net);
   caf::anon_send(st.running->queue(), subscribe_atom_v, st.listener);
+  caf::anon_send(st.running->events(), subscribe_atom_v,
+                 st.sys.spawn(message_listener_fun, st.messages));
   if (st.cfg.http)
     st.api = std::make_unique<http_api>(st.sys, *st.running, *st.cfg.http);
+}
+
+void node::on_message(const std::string& topic,
+                      std::function<void(const message&)> fn) {
+  std::lock_guard<std::mutex> g(impl_->messages->mtx);
+  impl_->messages->list.emplace_back(topic, std::move(fn));
+}
+
+void node::publish(const std::string& topic, const std::string& data) {
+  auto& st = *impl_;
+  st.require(true, "publish");
+  if (auto p = lock_name_problem(topic, "topic"); !p.empty())
+    throw std::invalid_argument("publish: " + p);
+  if (data.size() > 16 * 1024)
+    throw std::invalid_argument("publish: data over 16 KiB");
+  caf::scoped_actor self{st.sys};
+  bool ok = false;
+  std::string error;
+  self->request(st.running->events(), std::chrono::seconds(5), publish_atom_v,
+                topic, data)
+    .receive([&](causal_delivery&) { ok = true; },
+             [&](caf::error& err) { error = st.sys.render(err); });
+  if (!ok)
+    throw std::runtime_error("publish: " + (error.empty() ? "no answer" : error));
 }
 
 std::string node::submit(const task& t, std::chrono::milliseconds timeout) {
@@ -166,7 +214,10 @@ std::string node::submit(const task& t, std::chrono::milliseconds timeout) {
     throw std::invalid_argument("submit: payload of " + std::to_string(t.payload.size())
                                 + " bytes exceeds the limit of "
                                 + std::to_string(limits.max_payload_bytes));
+  if (auto p = lock_list_problem(t.locks); !p.empty())
+    throw std::invalid_argument("submit: " + p);
   wire::TaskSpec spec;
+  *spec.mutable_locks() = {t.locks.begin(), t.locks.end()};
   spec.set_kind(t.kind);
   spec.set_payload(t.payload);
   spec.set_priority(t.priority);

@@ -58,6 +58,8 @@ http_api::http_api(caf::actor_system& sys, const node& n, endpoint where)
   metrics_routes();
   ui_routes();
   tester_routes();
+  lock_routes();
+  event_routes();
   // Headers and body leave in separate writes: with Nagle's algorithm the
   // body waited for the client's delayed ACK, 40 ms on Linux, so every
   // answer took 40 ms or more on loopback.
@@ -204,6 +206,7 @@ void http_api::task_routes() {
         d->set_node_id(node);
         d->set_count(count);
       }
+      *spec.mutable_locks() = {sub->locks.begin(), sub->locks.end()};
     }
     if (!api.wait_for_runner && !anyone_runs(*runners, specs.front())) {
       ++bad_requests_;

@@ -40,6 +40,8 @@ private:
   /// `err` set, if one did not answer.
   bool gather_counters(node_metrics& m, std::string& err);
   void tester_routes(); // dice test: /blobs, /evaluation, /network (tester_routes.cpp)
+  void lock_routes(); // cluster-wide locks: /locks (lock_routes.cpp)
+  void event_routes(); // causal events: /events (event_routes.cpp)
 
   caf::actor_system& sys_;
   const node& node_;

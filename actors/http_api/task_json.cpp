@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "mutex/lock_name.hpp"
+
 namespace dice {
 
 namespace {
@@ -45,7 +47,7 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
     return fail("body must be a JSON object");
   for (auto& [key, value] : j.items())
     if (key != "kind" && key != "payload" && key != "priority" && key != "count"
-        && key != "data_objects")
+        && key != "data_objects" && key != "locks")
       return fail("unknown field '" + key + "'");
   submit_request r;
   if (!j.contains("kind") || !j["kind"].is_string())
@@ -101,6 +103,16 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
                     "from 0 to 4294967295");
       r.data_objects.emplace_back(node, static_cast<std::uint32_t>(*c));
     }
+  }
+  if (j.contains("locks")) {
+    auto& l = j["locks"];
+    if (!l.is_array() || !std::all_of(l.begin(), l.end(),
+                                      [](const auto& x) { return x.is_string(); }))
+      return fail("'locks' must be an array of lock names");
+    for (const auto& x : l)
+      r.locks.push_back(x.get<std::string>());
+    if (auto p = lock_list_problem(r.locks); !p.empty())
+      return fail("'locks': " + p);
   }
   return r;
 }
@@ -170,6 +182,7 @@ nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& stat
     j["priority"] = spec.priority();
     j["enqueuer"] = spec.enqueuer();
     j["payload"] = spec.payload();
+    j["locks"] = std::vector<std::string>(spec.locks().begin(), spec.locks().end());
     if (state.phase() == wire::DONE)
       j["result"] = state.result();
     if (!state.reason().empty())

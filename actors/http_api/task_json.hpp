@@ -21,6 +21,7 @@ struct submit_request {
   /// The task's data objects held per node (seed 000's first ranking
   /// criterion): {"node id": count}.
   std::vector<std::pair<std::string, std::uint32_t>> data_objects;
+  std::vector<std::string> locks; // cluster-wide locks held while it runs
 };
 
 struct submit_limits {
@@ -30,7 +31,7 @@ struct submit_limits {
 };
 
 /// Parses a POST /tasks body: {"kind", "payload", "priority"?, "count"?,
-/// "data_objects"? ({"node id": count, ...})}.
+/// "data_objects"? ({"node id": count, ...}), "locks"?: [names]}.
 /// `known_kinds` are the kinds this cluster runs (empty: any kind, for a
 /// node that lets tasks wait for a runner). On bad input returns
 /// nullopt and sets `error` to a message for the client.
@@ -52,7 +53,7 @@ std::optional<std::vector<std::string>> parse_ids(const std::string& list,
 
 /// {"id", "kind", "state", "node", "attempts", "ready_at_ms",
 /// "started_at_ms", "finished_at_ms"} (+ "result", "reason", "priority",
-/// "enqueuer" with details). Times are wall-clock ms, null while unknown;
+/// "enqueuer", "locks" with details). Times are wall-clock ms, null while unknown;
 /// started_at_ms is known once the task ended DONE or FAILED.
 nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& state,
                          bool details);

@@ -86,6 +86,12 @@ node::node(caf::actor_system& sys, node_config cfg,
       n += blobs->has(sha) ? 1 : 0;
     return n;
   };
+  // A task naming locks is claimed only once they are this node's.
+  auto owners = std::make_shared<lock_owners>();
+  qc.queue.take_locks = [owners](const wire::TaskSpec& t, std::uint32_t attempt) {
+    return owners->try_take(task_owner(t.id(), attempt),
+                            {t.locks().begin(), t.locks().end()}, wall_clock_ms());
+  };
   qc.journal = std::move(journal);
   queue_ = spawn_replicated_queue(sys, std::move(qc), bridge_, members_, exec_);
   election_actor_config ec;
@@ -95,6 +101,19 @@ node::node(caf::actor_system& sys, node_config cfg,
   election_ = spawn_election(sys, std::move(ec), bridge_, members_);
   // The queue acts as coordinator (recovery, housekeeping) when elected.
   caf::anon_send(election_, subscribe_atom_v, coordinator_listener{queue_});
+  mutex_actor_config mx;
+  mx.self_id = cfg_.id;
+  mx.algorithm = cfg_.mutex_algorithm;
+  mx.timing = cfg_.mutex;
+  // A restarted node must not take answers to its previous life's requests.
+  mx.timing.request_base = incarnation_ << 20;
+  mx.owners = owners;
+  mx.idle_ms = cfg_.task_lock_idle_ms;
+  mutex_ = spawn_mutex(sys, std::move(mx), bridge_, members_, election_, queue_);
+  causal_actor_config cc;
+  cc.self_id = cfg_.id;
+  cc.tuning = cfg_.causal;
+  causal_ = spawn_causal(sys, std::move(cc), bridge_, members_);
 }
 
 node::~node() {
@@ -102,6 +121,12 @@ node::~node() {
 }
 
 void node::stop() {
+  if (mutex_)
+    caf::anon_send_exit(mutex_, caf::exit_reason::user_shutdown);
+  mutex_ = nullptr;
+  if (causal_)
+    caf::anon_send_exit(causal_, caf::exit_reason::user_shutdown);
+  causal_ = nullptr;
   if (election_)
     caf::anon_send_exit(election_, caf::exit_reason::user_shutdown);
   election_ = nullptr;

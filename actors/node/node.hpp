@@ -6,8 +6,10 @@
 #include <caf/fwd.hpp>
 
 #include "broadcast_bridge/broadcast_bridge.hpp"
+#include "causal/causal_actor.hpp"
 #include "election/election_actor.hpp"
 #include "membership/membership.hpp"
+#include "mutex/mutex_actor.hpp"
 #include "queue/replicated_queue.hpp"
 #include "journal/data_dir.hpp"
 #include "node/node_config.hpp"
@@ -36,6 +38,8 @@ public:
   election elect() const { return election_; }
   /// dice test: blobs, peers' blob addresses, the runner.
   const std::shared_ptr<tester_parts>& tester() const { return tester_; }
+  mutex_actor locks() const { return mutex_; }
+  causal_actor events() const { return causal_; }
 
   /// Stops the actors and the transport; idempotent.
   void stop();
@@ -51,6 +55,8 @@ private:
   election election_;
   std::shared_ptr<tester_parts> tester_;
   tester_actor tester_actor_;
+  mutex_actor mutex_;
+  causal_actor causal_;
 };
 
 } // namespace dice

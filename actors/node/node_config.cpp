@@ -48,6 +48,21 @@ std::string node_config::problem() const {
            + "': not one of bully, ring, hs, invitation, echo";
   if (auto p = election.problem(); !p.empty())
     return p;
+  const auto& mutexes = mutex_algorithms();
+  if (std::find(mutexes.begin(), mutexes.end(), mutex_algorithm) == mutexes.end())
+    return "--mutex '" + mutex_algorithm
+           + "': not one of central, voting, ricart-agrawala, token-ring";
+  if (auto p = mutex.problem(); !p.empty())
+    return p;
+  if (task_lock_idle_ms <= queue.lock_recheck_ms)
+    return "--lock-idle-ms must exceed --lock-recheck-ms (a waiting task's "
+           "want would lapse between two looks)";
+  if (queue.lock_recheck_ms <= 0)
+    return "--lock-recheck-ms must be positive";
+  if (causal.sync_ms <= 0)
+    return "--event-sync-ms must be positive";
+  if (causal.log_limit == 0)
+    return "--event-log-limit must be positive";
   if (auto p = shell.problem(); !p.empty())
     return p;
   if (auto p = tester.problem(); !p.empty())

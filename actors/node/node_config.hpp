@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "broadcast_bridge/bridge_state.hpp"
+#include "causal/causal_machine.hpp"
 #include "common/endpoint.hpp"
 #include "election/election.hpp"
 #include "executor/shell_kind.hpp"
@@ -15,6 +16,7 @@
 #include "http_api/http_config.hpp"
 #include "journal/replica_journal.hpp"
 #include "membership/membership_state.hpp"
+#include "mutex/mutex.hpp"
 #include "queue_node/queue_config.hpp"
 #include "tester/tester_config.hpp"
 
@@ -37,6 +39,14 @@ struct node_config {
   /// bully, ring, hs, invitation or echo; elects the coordinator.
   std::string election_algorithm = defaults::election_algorithm;
   election_config election;              // timing; echo's capacity
+  /// central, voting, ricart-agrawala or token-ring: the cluster-wide
+  /// locks of tasks and `dice lock`.
+  std::string mutex_algorithm = defaults::mutex_algorithm;
+  mutex_config mutex;                    // its timing
+  /// A task lock held here that no ready task asked for within this is
+  /// given back (queue.lock_recheck_ms: how often waiting tasks ask).
+  millis task_lock_idle_ms = defaults::task_lock_idle_ms;
+  causal_config causal;                  // causal events: digests, log bound
   task_kinds kinds = task_kinds::with_builtins();
   shell_config shell;                    // the `shell` kind, off by default
   tester_config tester;                  // dice test; runs tests with --tester

@@ -50,6 +50,13 @@ struct queue_config {
   /// (dice test: the project blobs already in its store), added to its
   /// claim's first ranking criterion. Unset: none.
   std::function<std::uint32_t(const wire::TaskSpec&)> objects_held;
+  /// Whether this node may claim a ready attempt of a task naming
+  /// cluster-wide locks now: true once the locks are this node's for that
+  /// attempt; false (and the locks are asked for) while they are not, and
+  /// the task waits, READY. Asked at every offer; unset: always.
+  std::function<bool(const wire::TaskSpec&, std::uint32_t attempt)> take_locks;
+  /// How often tasks waiting for their locks are looked at again.
+  millis lock_recheck_ms = defaults::task_lock_recheck_ms;
   /// What the ranking knows about this node.
   std::uint32_t battery = 100;
   std::uint32_t device_class = 0;

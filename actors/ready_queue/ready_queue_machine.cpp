@@ -66,19 +66,28 @@ void ready_queue_machine::tick(millis now, ev::events& out) {
   later_.reset();
   if (free_ == 0 || tasks_.empty())
     return;
-  auto& skip = claimed_;
+  // Tasks waiting for cluster-wide locks this node does not hold are
+  // passed over, and looked at again shortly.
+  auto skip = claimed_;
+  if (locks_blocked(skip))
+    later_ = now + cfg_.lock_recheck_ms;
   std::vector<std::pair<std::string, bool>> offers; // (task, matched)
   for (auto& id : matched(skip))
     offers.emplace_back(std::move(id), true);
   for (const auto& o : offers)
     skip.insert(o.first);
   while (offers.size() < free_) {
-    auto next = next_claim(now, free_since_, skip, later_);
+    std::optional<millis> later;
+    auto next = next_claim(now, free_since_, skip, later);
+    if (later)
+      later_ = later_ ? std::min(*later_, *later) : *later;
     if (!next)
       break;
     skip.insert(*next);
     offers.emplace_back(*next, false);
   }
+  for (const auto& o : offers)
+    claimed_.insert(o.first);
   free_ -= offers.size();
   free_run_ -= std::min(free_run_, offers.size());
   for (const auto& [id, is_match] : offers) {
@@ -90,6 +99,25 @@ void ready_queue_machine::tick(millis now, ev::events& out) {
       ready = t.spec->enqueue_time_ms();
     out.push_back(ev::task_offer{id, t.attempt, t.spec, ready, is_match});
   }
+}
+
+bool ready_queue_machine::locks_blocked(std::set<std::string>& skip) const {
+  if (!cfg_.take_locks)
+    return false;
+  // The first tasks of the walk, as many as a tick could offer and then
+  // some: a head of tasks waiting for one lock must not hide the others.
+  constexpr std::size_t scan = 64;
+  bool blocked = false;
+  for (const auto& id : ready_.next(skip.size() + scan)) {
+    if (skip.count(id))
+      continue;
+    const auto& t = tasks_.at(id);
+    if (t.spec->locks_size() > 0 && !cfg_.take_locks(*t.spec, t.attempt)) {
+      skip.insert(id);
+      blocked = true;
+    }
+  }
+  return blocked;
 }
 
 std::vector<std::string>

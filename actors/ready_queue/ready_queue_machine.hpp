@@ -56,6 +56,9 @@ private:
   std::optional<std::string> next_claim(millis now, millis free_since,
                                         const std::set<std::string>& skip,
                                         std::optional<millis>& later) const;
+  // Adds to `skip` the first ready tasks whose locks are not this node's
+  // (asking for them); true if there was any.
+  bool locks_blocked(std::set<std::string>& skip) const;
   // Live nodes, this one included, not known to be executing.
   std::size_t idle_nodes() const;
 

@@ -9,6 +9,8 @@
 #include "client.hpp"
 #include "http_api/http_config.hpp"
 #include "format.hpp"
+#include "event_command.hpp"
+#include "lock_command.hpp"
 #include "progress.hpp"
 #include "cli_args.hpp"
 #include "task_commands.hpp"
@@ -31,6 +33,20 @@ const char* usage =
   "                 tasks in id order (a-2 before a-10); --on: claimed by NODE;\n"
   "                 --limit/--after: a page, and the --after of the next one\n"
   "  results ID...  results of many tasks at once (ID - reads ids from stdin)\n"
+  "  submit KIND PAYLOAD [--count N] [--priority P] [--lock NAME]... [--wait]\n"
+  "                 [--timeout S]  enqueue N tasks (default 1, priority 0); with\n"
+  "                 --lock they run only holding that cluster-wide lock (no two\n"
+  "                 tasks sharing a lock run at once); with --wait follow them\n"
+  "                 to the end with a progress bar (exit 1 if any failed)\n"
+  "  lock NAME [--timeout S] -- COMMAND [ARGS...]\n"
+  "                 run COMMAND here holding cluster-wide lock NAME; exit with\n"
+  "                 its status (3: no lock within S seconds, default 3600;\n"
+  "                 4: the lock was lost and COMMAND killed)\n"
+  "  locks          holders and waiters of the cluster-wide locks (GET /locks)\n"
+  "  event publish TOPIC DATA   send an event to every node (causal order)\n"
+  "  event watch TOPIC [--count N]  print the events of TOPIC this node\n"
+  "                 delivers, in causal order (until killed, or N events)\n"
+  "  tasks [--state ready|running|done|failed|canceled|removed]\n"
   "  status ID      one task, with its result\n"
   "  remove ID      removeByID: the task is dropped everywhere\n"
   "  cancel ID      cancel a task that has not ended\n"
@@ -49,6 +65,17 @@ const char* usage =
   "  -h, --help     print this help\n"
   "Built-in kinds: sleep (payload: ms), cpu (payload: iterations), echo.\n";
 
+int fail(const std::string& why, int code = 1) {
+  std::cerr << "dice: error: " << why << "\n";
+  return code;
+}
+
+struct args {
+  std::vector<std::string> words;
+  std::map<std::string, std::string> opts; // --name value, or "" for flags
+  std::vector<std::string> locks;           // --lock, repeatable
+  std::vector<std::string> command;         // after --
+};
 
 bool is_flag(const std::string& name) {
   return name == "--json" || name == "--wait";
@@ -112,6 +139,8 @@ int submit(client& node, const args& a, bool json) {
       return fail("--priority must be a number from -1000000 to 1000000", 2);
     body["priority"] = n;
   }
+  if (!a.locks.empty())
+    body["locks"] = a.locks;
   long long timeout = 3600;
   if (a.opts.count("--timeout") && !number(a.opts.at("--timeout"), 1, 86400, timeout))
     return fail("--timeout must be seconds from 1 to 86400", 2);
@@ -132,6 +161,17 @@ int submit(client& node, const args& a, bool json) {
   return wait_for(node, ids, static_cast<double>(timeout), json);
 }
 
+int lock_subcommand(client& node, const args& a, bool json) {
+  if (a.words[0] == "locks")
+    return show_locks(node, json);
+  if (a.words.size() != 2)
+    return fail("usage: dice lock NAME [--timeout S] -- COMMAND [ARGS...]", 2);
+  long long timeout = 3600;
+  if (a.opts.count("--timeout") && !number(a.opts.at("--timeout"), 0, 86400, timeout))
+    return fail("--timeout must be seconds from 0 to 86400", 2);
+  return lock_command(node, a.words[1], static_cast<double>(timeout), a.command, json);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -145,6 +185,16 @@ int main(int argc, char** argv) {
     if (w == "-h" || w == "--help") {
       std::cout << usage;
       return 0;
+    }
+    if (w == "--") { // the rest is a command (dice lock)
+      a.command.assign(argv + i + 1, argv + argc);
+      break;
+    }
+    if (w == "--lock") {
+      if (++i == argc)
+        return fail("--lock needs a value", 2);
+      a.locks.push_back(argv[i]);
+      continue;
     }
     if (w.rfind("--", 0) != 0) {
       a.words.push_back(w);
@@ -217,6 +267,14 @@ int main(int argc, char** argv) {
     return show(r, [&](const nlohmann::json&) {
       std::cout << a.words[1] << (cmd == "remove" ? " removed\n" : " canceled\n");
     });
+  }
+  if (cmd == "lock" || cmd == "locks")
+    return lock_subcommand(node, a, json);
+  if (cmd == "event") {
+    long long count = 0;
+    if (a.opts.count("--count") && !number(a.opts.at("--count"), 1, 1'000'000'000, count))
+      return fail("--count must be a positive number", 2);
+    return event_command(node, a.words, count, json);
   }
   if (cmd == "leader")
     return show(node.get("/election"), print_leader);

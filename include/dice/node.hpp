@@ -82,6 +82,14 @@ public:
   /// did not end within `timeout`.
   std::optional<task_event> await(const std::string& id,
                                   std::chrono::milliseconds timeout);
+  /// Publishes a causal event to every node (delivered here at once).
+  /// Throws std::invalid_argument for a bad topic (letters, digits, - _ . : /)
+  /// or data over 16 KiB, std::runtime_error if the node does not answer.
+  void publish(const std::string& topic, const std::string& data);
+  /// Calls `fn` for every event of `topic` ("" for all) this node delivers,
+  /// in causal order, from a CAF thread: keep it short and do not block.
+  /// May be called before start().
+  void on_message(const std::string& topic, std::function<void(const message&)> fn);
   /// removeByID / cancel; false if the task is unknown or already ended.
   bool remove(const std::string& id);
   bool cancel(const std::string& id);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace dice::embed {
 
@@ -16,6 +17,10 @@ struct task {
   /// Data objects of the task held per node id: the ranking prefers the
   /// node holding the most when claims compete.
   std::map<std::string, std::uint32_t> data_objects;
+  /// Cluster-wide locks the task holds while it runs: no two tasks naming a
+  /// common lock run at the same time anywhere in the cluster (the task
+  /// waits, ready, while another holds one). Names: letters, digits, - _ . : /
+  std::vector<std::string> locks;
 };
 
 /// A change of a task's replicated state, as this node learnt it.
@@ -39,6 +44,17 @@ struct task_event {
     return state == "done" || state == "failed" || state == "canceled"
            || state == "removed";
   }
+};
+
+/// A causal event (publish / on_message): every node delivers the events of
+/// the cluster in an order that respects cause and effect (an event
+/// published after delivering another comes after it everywhere), each once.
+struct message {
+  std::string topic;
+  std::string data;
+  std::string origin;   // the node that published it
+  std::uint64_t seq = 0; // its number among the origin's events
+  std::int64_t time_ms = 0; // the origin's wall clock when published
 };
 
 /// What a task kind's function returns.

@@ -1,0 +1,174 @@
+#include "causal/causal_machine.hpp"
+
+#include <algorithm>
+
+namespace dice {
+
+causal_machine::causal_machine(std::string self_id, causal_config cfg)
+  : self_(std::move(self_id)), cfg_(cfg) {
+  live_.insert(self_);
+}
+
+void causal_machine::on_view(std::vector<std::string> live) {
+  live_ = std::set<std::string>(live.begin(), live.end());
+  live_.insert(self_);
+  for (auto it = peer_digest_.begin(); it != peer_digest_.end();)
+    it = live_.count(it->first) ? std::next(it) : peer_digest_.erase(it);
+  prune();
+}
+
+vector_clock causal_machine::clock_of(const wire::CausalEvent& e) {
+  vector_clock c;
+  for (const auto& v : e.clock())
+    c.set(v.origin(), v.seq());
+  return c;
+}
+
+causal_delivery causal_machine::publish(const std::string& topic,
+                                        const std::string& data, millis now) {
+  wire::CausalEvent e;
+  e.set_origin(self_);
+  e.set_topic(topic);
+  e.set_data(data);
+  e.set_time_ms(now);
+  auto ts = vc_;
+  ts.increment(self_);
+  for (const auto& [k, v] : ts.entries()) {
+    auto* entry = e.add_clock();
+    entry->set_origin(k);
+    entry->set_seq(v);
+  }
+  deliver(e);
+  wire::Message m;
+  *m.mutable_causal_event() = e;
+  outbox_.push_back({std::string{}, std::move(m)});
+  if (!next_sync_)
+    next_sync_ = now + cfg_.sync_ms;
+  return fresh_.back();
+}
+
+bool causal_machine::deliverable(const wire::CausalEvent& e) const {
+  auto ts = clock_of(e);
+  if (ts.get(e.origin()) != vc_.get(e.origin()) + 1)
+    return false;
+  for (const auto& [k, v] : ts.entries())
+    if (k != e.origin() && v > vc_.get(k))
+      return false;
+  return true;
+}
+
+void causal_machine::deliver(const wire::CausalEvent& e) {
+  auto seq = vc_.increment(e.origin());
+  causal_delivery d{++index_, e.origin(), seq, e.topic(), e.data(), e.time_ms()};
+  recent_.push_back(d);
+  while (recent_.size() > cfg_.delivered_keep)
+    recent_.pop_front();
+  fresh_.push_back(std::move(d));
+  log_.emplace(key{e.origin(), seq}, e);
+  while (log_.size() > cfg_.log_limit)
+    log_.erase(log_.begin()); // a peer that far behind cannot catch up
+}
+
+void causal_machine::on_event(const std::string&, const wire::CausalEvent& e,
+                              millis now) {
+  auto seq = clock_of(e).get(e.origin());
+  if (e.origin().empty() || seq == 0 || e.origin() == self_)
+    return;
+  if (seq <= vc_.get(e.origin()) || held_.count({e.origin(), seq})) {
+    ++duplicates_;
+    return;
+  }
+  if (held_.size() >= cfg_.held_limit) {
+    ++overflowed_; // sent again later, once the gap before it is filled
+    return;
+  }
+  held_.emplace(key{e.origin(), seq}, e);
+  // Deliver whatever became deliverable, until nothing more does.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (auto it = held_.begin(); it != held_.end();) {
+      if (it->first.second <= vc_.get(it->first.first)) {
+        it = held_.erase(it); // delivered meanwhile by another copy
+        continue;
+      }
+      if (deliverable(it->second)) {
+        deliver(it->second);
+        it = held_.erase(it);
+        progress = true;
+      } else {
+        ++it;
+      }
+    }
+  }
+  if (!next_sync_)
+    next_sync_ = now + cfg_.sync_ms;
+}
+
+void causal_machine::on_digest(const std::string& from, const wire::CausalDigest& d,
+                               millis now) {
+  if (!next_sync_) // a node that lost every event learns of them here
+    next_sync_ = now;
+  vector_clock theirs;
+  for (const auto& v : d.delivered())
+    theirs.set(v.origin(), v.seq());
+  // Send what they lack, oldest first, a bounded number per digest.
+  std::size_t sent = 0;
+  for (const auto& [k, e] : log_) {
+    if (sent >= cfg_.resend_limit)
+      break;
+    if (k.second <= theirs.get(k.first))
+      continue;
+    wire::Message m;
+    *m.mutable_causal_event() = e;
+    outbox_.push_back({from, std::move(m)});
+    ++sent;
+    ++resent_;
+  }
+  peer_digest_[from] = std::move(theirs);
+  prune();
+}
+
+void causal_machine::prune() {
+  // An event every live peer has delivered will never be asked for again.
+  for (auto it = log_.begin(); it != log_.end();) {
+    bool everywhere = true;
+    for (const auto& id : live_) {
+      if (id == self_)
+        continue;
+      auto d = peer_digest_.find(id);
+      if (d == peer_digest_.end() || d->second.get(it->first.first) < it->first.second) {
+        everywhere = false;
+        break;
+      }
+    }
+    it = everywhere ? log_.erase(it) : std::next(it);
+  }
+}
+
+void causal_machine::tick(millis now) {
+  if (next_sync_ && now < *next_sync_)
+    return;
+  wire::Message m;
+  auto* d = m.mutable_causal_digest();
+  for (const auto& [k, v] : vc_.entries()) {
+    auto* entry = d->add_delivered();
+    entry->set_origin(k);
+    entry->set_seq(v);
+  }
+  outbox_.push_back({std::string{}, std::move(m)});
+  next_sync_ = now + cfg_.sync_ms;
+}
+
+std::vector<causal_send> causal_machine::take_outbox() {
+  std::vector<causal_send> out;
+  out.swap(outbox_);
+  return out;
+}
+
+std::vector<causal_delivery> causal_machine::take_delivered() {
+  std::vector<causal_delivery> out;
+  out.swap(fresh_);
+  return out;
+}
+
+} // namespace dice

@@ -1,0 +1,104 @@
+#pragma once
+// Causal broadcast (seed 001, causal multicast with vector clocks): a node
+// stamps each event it publishes with its vector clock; a receiver holds an
+// event back until it has delivered every event the sender had delivered
+// before publishing it (ts[origin] = VC[origin] + 1, ts[k] <= VC[k]
+// otherwise), then delivers it exactly once. Loss is repaired by digests:
+// every sync_ms a node broadcasts what it has delivered, and a peer sends it
+// the events it holds that the digest lacks. Each node keeps the events it
+// delivered until every live peer's digest covers them (at most log_limit).
+// A plain state machine: time passed in, no I/O.
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "clocks/vector_clock.hpp"
+#include "common/defaults.hpp"
+#include "common/time.hpp"
+#include "dice.pb.h"
+
+namespace dice {
+
+struct causal_config {
+  millis sync_ms = defaults::causal_sync_ms;
+  std::size_t log_limit = defaults::causal_log_limit;
+  std::size_t resend_limit = defaults::causal_resend_limit;
+  std::size_t held_limit = defaults::causal_held_limit;
+  std::size_t delivered_keep = defaults::causal_delivered_keep;
+};
+
+/// One delivered event, numbered in this node's delivery order.
+struct causal_delivery {
+  std::uint64_t index = 0; // 1, 2, ... on this node
+  std::string origin;
+  std::uint64_t seq = 0;   // the origin's number for it
+  std::string topic;
+  std::string data;
+  std::int64_t time_ms = 0;
+};
+
+/// A message to send: to a node id, or to every live member when empty.
+struct causal_send {
+  std::string to;
+  wire::Message msg; // a CausalEvent or a CausalDigest body
+};
+
+class causal_machine {
+public:
+  causal_machine(std::string self_id, causal_config cfg = {});
+
+  /// Live members (self included): digests of others are awaited from them
+  /// only, so a dead node does not keep events in the log for ever.
+  void on_view(std::vector<std::string> live);
+  /// Publishes (and delivers here at once); returns the delivery.
+  causal_delivery publish(const std::string& topic, const std::string& data,
+                          millis now);
+  void on_event(const std::string& from, const wire::CausalEvent& e, millis now);
+  void on_digest(const std::string& from, const wire::CausalDigest& d, millis now);
+  /// Sends the digest every sync_ms.
+  void tick(millis now);
+  std::optional<millis> next_deadline() const { return next_sync_; }
+
+  std::vector<causal_send> take_outbox();
+  /// Events delivered since the last call, in delivery order.
+  std::vector<causal_delivery> take_delivered();
+  /// The newest delivered events (at most delivered_keep), oldest first.
+  const std::deque<causal_delivery>& recent() const { return recent_; }
+  const vector_clock& delivered_clock() const { return vc_; }
+
+  std::size_t held_back() const { return held_.size(); }
+  std::uint64_t duplicates() const { return duplicates_; }
+  std::uint64_t resent() const { return resent_; }
+  /// Events dropped because the hold-back queue was full.
+  std::uint64_t overflowed() const { return overflowed_; }
+
+private:
+  using key = std::pair<std::string, std::uint64_t>; // origin, seq
+  static vector_clock clock_of(const wire::CausalEvent& e);
+  bool deliverable(const wire::CausalEvent& e) const;
+  void deliver(const wire::CausalEvent& e);
+  void prune();
+
+  std::string self_;
+  causal_config cfg_;
+  vector_clock vc_;
+  std::set<std::string> live_;
+  std::map<key, wire::CausalEvent> held_;
+  std::map<key, wire::CausalEvent> log_; // delivered, kept for resends
+  std::map<std::string, vector_clock> peer_digest_;
+  std::deque<causal_delivery> recent_;
+  std::vector<causal_delivery> fresh_;
+  std::vector<causal_send> outbox_;
+  std::uint64_t index_ = 0;
+  std::optional<millis> next_sync_;
+  std::uint64_t duplicates_ = 0;
+  std::uint64_t resent_ = 0;
+  std::uint64_t overflowed_ = 0;
+};
+
+} // namespace dice
