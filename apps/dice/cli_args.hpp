@@ -10,6 +10,8 @@ namespace dice::cli {
 struct args {
   std::vector<std::string> words;
   std::map<std::string, std::string> opts; // --name value, or "" for flags
+  std::vector<std::string> locks;           // --lock, repeatable
+  std::vector<std::string> command;         // after -- (dice lock)
 };
 
 /// Prints "dice: error: WHY" to stderr and returns `code`.

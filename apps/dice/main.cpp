@@ -65,18 +65,6 @@ const char* usage =
   "  -h, --help     print this help\n"
   "Built-in kinds: sleep (payload: ms), cpu (payload: iterations), echo.\n";
 
-int fail(const std::string& why, int code = 1) {
-  std::cerr << "dice: error: " << why << "\n";
-  return code;
-}
-
-struct args {
-  std::vector<std::string> words;
-  std::map<std::string, std::string> opts; // --name value, or "" for flags
-  std::vector<std::string> locks;           // --lock, repeatable
-  std::vector<std::string> command;         // after --
-};
-
 bool is_flag(const std::string& name) {
   return name == "--json" || name == "--wait";
 }
