@@ -14,6 +14,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <csignal>
+#include <sys/types.h>
+
 #include "cluster.hpp"
 
 using namespace dice::test;
@@ -163,8 +166,10 @@ TEST_CASE("dice lock excludes a second holder, and a holder killed by "
       // central loses its coordinator and the lock's holder at once.
       auto& holder = c[2];
       auto flag = c.dir().file("holding");
+      // The command writes its pid: killing the dice CLI leaves it
+      // running (its own process group), and the test stops it itself.
       auto first = dice_lock(c, holder, "30",
-                             {"/bin/sh", "-c", "touch " + flag + "; sleep 600"},
+                             {"/bin/sh", "-c", "echo $$ > " + flag + "; exec sleep 600"},
                              "first.log");
       REQUIRE(wait_until([&] { return std::ifstream(flag).good(); }, millis(20000)));
       // Another node cannot have it meanwhile.
@@ -174,6 +179,12 @@ TEST_CASE("dice lock excludes a second holder, and a holder killed by "
             != std::string::npos);
       holder.proc().kill_now();
       first->kill_now();
+      {
+        pid_t command = 0;
+        std::ifstream(flag) >> command;
+        if (command > 0)
+          ::kill(command, SIGKILL);
+      }
       auto third = dice_lock(c, c[0], "30", {"/bin/sh", "-c", "exit 7"}, "third.log");
       auto code = third->wait_exit(millis(40000));
       INFO(c.logs() << third->log());
