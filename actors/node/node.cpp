@@ -93,14 +93,14 @@ node::node(caf::actor_system& sys, node_config cfg,
                             {t.locks().begin(), t.locks().end()}, wall_clock_ms());
   };
   qc.journal = std::move(journal);
-  queue_ = spawn_replicated_queue(sys, std::move(qc), bridge_, members_, exec_);
   election_actor_config ec;
   ec.self_id = cfg_.id;
   ec.algorithm = cfg_.election_algorithm;
   ec.timing = cfg_.election;
   election_ = spawn_election(sys, std::move(ec), bridge_, members_);
   // The queue acts as coordinator (recovery, housekeeping) when elected.
-  caf::anon_send(election_, subscribe_atom_v, coordinator_listener{queue_});
+  qc.elector = election_;
+  queue_ = spawn_replicated_queue(sys, std::move(qc), bridge_, members_, exec_);
   mutex_actor_config mx;
   mx.self_id = cfg_.id;
   mx.algorithm = cfg_.mutex_algorithm;

@@ -4,10 +4,10 @@
 // actors (communication, known_tasks, ready_queue, ranking, running_tasks,
 // finished_tasks, unknown_resolver; see queue_interfaces.hpp) and wires
 // them to one another, to the bridge and to the executor: datagrams go
-// between the bridge and the subsystems, and executions between
-// running_tasks and the executor, directly. It passes on what membership
-// and the election report. Submit answers with the task id only once
-// another replica holds the task (or no other node is alive).
+// between the bridge and the subsystems, executions between running_tasks
+// and the executor, and membership's peer events and the election's
+// outcome to communication, directly. Submit answers with the task id only
+// once another replica holds the task (or no other node is alive).
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +19,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "broadcast_bridge/broadcast_bridge.hpp"
+#include "election/election_actor.hpp"
 #include "executor/executor.hpp"
 #include "membership/membership.hpp"
 #include "queue/queue_interfaces.hpp"
@@ -47,8 +48,6 @@ using task_listener =
   caf::typed_actor<caf::reacts_to<task_event_atom, task_row>>;
 
 using replicated_queue = queue_world::extend<
-  caf::reacts_to<peer_event_atom, peer_change>,        // from membership
-  caf::reacts_to<coordinator_atom, std::string>,       // from the election
   caf::reacts_to<subscribe_atom, task_listener>,       // task events
   // enqueue; the answer is the task id, once replicated
   caf::replies_to<submit_atom, wire::TaskSpec>::with<std::string>,
@@ -79,11 +78,15 @@ struct queue_actor_config {
   std::function<millis()> clock; // defaults to the wall clock
   /// The replica's journal, loaded at start; none: memory only.
   std::shared_ptr<replica_journal> journal;
+  /// The election whose outcome gives this node its coordinator role;
+  /// none: every node acts as coordinator.
+  election elector;
 };
 
-/// Spawns the queue and wires it to the bridge (queue, sync and membership
-/// topics), membership (peer events, version vectors in heartbeats) and the
-/// executor (results).
+/// Spawns the queue and wires its communication to the bridge (queue, sync
+/// and membership topics), membership (peer events, version vectors in
+/// heartbeats) and the election (cfg.elector), and its running_tasks to
+/// the executor (results).
 replicated_queue spawn_replicated_queue(caf::actor_system& sys,
                                         queue_actor_config cfg,
                                         broadcast_bridge bridge,

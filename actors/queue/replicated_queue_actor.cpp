@@ -110,6 +110,12 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   for (auto topic : {"queue", "sync", "membership"})
     self->send(bridge, subscribe_atom_v, std::string{topic},
                wire_listener{to.communication});
+  // Membership's peer events and the election's outcome go to
+  // communication directly, too.
+  self->send(members, subscribe_atom_v, peer_listener{to.communication});
+  if (cfg.elector)
+    self->send(cfg.elector, subscribe_atom_v,
+               coordinator_listener{to.communication});
   // The executor reports to running_tasks directly.
   self->send(exec, subscribe_atom_v,
              caf::actor_cast<execution_listener>(to.running_tasks));
@@ -286,13 +292,6 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
   st.submit_in_flight = cfg.queue.submit_in_flight;
   spawn_subsystems(self, cfg, bridge, members, exec);
   return {
-    // -- from the node's other actors ------------------------------------
-    [self](peer_event_atom, const peer_change& c) {
-      self->send(self->state.to.communication, peer_event_atom_v, c);
-    },
-    [self](coordinator_atom, const std::string& who) {
-      self->send(self->state.to.communication, coordinator_atom_v, who);
-    },
     // -- what the subsystems send out --------------------------------------
     [self](const ev::batch& b) {
       world_out out{self};
@@ -374,9 +373,7 @@ replicated_queue spawn_replicated_queue(caf::actor_system& sys,
                                         queue_actor_config cfg,
                                         broadcast_bridge bridge,
                                         membership members, executor exec) {
-  auto q = sys.spawn(facade_fun, std::move(cfg), bridge, members, exec);
-  caf::anon_send(members, subscribe_atom_v, peer_listener{q});
-  return q;
+  return sys.spawn(facade_fun, std::move(cfg), bridge, members, exec);
 }
 
 } // namespace dice
