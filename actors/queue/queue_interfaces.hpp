@@ -1,7 +1,7 @@
 #pragma once
 // The typed interfaces of the queue's subsystem actors (one per folder:
 // communication, known_tasks, ready_queue, ranking, running_tasks,
-// finished_tasks, unknown_resolver) and of the node facade that fronts
+// unknown_resolver) and of the node facade that fronts
 // them (replicated_queue.hpp). Each actor drives the state machine of its
 // folder; the events between them are those of queue_node/queue_events.hpp,
 // routed by queue_node/queue_routes.hpp.
@@ -75,7 +75,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::unicast)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::run_order)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::cancel_order)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::acknowledged)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::task_finished)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::batch)
 
 namespace dice {
@@ -132,9 +131,6 @@ using running_tasks_actor = caf::typed_actor<
   reacts_to<executed_atom, execution_result>, // the executor's report
   reacts_to<ev::recover_member>, reacts_to<tick_atom>>;
 
-using finished_tasks_actor = caf::typed_actor<
-  reacts_to<queue_wiring>, reacts_to<ev::batch>, reacts_to<ev::task_changed>>;
-
 using unknown_resolver_actor = caf::typed_actor<
   reacts_to<queue_wiring>, reacts_to<ev::batch>,
   reacts_to<ev::unknown_seen>, reacts_to<ev::spec_learned>,
@@ -145,8 +141,7 @@ using unknown_resolver_actor = caf::typed_actor<
 /// they send the bridge and the executor goes to those directly.
 using queue_world = caf::typed_actor<
   reacts_to<ev::batch>,
-  reacts_to<ev::task_changed>, reacts_to<ev::acknowledged>,
-  reacts_to<ev::task_finished>>;
+  reacts_to<ev::task_changed>, reacts_to<ev::acknowledged>>;
 
 struct queue_handles {
   communication_actor communication;
@@ -154,7 +149,6 @@ struct queue_handles {
   ready_queue_actor ready_queue;
   ranking_actor ranking;
   running_tasks_actor running_tasks;
-  finished_tasks_actor finished_tasks;
   unknown_resolver_actor unknown_resolver;
   broadcast_bridge bridge;
   executor exec;
@@ -185,8 +179,6 @@ ranking_actor spawn_ranking(caf::actor_system& sys,
                             const subsystem_config& cfg);
 running_tasks_actor spawn_running_tasks(caf::actor_system& sys,
                                         const subsystem_config& cfg);
-finished_tasks_actor spawn_finished_tasks(caf::actor_system& sys,
-                                          const subsystem_config& cfg);
 unknown_resolver_actor spawn_unknown_resolver(caf::actor_system& sys,
                                               const subsystem_config& cfg);
 

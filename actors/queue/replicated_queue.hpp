@@ -2,7 +2,7 @@
 // The node facade of the replicated queue: the front door for the user's
 // operations, stats and task subscriptions. It spawns the queue's subsystem
 // actors (communication, known_tasks, ready_queue, ranking, running_tasks,
-// finished_tasks, unknown_resolver; see queue_interfaces.hpp) and wires
+// unknown_resolver; see queue_interfaces.hpp) and wires
 // them to one another, to the bridge and to the executor: datagrams go
 // between the bridge and the subsystems, executions between running_tasks
 // and the executor, and membership's peer events and the election's

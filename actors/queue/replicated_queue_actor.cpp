@@ -86,7 +86,6 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   to.ready_queue = spawn_ready_queue(sys, sc);
   to.ranking = spawn_ranking(sys, sc);
   to.running_tasks = spawn_running_tasks(sys, sc);
-  to.finished_tasks = spawn_finished_tasks(sys, sc);
   to.unknown_resolver = spawn_unknown_resolver(sys, sc);
   to.bridge = bridge;
   to.exec = exec;
@@ -101,7 +100,6 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   tie(to.ready_queue);
   tie(to.ranking);
   tie(to.running_tasks);
-  tie(to.finished_tasks);
   tie(to.unknown_resolver);
   // After every wiring: what the journal restores goes to wired actors.
   self->send(to.known_tasks, restore_atom_v);
@@ -145,9 +143,6 @@ struct world_out {
     st.awaiting_ack.erase(it);
     for (auto& w : waiters)
       w(caf::error{});
-  }
-  void operator()(const ev::task_finished&) {
-    // task events (task_changed) already tell listeners about ends
   }
   void operator()(const ev::task_changed& e) {
     auto& st = self->state;
@@ -299,7 +294,6 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
         std::visit(out, e);
     },
     [self](const ev::acknowledged& e) { world_out{self}(e); },
-    [self](const ev::task_finished& e) { world_out{self}(e); },
     [self](const ev::task_changed& e) { world_out{self}(e); },
     // -- the user's operations ---------------------------------------------
     [self](subscribe_atom, task_listener& who) {

@@ -112,8 +112,6 @@ struct actor_sink {
       self->send(to.ranking, e);
     else if constexpr (S == station::running_tasks)
       self->send(to.running_tasks, e);
-    else if constexpr (S == station::finished_tasks)
-      self->send(to.finished_tasks, e);
     else if constexpr (S == station::unknown_resolver)
       self->send(to.unknown_resolver, e);
     else if constexpr (S == station::bridge)
@@ -189,7 +187,6 @@ struct batching_sink {
     send_batch<station::ready_queue>();
     send_batch<station::ranking>();
     send_batch<station::running_tasks>();
-    send_batch<station::finished_tasks>();
     send_batch<station::unknown_resolver>();
     send_batch<station::bridge>();
     send_batch<station::executor>();

@@ -21,7 +21,7 @@ namespace dice::ev {
 // -- from known_tasks -----------------------------------------------------------
 
 /// The merged state of a task changed (to ready_queue, ranking,
-/// running_tasks, finished_tasks and task listeners).
+/// running_tasks and task listeners).
 struct task_changed {
   std::string task_id;
   std::shared_ptr<const wire::TaskSpec> spec; // null while unknown
@@ -243,10 +243,6 @@ struct cancel_order {
 struct acknowledged {
   std::string task_id;
 };
-/// A task reached (or changed) its terminal state on this replica.
-struct task_finished {
-  std::string task_id;
-};
 
 using event = std::variant<
   task_changed, claim_heard, running_heard, unknown_seen, spec_learned,
@@ -255,7 +251,7 @@ using event = std::variant<
   originate, answer_due, free_slots, task_offer, start_execution,
   stop_execution, reclaim_execution, execution_over, execution_report,
   member_recovered, broadcast, send_to, unicast, run_order, cancel_order,
-  acknowledged, task_finished>;
+  acknowledged>;
 
 /// What a subsystem emits while handling one input.
 using events = std::vector<event>;

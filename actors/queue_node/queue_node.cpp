@@ -10,8 +10,14 @@
 namespace dice {
 
 std::uint64_t subsystem_seed(std::uint64_t seed, station s) {
-  // splitmix64 of (seed, station): independent streams per subsystem.
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(s) + 1);
+  // Each subsystem keeps the stream number it has always had (the station
+  // numbers before finished_tasks was folded away), so a seeded run draws
+  // what it drew before.
+  std::uint64_t stream = static_cast<std::uint64_t>(s) + 1;
+  if (s == station::unknown_resolver)
+    stream = 7;
+  // splitmix64 of (seed, stream): independent streams per subsystem.
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * stream;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
@@ -57,8 +63,6 @@ void queue_node::to_world(const E& x) {
     out_.cancel.push_back({x.task_id, x.attempt, {}});
   else if constexpr (std::is_same_v<E, ev::acknowledged>)
     out_.acknowledged.push_back(x.task_id);
-  else if constexpr (std::is_same_v<E, ev::task_finished>)
-    out_.finished.push_back(x.task_id);
   else if constexpr (std::is_same_v<E, ev::task_changed>)
     out_.changed.push_back(x.task_id);
 }
@@ -75,8 +79,6 @@ void queue_node::deliver(const E& e) {
     ranking_.on(e, now_, emitted_);
   else if constexpr (S == station::running_tasks)
     running_tasks_.on(e, now_, emitted_);
-  else if constexpr (S == station::finished_tasks)
-    finished_tasks_.on(e, now_, emitted_);
   else if constexpr (S == station::unknown_resolver)
     unknown_resolver_.on(e, now_, emitted_);
   else

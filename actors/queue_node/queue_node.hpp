@@ -1,7 +1,8 @@
 #pragma once
 // One node's replicated task queue (seed 000) in one object: the paper's
 // subsystems (communication, known tasks, ready queue, ranking, running
-// tasks, finished tasks, unknown-task resolution), each a state machine of
+// tasks, unknown-task resolution; the paper's finished tasks are the
+// replica's terminal states, in known tasks), each a state machine of
 // its own folder, exchanging the events of queue_events.hpp, which this
 // class delivers in FIFO order (as mailboxes would) until all are handled.
 // dice-node runs the same machines as one actor each (queue/). Inputs are
@@ -54,7 +55,6 @@
 #include "common/time.hpp"
 #include "communication/communication_machine.hpp"
 #include "dice.pb.h"
-#include "finished_tasks/finished_tasks_machine.hpp"
 #include "known_tasks/known_tasks_machine.hpp"
 #include "queue_node/queue_config.hpp"
 #include "queue_node/queue_counters.hpp"
@@ -138,9 +138,6 @@ public:
   const known_tasks& replica() const { return known_tasks_.replica(); }
   const ready_queue& ready() const { return ready_queue_.order(); }
   const running_tasks& running() const { return running_tasks_.running(); }
-  const finished_tasks& finished() const {
-    return finished_tasks_.finished();
-  }
   const unknown_resolver& resolver() const {
     return unknown_resolver_.resolver();
   }
@@ -189,7 +186,6 @@ private:
   ready_queue_machine ready_queue_;
   ranking_machine ranking_;
   running_tasks_machine running_tasks_;
-  finished_tasks_machine finished_tasks_;
   unknown_resolver_machine unknown_resolver_;
 
   millis now_ = 0;

@@ -28,15 +28,12 @@ struct queue_outbox {
   std::vector<execution_order> cancel;
   /// Submitted tasks now held by another replica (or no other node is alive).
   std::vector<std::string> acknowledged;
-  /// Tasks that reached a terminal state on this replica.
-  std::vector<std::string> finished;
   /// Tasks whose merged state changed on this replica (task events).
   std::vector<std::string> changed;
 
   bool empty() const {
     return broadcasts.empty() && sends.empty() && start.empty()
-           && cancel.empty() && acknowledged.empty() && finished.empty()
-           && changed.empty();
+           && cancel.empty() && acknowledged.empty() && changed.empty();
   }
 };
 

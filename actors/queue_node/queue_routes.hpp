@@ -17,13 +17,12 @@ enum class station {
   ready_queue,
   ranking,
   running_tasks,
-  finished_tasks,
   unknown_resolver,
   bridge,   // datagrams out
   executor, // executions
   world,    // the user: the node facade
 };
-constexpr std::size_t station_count = 10;
+constexpr std::size_t station_count = 9;
 
 /// The seed of one subsystem's randomness, from the node's seed.
 std::uint64_t subsystem_seed(std::uint64_t seed, station s);
@@ -40,9 +39,6 @@ using S = station;
 // clang-format off
 template <class K> void route_one(const ev::task_changed& e, K& k) {
   to_all<S::ready_queue, S::ranking, S::running_tasks, S::world>(e, k);
-  // finished_tasks keeps only ends: a hop per claim and RUNNING change saved.
-  if (is_terminal(e.state.phase()))
-    to_all<S::finished_tasks>(e, k);
 }
 template <class K> void route_one(const ev::claim_heard& e, K& k) { to_all<S::ranking>(e, k); }
 template <class K> void route_one(const ev::running_heard& e, K& k) { to_all<S::running_tasks>(e, k); }
@@ -75,7 +71,6 @@ template <class K> void route_one(const ev::unicast& e, K& k) { to_all<S::bridge
 template <class K> void route_one(const ev::run_order& e, K& k) { to_all<S::executor>(e, k); }
 template <class K> void route_one(const ev::cancel_order& e, K& k) { to_all<S::executor>(e, k); }
 template <class K> void route_one(const ev::acknowledged& e, K& k) { to_all<S::world>(e, k); }
-template <class K> void route_one(const ev::task_finished& e, K& k) { to_all<S::world>(e, k); }
 // clang-format on
 
 } // namespace detail

@@ -29,7 +29,7 @@ TEST_CASE("submitted tasks run once each and end DONE on every replica",
   for (auto& n : net.nodes) {
     CAPTURE(n->id());
     REQUIRE(n->replica().size() == 6);
-    REQUIRE(n->finished().count(wire::DONE) == 6);
+    REQUIRE(n->replica().counts().by_phase[wire::DONE] == 6);
     REQUIRE(n->replica().same_as(net.nodes[0]->replica()));
   }
   for (int i = 0; i < 6; ++i)
@@ -63,7 +63,7 @@ TEST_CASE("two claims in one window: exactly one node executes", "[queue]") {
   REQUIRE(net.started.size() == 1);
   CHECK(net.started[0].node == "b");
   for (auto& n : net.nodes) {
-    CHECK(n->finished().count(wire::DONE) == 1);
+    CHECK(n->replica().counts().by_phase[wire::DONE] == 1);
     CHECK(n->replica().find("t")->state.claim().node_id() == "b");
   }
 }
