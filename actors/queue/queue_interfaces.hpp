@@ -64,8 +64,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::answer_due)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::free_slots)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::task_offer)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::start_execution)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::stop_execution)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::reclaim_execution)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::execution_over)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::execution_report)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::member_recovered)
@@ -126,8 +124,8 @@ using ranking_actor = caf::typed_actor<
 using running_tasks_actor = caf::typed_actor<
   reacts_to<queue_wiring>, reacts_to<ev::batch>,
   reacts_to<ev::task_changed>, reacts_to<ev::running_heard>,
-  reacts_to<ev::start_execution>, reacts_to<ev::stop_execution>,
-  reacts_to<ev::reclaim_execution>, reacts_to<ev::execution_report>,
+  reacts_to<ev::claim_heard>, reacts_to<ev::start_execution>,
+  reacts_to<ev::execution_report>,
   reacts_to<executed_atom, execution_result>, // the executor's report
   reacts_to<ev::recover_member>, reacts_to<tick_atom>>;
 

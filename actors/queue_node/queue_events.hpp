@@ -29,7 +29,8 @@ struct task_changed {
 };
 /// A peer's claim was merged, or our own one that changed nothing; `state`
 /// is the merged state (to ranking, which tells a losing claimer about the
-/// better claim, and learns where its own claim stands).
+/// better claim, and learns where its own claim stands, and to
+/// running_tasks, which stops an execution whose claim lost).
 struct claim_heard {
   wire::Dequeue claim;
   wire::TaskState state;
@@ -172,18 +173,8 @@ struct start_execution {
   // the state its DEQUEUE will merge to.
   wire::TaskState state;
 };
-/// Stop one of this node's executions: it lost, or the task ended.
-struct stop_execution {
-  std::string task_id;
-};
-/// Claim `attempt` for the execution already running (re-queued while it
-/// ran because its heartbeats went missing).
-struct reclaim_execution {
-  std::string task_id;
-  std::uint32_t attempt = 0;
-};
 /// An execution of this node ended or was stopped (running_tasks to
-/// ranking: the slot is free).
+/// ranking: its seat is free).
 struct execution_over {
   std::string task_id;
 };
@@ -249,7 +240,7 @@ using event = std::variant<
   stale_seen, known_question, replica_digest, merge_message, merge_task, snapshot_wanted,
   question_heard, answer_seen, live_nodes, recover_member, tasks_adopted,
   originate, answer_due, free_slots, task_offer, start_execution,
-  stop_execution, reclaim_execution, execution_over, execution_report,
+  execution_over, execution_report,
   member_recovered, broadcast, send_to, unicast, run_order, cancel_order,
   acknowledged>;
 

@@ -40,7 +40,7 @@ using S = station;
 template <class K> void route_one(const ev::task_changed& e, K& k) {
   to_all<S::ready_queue, S::ranking, S::running_tasks, S::world>(e, k);
 }
-template <class K> void route_one(const ev::claim_heard& e, K& k) { to_all<S::ranking>(e, k); }
+template <class K> void route_one(const ev::claim_heard& e, K& k) { to_all<S::ranking, S::running_tasks>(e, k); }
 template <class K> void route_one(const ev::running_heard& e, K& k) { to_all<S::running_tasks>(e, k); }
 template <class K> void route_one(const ev::unknown_seen& e, K& k) { to_all<S::unknown_resolver>(e, k); }
 template <class K> void route_one(const ev::spec_learned& e, K& k) { to_all<S::unknown_resolver>(e, k); }
@@ -62,8 +62,6 @@ template <class K> void route_one(const ev::task_offer& e, K& k) { to_all<S::ran
 template <class K> void route_one(const ev::execution_over& e, K& k) { to_all<S::ranking>(e, k); }
 template <class K> void route_one(const ev::recover_member& e, K& k) { to_all<S::running_tasks>(e, k); }
 template <class K> void route_one(const ev::start_execution& e, K& k) { to_all<S::running_tasks>(e, k); }
-template <class K> void route_one(const ev::stop_execution& e, K& k) { to_all<S::running_tasks>(e, k); }
-template <class K> void route_one(const ev::reclaim_execution& e, K& k) { to_all<S::running_tasks>(e, k); }
 template <class K> void route_one(const ev::execution_report& e, K& k) { to_all<S::running_tasks>(e, k); }
 template <class K> void route_one(const ev::broadcast& e, K& k) { to_all<S::bridge>(e, k); }
 template <class K> void route_one(const ev::send_to& e, K& k) { to_all<S::communication>(e, k); }

@@ -52,50 +52,18 @@ void ranking_machine::learn(const std::string& task_id,
   }
 }
 
-bool ranking_machine::judge_execution(const std::string& task_id,
-                                      const wire::TaskState& s,
-                                      ev::events& out) {
-  auto x = executing_.find(task_id);
-  if (x == executing_.end())
-    return false;
-  if (is_terminal(s.phase())) {
-    out.push_back(ev::stop_execution{task_id});
-  } else if (s.attempt() > x->second.attempt) {
-    // Re-queued while we still run it (our heartbeats went missing):
-    // claim the new attempt for this same execution.
-    x->second.attempt = s.attempt();
-    out.push_back(ev::reclaim_execution{task_id, s.attempt()});
-    return true;
-  } else if (s.phase() == wire::RUNNING && s.attempt() == x->second.attempt
-             && better_claim(s.claim(), x->second.claim)) {
-    // A better claim for our attempt: the loser cancels. (READY, or a
-    // worse claim: our own claim, started without a window, is not
-    // merged yet.)
-    out.push_back(ev::stop_execution{task_id});
-  }
-  return false;
-}
-
 void ranking_machine::on(const ev::task_changed& e, millis now,
                          ev::events& out) {
   note_birth(now);
   const auto& s = e.state;
   learn(e.task_id, s, now);
   announce(now, out);
-  if (judge_execution(e.task_id, s, out))
-    return;
-  auto x = executing_.find(e.task_id);
   if (s.phase() != wire::RUNNING || s.claim().node_id() != id_)
     return;
-  auto p = pending_.find(e.task_id);
-  bool pending_named = p != pending_.end();
-  bool executing_named = x != executing_.end()
-                         && names(s, x->second.attempt, x->second.claim);
-  // Our claim, yet neither waiting nor executing, made before this
-  // incarnation began: the previous one took the execution down with it.
-  // (One of this incarnation's, seen after its execution ended, lost
-  // nothing: its end follows.)
-  if (!pending_named && !executing_named
+  // Our claim, not waiting, made before this incarnation began: the
+  // previous one took the execution down with it. (Every claim of this
+  // incarnation, and every reclaim of one, is dated from its birth on.)
+  if (pending_.count(e.task_id) == 0
       && s.claim().dequeue_time_ms() < born_) {
     ++counters_.requeues;
     wire::OpId none;
@@ -111,20 +79,16 @@ void ranking_machine::on(const ev::claim_heard& e, millis now,
   const auto& d = e.claim;
   const auto& s = e.state;
   if (d.claim().node_id() == id_) {
-    // Merged, yet it changed nothing: the task had moved on before (an
-    // execution started without a window learns only here that it lost).
+    // Merged, yet it changed nothing: the task had moved on before.
     learn(d.task_id(), s, now);
     announce(now, out);
-    judge_execution(d.task_id(), s, out);
     return;
   }
   if (s.phase() != wire::RUNNING || s.attempt() != d.attempt()
       || compare_claims(s.claim(), d.claim()) >= 0)
     return;
-  auto p = pending_.find(d.task_id());
-  auto x = executing_.find(d.task_id());
-  bool ours = (p != pending_.end() && names(s, p->second.attempt, p->second.claim))
-              || (x != executing_.end() && names(s, x->second.attempt, x->second.claim));
+  // The merged state names our claim: we are the winner.
+  bool ours = s.claim().node_id() == id_;
   // The winner may not hear the losing claim, or its answer may be lost:
   // a few other nodes that know the better claim answer too.
   if (!ours && !helps(d.task_id(), d.claim().node_id()))
@@ -150,10 +114,11 @@ bool ranking_machine::helps(const std::string& task_id,
 
 void ranking_machine::on(const ev::task_offer& e, millis now,
                          ev::events& out) {
+  note_birth(now);
   if (announced_ && *announced_ > 0)
     --*announced_; // ready_queue counted this offer off its free slots
   if (busy() >= capacity() || pending_.count(e.task_id) > 0
-      || executing_.count(e.task_id) > 0) {
+      || handed_.count(e.task_id) > 0) {
     announce(now, out); // the slot was taken meanwhile
     return;
   }
@@ -183,7 +148,7 @@ void ranking_machine::on(const ev::task_offer& e, millis now,
 
 void ranking_machine::on(const ev::execution_over& e, millis now,
                          ev::events& out) {
-  executing_.erase(e.task_id);
+  handed_.erase(e.task_id);
   announce(now, out);
 }
 
@@ -193,7 +158,7 @@ void ranking_machine::on(const ev::live_nodes& e, millis, ev::events&) {
 
 void ranking_machine::execute(const std::string& task_id,
                               const claim_ticket& t, ev::events& out) {
-  executing_[task_id] = execution{t.attempt, t.claim};
+  handed_.insert(task_id);
   out.push_back(ev::start_execution{task_id, t.attempt, t.claim, t.spec,
                                     t.ready_ms, t.state});
 }
@@ -242,7 +207,7 @@ void ranking_machine::announce(millis now, ev::events& out) {
   f.free_since = free_since_;
   for (const auto& [task_id, t] : pending_)
     f.claimed.push_back(task_id);
-  for (const auto& [task_id, x] : executing_)
+  for (const auto& task_id : handed_)
     f.claimed.push_back(task_id);
   out.push_back(std::move(f));
 }

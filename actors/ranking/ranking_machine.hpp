@@ -11,14 +11,16 @@
 // window, it waits for that, rather than give the task up and re-queue it
 // when the claim turns out to have won). The merge order
 // (ranking.hpp) picks the same winner on every replica, however late a
-// claim is, so a losing claim frees its slot and a losing execution is
-// stopped (the concurrent-execution tie-break).
+// claim is, so a losing claim frees its slot (a losing execution is
+// running_tasks' to stop: it owns the executions; ranking only keeps
+// their seats taken until running_tasks says one ended).
 // A winner also tells a losing claimer at once, as do about claim_helpers
 // other nodes, in case it missed the better claim.
 #include <cstddef>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "queue_node/queue_config.hpp"
@@ -63,10 +65,6 @@ private:
   enum class claim_standing { named, beaten, unmerged };
   claim_standing standing(const wire::TaskState& s,
                           const claim_ticket& t) const;
-  struct execution {
-    std::uint32_t attempt = 0;
-    wire::Claim claim;
-  };
   bool names(const wire::TaskState& s, std::uint32_t attempt,
              const wire::Claim& claim) const;
   // True if this node is one of the few that tell a losing claimer about
@@ -79,17 +77,13 @@ private:
     if (born_ < 0)
       born_ = now;
   }
-  // Stops or re-claims our execution of a task whose merged state moved
-  // on; true if it re-claimed a later attempt.
-  bool judge_execution(const std::string& task_id, const wire::TaskState& s,
-                       ev::events& out);
   void end_windows(millis now, ev::events& out);
   void execute(const std::string& task_id, const claim_ticket& t,
                ev::events& out);
   // Tells ready_queue how many slots are free, if that is not what it
   // believes.
   void announce(millis now, ev::events& out);
-  std::size_t busy() const { return pending_.size() + executing_.size(); }
+  std::size_t busy() const { return pending_.size() + handed_.size(); }
   // Claims held at once: the slots and the prefetched claims beyond them.
   std::size_t capacity() const { return cfg_.slots + cfg_.prefetch; }
 
@@ -100,7 +94,9 @@ private:
   void refresh_battery(millis now);
   millis next_battery_read_ = 0;
   std::map<std::string, claim_ticket> pending_;
-  std::map<std::string, execution> executing_;
+  // The tasks whose execution this node handed to running_tasks: their
+  // seats stay taken until running_tasks reports the execution over.
+  std::set<std::string> handed_;
   // When this incarnation first ran (-1: not yet): claims naming this node
   // from before then are a previous incarnation's.
   millis born_ = -1;

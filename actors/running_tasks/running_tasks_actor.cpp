@@ -19,8 +19,7 @@ running_tasks_actor spawn_running_tasks(caf::actor_system& sys,
       [self](const ev::task_changed& e) { handle(self, e); },
       [self](const ev::running_heard& e) { handle(self, e); },
       [self](const ev::start_execution& e) { handle(self, e); },
-      [self](const ev::stop_execution& e) { handle(self, e); },
-      [self](const ev::reclaim_execution& e) { handle(self, e); },
+      [self](const ev::claim_heard& e) { handle(self, e); },
       [self](const ev::execution_report& e) { handle(self, e); },
       [self](executed_atom, const execution_result& r) {
         // The executor reports here directly, not through the facade.

@@ -1,5 +1,7 @@
 #include "running_tasks/running_tasks_machine.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "communication/communication.hpp"
@@ -28,11 +30,45 @@ millis running_tasks_machine::deadline(millis now) {
   return now + cfg_.running_timeout_ms + jitter;
 }
 
+void running_tasks_machine::judge(const std::string& task_id,
+                                  const wire::TaskState& s,
+                                  ev::events& out) {
+  auto* x = running_.mine(task_id);
+  if (x == nullptr)
+    return;
+  states_[task_id] = s;
+  if (is_terminal(s.phase())) {
+    stop(task_id, out);
+  } else if (s.attempt() > x->attempt) {
+    // Re-queued while we still run it (our heartbeats went missing):
+    // claim the new attempt for this same execution, with the same claim
+    // (and so the same, older dequeue time) as before.
+    x->attempt = s.attempt();
+    ++counters_.reclaims;
+    wire::OpId none;
+    out.push_back(
+      ev::originate{make_dequeue(task_id, s.attempt(), x->claim, none)});
+  } else if (s.phase() == wire::RUNNING && s.attempt() == x->attempt
+             && better_claim(s.claim(), x->claim)) {
+    // A better claim for our attempt: the loser cancels. (READY, or a
+    // worse claim: our own claim, started without a window, is not
+    // merged yet.)
+    stop(task_id, out);
+  }
+}
+
 void running_tasks_machine::on(const ev::task_changed& e, millis now,
-                               ev::events&) {
+                               ev::events& out) {
   const auto& s = e.state;
   if (running_.mine(e.task_id) != nullptr)
-    states_[e.task_id] = s;
+    judge(e.task_id, s, out);
+  else if (auto n = named_.find(e.task_id); n != named_.end())
+    n->second.state = s;
+  else if (s.phase() == wire::RUNNING && s.claim().node_id() == id_)
+    named_.emplace(e.task_id,
+                   named_claim{s, s.claim().dequeue_time_ms()
+                                    + cfg_.running_timeout_ms
+                                    + cfg_.claim_window_ms});
   if (s.phase() == wire::RUNNING && s.claim().node_id() != id_)
     running_.watch(e.task_id, s.attempt(), s.claim().node_id(), deadline(now));
   else
@@ -42,6 +78,15 @@ void running_tasks_machine::on(const ev::task_changed& e, millis now,
 void running_tasks_machine::on(const ev::running_heard& e, millis now,
                                ev::events&) {
   running_.heard(e.task_id, e.attempt, e.node, deadline(now));
+}
+
+void running_tasks_machine::on(const ev::claim_heard& e, millis,
+                               ev::events& out) {
+  // Our own claim merged, yet it changed nothing: the task had moved on
+  // before (an execution started without a window learns only here that
+  // it lost).
+  if (e.claim.claim().node_id() == id_)
+    judge(e.claim.task_id(), e.state, out);
 }
 
 void running_tasks_machine::on(const ev::start_execution& e, millis now,
@@ -56,31 +101,34 @@ void running_tasks_machine::on(const ev::start_execution& e, millis now,
   states_[e.task_id] = e.state;
   ++counters_.executions_started;
   out.push_back(ev::run_order{e.task_id, e.attempt, e.spec});
+  // What was merged since the state ranking went by, if this mailbox
+  // had it first.
+  if (auto n = named_.find(e.task_id); n != named_.end()) {
+    auto s = n->second.state;
+    named_.erase(n);
+    judge(e.task_id, s, out);
+  }
 }
 
-void running_tasks_machine::on(const ev::stop_execution& e, millis,
-                               ev::events& out) {
-  auto* x = running_.mine(e.task_id);
+void running_tasks_machine::stop(const std::string& task_id,
+                                 ev::events& out) {
+  auto* x = running_.mine(task_id);
   if (x == nullptr)
     return;
-  out.push_back(ev::cancel_order{e.task_id, x->started_attempt});
+  out.push_back(ev::cancel_order{task_id, x->started_attempt});
   ++counters_.executions_canceled;
-  running_.stop(e.task_id);
-  states_.erase(e.task_id);
-  out.push_back(ev::execution_over{e.task_id});
+  running_.stop(task_id);
+  states_.erase(task_id);
+  out.push_back(ev::execution_over{task_id});
 }
 
-void running_tasks_machine::on(const ev::reclaim_execution& e, millis now,
-                               ev::events& out) {
-  auto* x = running_.mine(e.task_id);
-  if (x == nullptr)
-    return;
-  x->attempt = e.attempt;
-  ++counters_.reclaims;
-  wire::OpId none;
-  // The same claim (and so the same, older dequeue time) as before.
-  out.push_back(
-    ev::originate{make_dequeue(e.task_id, e.attempt, x->claim, none)});
+std::optional<millis> running_tasks_machine::next_due() const {
+  if (running_.executing() > 0 || running_.watched_count() > 0)
+    return millis{0};
+  std::optional<millis> due;
+  for (const auto& [task_id, n] : named_)
+    due = due ? std::min(*due, n.forget_at) : n.forget_at;
+  return due;
 }
 
 void running_tasks_machine::on(const ev::execution_report& e, millis now,
@@ -157,6 +205,8 @@ void running_tasks_machine::requeue(const std::string& task_id,
 }
 
 void running_tasks_machine::tick(millis now, ev::events& out) {
+  for (auto n = named_.begin(); n != named_.end();)
+    n = n->second.forget_at <= now ? named_.erase(n) : std::next(n);
   // It ticks at once while anything runs: a gap of a heartbeat interval
   // means this process did not run, not that the executors went silent.
   if (running_.executing() == 0 && running_.watched_count() == 0)

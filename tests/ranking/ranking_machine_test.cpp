@@ -7,6 +7,7 @@
 #include "common/emitted_events.hpp"
 #include "ranking/ranking.hpp"
 #include "ranking/ranking_machine.hpp"
+#include "running_tasks/running_tasks_machine.hpp"
 
 using namespace dice;
 using dice::test::emitted;
@@ -63,9 +64,9 @@ TEST_CASE("ranking tells ready_queue its free slots only when their number "
   }
 }
 
-TEST_CASE("a claim without a window starts at once, and stops only when a "
-          "better claim for its attempt is merged",
-          "[ranking]") {
+TEST_CASE("a claim without a window starts at once, and running_tasks stops "
+          "it only when a better claim for its attempt is merged",
+          "[ranking][running_tasks]") {
   queue_config cfg;
   cfg.matched_claim_window_ms = 0;
   ranking_machine r("b", cfg);
@@ -93,24 +94,49 @@ TEST_CASE("a claim without a window starts at once, and stops only when a "
   auto mine = *state_of(ops.front().op);
   CHECK(started.front().state.phase() == wire::RUNNING);
   CHECK(compare_claims(started.front().state.claim(), mine.claim()) == 0);
+  // running_tasks holds the execution from here on, and judges it.
+  running_tasks_machine x("b", cfg, 1);
+  out.clear();
+  x.on(started.front(), 5, out);
+  REQUIRE(emitted<ev::run_order>(out).size() == 1);
   out.clear();
   // Not merged yet (READY), then a worse rival merged first: keep running.
-  r.on(ev::task_changed{"t", spec, ready_state(1)}, 6, out);
+  x.on(ev::task_changed{"t", spec, ready_state(1)}, 6, out);
   auto worse = mine;
   worse.mutable_claim()->set_node_id("z");
   worse.mutable_claim()->set_dequeue_time_ms(50);
-  r.on(ev::task_changed{"t", spec, worse}, 7, out);
-  CHECK(emitted<ev::stop_execution>(out).empty());
-  SECTION("a better claim: the loser cancels") {
+  x.on(ev::task_changed{"t", spec, worse}, 7, out);
+  CHECK(emitted<ev::cancel_order>(out).empty());
+  SECTION("a better claim: the loser cancels, and ranking gets the seat "
+          "back") {
     auto better = mine;
     better.mutable_claim()->set_node_id("a");
     better.mutable_claim()->set_dequeue_time_ms(1);
-    r.on(ev::task_changed{"t", spec, better}, 8, out);
-    CHECK(emitted<ev::stop_execution>(out).size() == 1);
+    x.on(ev::task_changed{"t", spec, better}, 8, out);
+    CHECK(emitted<ev::cancel_order>(out).size() == 1);
+    auto over = emitted<ev::execution_over>(out);
+    REQUIRE(over.size() == 1);
+    out.clear();
+    r.on(over.front(), 8, out);
+    REQUIRE(announced(out).size() == 1);
+    CHECK(announced(out).front().count == cfg.slots + cfg.prefetch);
+    CHECK(announced(out).front().claimed.empty());
+  }
+  SECTION("our own claim merged unchanged behind a better one: the loser "
+          "cancels") {
+    auto better = mine;
+    better.mutable_claim()->set_node_id("a");
+    better.mutable_claim()->set_dequeue_time_ms(1);
+    wire::Dequeue d;
+    d.set_task_id("t");
+    d.set_attempt(1);
+    *d.mutable_claim() = mine.claim();
+    x.on(ev::claim_heard{d, better}, 8, out);
+    CHECK(emitted<ev::cancel_order>(out).size() == 1);
   }
   SECTION("ours merged: keep running") {
-    r.on(ev::task_changed{"t", spec, mine}, 8, out);
-    CHECK(emitted<ev::stop_execution>(out).empty());
+    x.on(ev::task_changed{"t", spec, mine}, 8, out);
+    CHECK(emitted<ev::cancel_order>(out).empty());
     CHECK(emitted<ev::originate>(out).empty());
   }
 }

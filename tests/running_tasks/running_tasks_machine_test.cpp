@@ -4,11 +4,14 @@
 #include <variant>
 #include <vector>
 
+#include "communication/communication.hpp"
 #include "communication/communication_machine.hpp"
 #include "known_tasks/task_state.hpp"
 #include "running_tasks/running_tasks_machine.hpp"
+#include "common/emitted_events.hpp"
 
 using namespace dice;
+using dice::test::emitted;
 
 namespace {
 
@@ -140,4 +143,73 @@ TEST_CASE("an execution elsewhere is not re-queued for the silence of this "
        t <= 3600 + 2 * cfg.running_timeout_ms && !requeued(); t += 10)
     m.tick(t, out);
   CHECK(requeued());
+}
+
+TEST_CASE("running_tasks judges an execution ranking hands over against "
+          "what was merged since ranking looked: a better claim stops it "
+          "at once, a re-queue is claimed again",
+          "[running_tasks]") {
+  queue_config cfg;
+  running_tasks_machine m("a", cfg, 1);
+  auto s = start("t");
+  ev::events out;
+  // Our claim merged (ranking ends its window on this state) ...
+  m.on(ev::task_changed{"t", s.spec, s.state}, 1, out);
+  SECTION("then a better one, heard here before the hand-over") {
+    auto better = s.state;
+    better.mutable_claim()->set_node_id("0");
+    better.mutable_claim()->set_dequeue_time_ms(0);
+    m.on(ev::task_changed{"t", s.spec, better}, 2, out);
+    out.clear();
+    m.on(s, 3, out);
+    CHECK(emitted<ev::run_order>(out).size() == 1);
+    CHECK(emitted<ev::cancel_order>(out).size() == 1);
+    CHECK(emitted<ev::execution_over>(out).size() == 1);
+    CHECK(m.running().executing() == 0);
+  }
+  SECTION("then the task's end") {
+    auto done = s.state;
+    done.set_phase(wire::CANCELED);
+    m.on(ev::task_changed{"t", s.spec, done}, 2, out);
+    out.clear();
+    m.on(s, 3, out);
+    CHECK(emitted<ev::cancel_order>(out).size() == 1);
+    CHECK(m.running().executing() == 0);
+  }
+  SECTION("then a re-queue: the same execution claims the next attempt") {
+    m.on(ev::task_changed{"t", s.spec, ready_state(2)}, 2, out);
+    out.clear();
+    m.on(s, 3, out);
+    CHECK(emitted<ev::cancel_order>(out).empty());
+    auto ops = emitted<ev::originate>(out);
+    REQUIRE(ops.size() == 1);
+    REQUIRE(ops.front().op.has_dequeue());
+    CHECK(ops.front().op.dequeue().attempt() == 2);
+    CHECK(m.counters().reclaims == 1);
+  }
+  SECTION("nothing more: it runs, and nothing is left to judge later") {
+    out.clear();
+    m.on(s, 3, out);
+    CHECK(emitted<ev::run_order>(out).size() == 1);
+    CHECK(emitted<ev::cancel_order>(out).empty());
+    CHECK(m.running().executing() == 1);
+  }
+}
+
+TEST_CASE("a claim of ours heard merged but never handed over is forgotten "
+          "after the running timeout, so an idle node has no tick due",
+          "[running_tasks]") {
+  queue_config cfg;
+  running_tasks_machine m("a", cfg, 1);
+  auto s = start("t");
+  s.claim.set_dequeue_time_ms(10);
+  *s.state.mutable_claim() = s.claim;
+  ev::events out;
+  CHECK_FALSE(m.next_due());
+  m.on(ev::task_changed{"t", s.spec, s.state}, 10, out);
+  REQUIRE(m.next_due());
+  auto at = *m.next_due();
+  CHECK(at >= 10 + cfg.running_timeout_ms);
+  m.tick(at, out);
+  CHECK_FALSE(m.next_due());
 }
