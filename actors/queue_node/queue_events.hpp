@@ -1,9 +1,10 @@
 #pragma once
 // The messages the queue's subsystems send one another. Each subsystem is a
 // state machine that reads only its own state: what it needs of another's,
-// it learns from these events. queue_node delivers them in one process (in
-// FIFO order, as a mailbox would); in dice-node each subsystem is an actor
-// and they travel as actor messages. No CAF here.
+// it learns from these events. queue_node delivers them in one process
+// (each subsystem from its own mailbox, in an order drawn from a seed, as
+// CAF may run the actors; or in one FIFO); in dice-node each subsystem is
+// an actor and they travel as actor messages. No CAF here.
 #include <cstdint>
 #include <map>
 #include <memory>

@@ -4,7 +4,9 @@
 // tasks, unknown-task resolution; the paper's finished tasks are the
 // replica's terminal states, in known tasks), each a state machine of
 // its own folder, exchanging the events of queue_events.hpp, which this
-// class delivers in FIFO order (as mailboxes would) until all are handled.
+// class delivers until all are handled: each subsystem from its own
+// mailbox in an order drawn from a seed (interleave(), as CAF may run the
+// actors; what dice-sim and the seeded sweeps use), or else in one FIFO.
 // dice-node runs the same machines as one actor each (queue/). Inputs are
 // received messages, timer ticks, peers' version vectors and liveness, user
 // operations and executor reports; outputs are collected in an outbox.
