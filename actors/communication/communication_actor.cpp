@@ -63,8 +63,7 @@ communication_actor spawn_communication(caf::actor_system& sys,
                      -> communication_actor::behavior_type {
     start_subsystem(self, cfg,
                     std::make_unique<communication_machine>(
-                      cfg.node_id, origin_of(cfg.node_id, cfg.incarnation),
-                      cfg.queue));
+                      make_communication_machine(cfg)));
     self->state.members = members;
     post_counters(self, cfg, stats_board::poster::communication);
     return {

@@ -588,4 +588,9 @@ std::optional<millis> communication_machine::next_due() const {
   return due;
 }
 
+communication_machine make_communication_machine(const machine_config& c) {
+  return communication_machine(c.node_id, origin_of(c.node_id, c.incarnation),
+                               c.queue);
+}
+
 } // namespace dice

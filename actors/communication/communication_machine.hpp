@@ -188,4 +188,7 @@ private:
   queue_counters counters_;
 };
 
+/// The machine every driver runs (queue_node, the actor).
+communication_machine make_communication_machine(const machine_config& c);
+
 } // namespace dice

@@ -35,7 +35,7 @@ known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
     known_tasks_actor::stateful_pointer<subsystem_state<known_tasks_machine>>;
   return sys.spawn([cfg, journal](self_ptr self) -> known_tasks_actor::behavior_type {
     start_subsystem(self, cfg,
-                    std::make_unique<known_tasks_machine>(cfg.node_id, cfg.queue));
+                    std::make_unique<known_tasks_machine>(make_known_tasks_machine(cfg)));
     if (auto board = cfg.board)
       self->state.post_stats = [self, board, journal] {
         const auto& m = *self->state.machine;

@@ -290,4 +290,8 @@ std::vector<task_row> known_tasks_machine::query(const task_query& q) const {
   return rows;
 }
 
+known_tasks_machine make_known_tasks_machine(const machine_config& c) {
+  return known_tasks_machine(c.node_id, c.queue);
+}
+
 } // namespace dice

@@ -74,4 +74,7 @@ private:
   replica_sink* sink_ = nullptr;
 };
 
+/// The machine every driver runs (queue_node, the actor).
+known_tasks_machine make_known_tasks_machine(const machine_config& c);
+
 } // namespace dice

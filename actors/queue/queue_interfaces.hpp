@@ -153,12 +153,9 @@ struct queue_handles {
   queue_world world;
 };
 
-/// What every subsystem actor of one node starts from.
-struct subsystem_config {
-  std::string node_id;
-  std::uint64_t incarnation = 0;
-  std::uint64_t seed = 0;
-  queue_config queue;
+/// What every subsystem actor of one node starts from: what its machine
+/// is built from, and what the actor needs besides.
+struct subsystem_config : machine_config {
   millis tick_ms = 10;
   std::function<millis()> clock; // the wall clock if unset
   /// Where the counting subsystems post their counters (none: not posted).

@@ -77,9 +77,14 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
                       broadcast_bridge bridge, membership members,
                       executor exec) {
   auto& sys = self->system();
-  subsystem_config sc{cfg.node_id, cfg.incarnation, cfg.incarnation,
-                      cfg.queue,   cfg.tick_ms,     cfg.clock,
-                      self->state.board};
+  subsystem_config sc;
+  sc.node_id = cfg.node_id;
+  sc.incarnation = cfg.incarnation;
+  sc.seed = cfg.incarnation;
+  sc.queue = cfg.queue;
+  sc.tick_ms = cfg.tick_ms;
+  sc.clock = cfg.clock;
+  sc.board = self->state.board;
   auto& to = self->state.to;
   to.communication = spawn_communication(sys, sc, members);
   to.known_tasks = spawn_known_tasks(sys, sc, cfg.journal);

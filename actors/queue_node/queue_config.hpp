@@ -75,4 +75,14 @@ struct queue_config {
   std::string problem() const;
 };
 
+/// What every subsystem's machine is built from: each has one factory,
+/// make_<x>_machine(const machine_config&), beside it, used by queue_node
+/// and by the actors alike.
+struct machine_config {
+  std::string node_id;
+  std::uint64_t incarnation = 0;
+  std::uint64_t seed = 0; // the node's: each machine derives its own
+  queue_config queue;
+};
+
 } // namespace dice

@@ -25,28 +25,27 @@ std::uint64_t subsystem_seed(std::uint64_t seed, station s) {
 
 namespace {
 
-const std::string& checked(const std::string& id, const queue_config& cfg) {
+machine_config checked(std::string id, std::uint64_t incarnation,
+                       std::uint64_t seed, queue_config cfg) {
   if (id.empty())
     throw std::invalid_argument("queue: node id must not be empty");
   if (auto why = cfg.problem(); !why.empty())
     throw std::invalid_argument("queue: " + why);
-  return id;
+  return {std::move(id), incarnation, seed, std::move(cfg)};
 }
 
 } // namespace
 
 queue_node::queue_node(std::string id, std::uint64_t incarnation,
                        std::uint64_t seed, queue_config cfg)
-  : id_(checked(id, cfg)),
-    origin_(origin_of(id_, incarnation)),
-    cfg_(std::move(cfg)),
-    communication_(id_, origin_, cfg_),
-    known_tasks_(id_, cfg_),
-    ready_queue_(id_, cfg_),
-    ranking_(id_, cfg_),
-    running_tasks_(id_, cfg_, subsystem_seed(seed, station::running_tasks)),
-    unknown_resolver_(cfg_.resolver, std::min(cfg_.claim_window_ms, cfg_.matched_claim_window_ms) / 2,
-                      subsystem_seed(seed, station::unknown_resolver)) {
+  : mc_(checked(std::move(id), incarnation, seed, std::move(cfg))),
+    origin_(origin_of(mc_.node_id, incarnation)),
+    communication_(make_communication_machine(mc_)),
+    known_tasks_(make_known_tasks_machine(mc_)),
+    ready_queue_(make_ready_queue_machine(mc_)),
+    ranking_(make_ranking_machine(mc_)),
+    running_tasks_(make_running_tasks_machine(mc_)),
+    unknown_resolver_(make_unknown_resolver_machine(mc_)) {
 }
 
 // -- the router ---------------------------------------------------------------

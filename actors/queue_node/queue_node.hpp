@@ -134,9 +134,9 @@ public:
 
   // -- views --------------------------------------------------------------
 
-  const std::string& id() const { return id_; }
+  const std::string& id() const { return mc_.node_id; }
   const std::string& origin() const { return origin_; }
-  const queue_config& config() const { return cfg_; }
+  const queue_config& config() const { return mc_.queue; }
   const known_tasks& replica() const { return known_tasks_.replica(); }
   const ready_queue& ready() const { return ready_queue_.order(); }
   const running_tasks& running() const { return running_tasks_.running(); }
@@ -179,9 +179,8 @@ private:
   template <class E>
   void to_world(const E& e);
 
-  std::string id_;
+  machine_config mc_;
   std::string origin_;
-  queue_config cfg_;
 
   communication_machine communication_;
   known_tasks_machine known_tasks_;

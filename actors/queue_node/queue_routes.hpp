@@ -8,24 +8,9 @@
 
 #include "known_tasks/task_state.hpp"
 #include "queue_node/queue_events.hpp"
+#include "queue_node/station.hpp"
 
 namespace dice {
-
-enum class station {
-  communication,
-  known_tasks,
-  ready_queue,
-  ranking,
-  running_tasks,
-  unknown_resolver,
-  bridge,   // datagrams out
-  executor, // executions
-  world,    // the user: the node facade
-};
-constexpr std::size_t station_count = 9;
-
-/// The seed of one subsystem's randomness, from the node's seed.
-std::uint64_t subsystem_seed(std::uint64_t seed, station s);
 
 namespace detail {
 

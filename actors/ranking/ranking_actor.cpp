@@ -10,7 +10,7 @@ ranking_actor spawn_ranking(caf::actor_system& sys,
   using self_ptr =
     ranking_actor::stateful_pointer<subsystem_state<ranking_machine>>;
   return sys.spawn([cfg](self_ptr self) -> ranking_actor::behavior_type {
-    start_subsystem(self, cfg, std::make_unique<ranking_machine>(cfg.node_id, cfg.queue), 1);
+    start_subsystem(self, cfg, std::make_unique<ranking_machine>(make_ranking_machine(cfg)), 1);
     post_counters(self, cfg, stats_board::poster::ranking);
     return {
       [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },

@@ -236,4 +236,8 @@ std::optional<millis> ranking_machine::next_due() const {
   return due;
 }
 
+ranking_machine make_ranking_machine(const machine_config& c) {
+  return ranking_machine(c.node_id, c.queue);
+}
+
 } // namespace dice

@@ -110,4 +110,7 @@ private:
   queue_counters counters_;
 };
 
+/// The machine every driver runs (queue_node, the actor).
+ranking_machine make_ranking_machine(const machine_config& c);
+
 } // namespace dice

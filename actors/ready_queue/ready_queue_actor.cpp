@@ -10,7 +10,7 @@ ready_queue_actor spawn_ready_queue(caf::actor_system& sys,
   using self_ptr =
     ready_queue_actor::stateful_pointer<subsystem_state<ready_queue_machine>>;
   return sys.spawn([cfg](self_ptr self) -> ready_queue_actor::behavior_type {
-    start_subsystem(self, cfg, std::make_unique<ready_queue_machine>(cfg.node_id, cfg.queue), 1);
+    start_subsystem(self, cfg, std::make_unique<ready_queue_machine>(make_ready_queue_machine(cfg)), 1);
     return {
       [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },
       [self](const ev::batch& b) { handle_batch(self, b); },

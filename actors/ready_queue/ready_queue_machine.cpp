@@ -197,4 +197,8 @@ ready_queue_machine::next_claim(millis now, millis free_since,
   return std::nullopt;
 }
 
+ready_queue_machine make_ready_queue_machine(const machine_config& c) {
+  return ready_queue_machine(c.node_id, c.queue);
+}
+
 } // namespace dice

@@ -87,4 +87,7 @@ private:
   bool changed_ = true;
 };
 
+/// The machine every driver runs (queue_node, the actor).
+ready_queue_machine make_ready_queue_machine(const machine_config& c);
+
 } // namespace dice

@@ -10,8 +10,7 @@ running_tasks_actor spawn_running_tasks(caf::actor_system& sys,
   using self_ptr =
     running_tasks_actor::stateful_pointer<subsystem_state<running_tasks_machine>>;
   return sys.spawn([cfg](self_ptr self) -> running_tasks_actor::behavior_type {
-    start_subsystem(self, cfg, std::make_unique<running_tasks_machine>(cfg.node_id, cfg.queue,
-        subsystem_seed(cfg.seed, station::running_tasks)));
+    start_subsystem(self, cfg, std::make_unique<running_tasks_machine>(make_running_tasks_machine(cfg)));
     post_counters(self, cfg, stats_board::poster::running_tasks);
     return {
       [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },

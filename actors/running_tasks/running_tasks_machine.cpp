@@ -1,6 +1,10 @@
 #include "running_tasks/running_tasks_machine.hpp"
 
 #include <algorithm>
+
+#include "queue_node/station.hpp"
+
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
@@ -229,6 +233,11 @@ void running_tasks_machine::tick(millis now, ev::events& out) {
     if (w != nullptr)
       requeue(task_id, w->attempt + 1, now, out);
   }
+}
+
+running_tasks_machine make_running_tasks_machine(const machine_config& c) {
+  return running_tasks_machine(
+    c.node_id, c.queue, subsystem_seed(c.seed, station::running_tasks));
 }
 
 } // namespace dice

@@ -71,4 +71,7 @@ private:
   queue_counters counters_;
 };
 
+/// The machine every driver runs (queue_node, the actor).
+running_tasks_machine make_running_tasks_machine(const machine_config& c);
+
 } // namespace dice

@@ -1,6 +1,5 @@
 // The unknown_resolver subsystem as an actor: drives its unknown_resolver_machine
 // (unknown_resolver/unknown_resolver_machine.hpp) with the events routed to it.
-#include <algorithm>
 #include "unknown_resolver/unknown_resolver_machine.hpp"
 #include "queue/subsystem_actor.hpp"
 
@@ -11,8 +10,7 @@ unknown_resolver_actor spawn_unknown_resolver(caf::actor_system& sys,
   using self_ptr =
     unknown_resolver_actor::stateful_pointer<subsystem_state<unknown_resolver_machine>>;
   return sys.spawn([cfg](self_ptr self) -> unknown_resolver_actor::behavior_type {
-    start_subsystem(self, cfg, std::make_unique<unknown_resolver_machine>(cfg.queue.resolver, std::min(cfg.queue.claim_window_ms, cfg.queue.matched_claim_window_ms) / 2,
-        subsystem_seed(cfg.seed, station::unknown_resolver)));
+    start_subsystem(self, cfg, std::make_unique<unknown_resolver_machine>(make_unknown_resolver_machine(cfg)));
     return {
       [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },
       [self](const ev::batch& b) { handle_batch(self, b); },

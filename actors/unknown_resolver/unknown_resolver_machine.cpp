@@ -1,5 +1,9 @@
 #include "unknown_resolver/unknown_resolver_machine.hpp"
 
+#include <algorithm>
+
+#include "queue_node/station.hpp"
+
 #include <utility>
 
 #include "communication/communication.hpp"
@@ -43,6 +47,14 @@ void unknown_resolver_machine::tick(millis now, ev::events& out) {
     out.push_back(ev::answer_due{task_id});
   for (const auto& task_id : resolver_.asks_due(now))
     out.push_back(ev::broadcast{make_do_you_know(task_id)});
+}
+
+unknown_resolver_machine make_unknown_resolver_machine(const machine_config& c) {
+  // Stale answers within the shorter claim window: half of it.
+  return unknown_resolver_machine(
+    c.queue.resolver,
+    std::min(c.queue.claim_window_ms, c.queue.matched_claim_window_ms) / 2,
+    subsystem_seed(c.seed, station::unknown_resolver));
 }
 
 } // namespace dice

@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 
+#include "queue_node/queue_config.hpp"
 #include "queue_node/queue_events.hpp"
 #include "unknown_resolver/unknown_resolver.hpp"
 
@@ -39,5 +40,8 @@ private:
   millis stale_wait_;
   std::mt19937_64 rng_;
 };
+
+/// The machine every driver runs (queue_node, the actor).
+unknown_resolver_machine make_unknown_resolver_machine(const machine_config& c);
 
 } // namespace dice
