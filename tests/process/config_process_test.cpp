@@ -320,7 +320,7 @@ TEST_CASE("an unknown HTTP path answers 404 with a JSON error",
 }
 
 TEST_CASE("--battery, --device-class and --unknown-strategy are accepted and "
-          "shown in /stats; a bad value fails fast",
+          "shown in /stats, and a bad value fails fast",
           "[process][config]") {
   SECTION("given") {
     cluster c;
