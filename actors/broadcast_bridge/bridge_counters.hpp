@@ -2,8 +2,21 @@
 // What the broadcast bridge has seen: every datagram is either accepted or
 // dropped for exactly one reason.
 #include <cstdint>
+#include <map>
+#include <string>
 
 namespace dice {
+
+/// Messages of one family (topic_of: membership, queue, sync, election,
+/// tester, mutex, causal). A bundle's parts count one by one; bytes are the
+/// message's own, without envelope. A broadcast sealed once counts once,
+/// however many peers it goes to (datagrams_sent counts the copies).
+struct kind_traffic {
+  std::uint64_t sent = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t received = 0;
+  std::uint64_t bytes_received = 0;
+};
 
 struct bridge_counters {
   std::uint64_t datagrams_sent = 0;
@@ -21,6 +34,8 @@ struct bridge_counters {
   std::uint64_t dropped_version = 0;         // unknown protocol version
   std::uint64_t dropped_cluster = 0;         // another cluster id
   std::uint64_t dropped_self = 0;            // our own datagram looped back
+  /// Sealed and accepted messages by family.
+  std::map<std::string, kind_traffic> by_kind;
 
   std::uint64_t dropped() const {
     return dropped_malformed + dropped_unauthenticated + dropped_replayed

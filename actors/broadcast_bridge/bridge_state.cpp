@@ -7,6 +7,7 @@
 
 #include "broadcast_bridge/bundle.hpp"
 #include "broadcast_bridge/hmac.hpp"
+#include "broadcast_bridge/topic.hpp"
 
 namespace dice {
 
@@ -20,6 +21,23 @@ bridge_state::bridge_state(bridge_identity self, std::string cluster_key,
   // send us datagrams could flood the log. Drops are counted instead.
   static std::once_flag quiet;
   std::call_once(quiet, [] { google::protobuf::SetLogHandler(nullptr); });
+}
+
+void bridge_state::count_kind(const wire::Message& m, bool sent) {
+  if (m.has_bundle()) {
+    for (const auto& part : m.bundle().parts())
+      count_kind(part, sent);
+    return;
+  }
+  auto& k = counters_.by_kind[topic_of(m)];
+  auto bytes = static_cast<std::uint64_t>(m.ByteSizeLong());
+  if (sent) {
+    ++k.sent;
+    k.bytes_sent += bytes;
+  } else {
+    ++k.received;
+    k.bytes_received += bytes;
+  }
 }
 
 std::optional<std::string> bridge_state::seal(wire::Message m, millis now) {
@@ -39,6 +57,7 @@ std::optional<std::string> bridge_state::seal(wire::Message m, millis now) {
     ++counters_.send_errors;
     return std::nullopt;
   }
+  count_kind(m, true);
   return bytes;
 }
 
@@ -105,6 +124,7 @@ std::optional<wire::Message> bridge_state::open(const std::string& datagram) {
   if (verdict != replay_window::verdict::fresh)
     return drop(counters_.dropped_replayed);
   ++counters_.accepted;
+  count_kind(m, false);
   if (m.has_bundle())
     ++counters_.bundles_received;
   return m;

@@ -57,6 +57,9 @@ public:
   const bridge_limits& limits() const { return limits_; }
 
 private:
+  // Adds `m` (a bundle part by part) to counters_.by_kind.
+  void count_kind(const wire::Message& m, bool sent);
+
   bridge_identity self_;
   std::string key_;
   bridge_limits limits_;

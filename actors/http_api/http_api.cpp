@@ -138,6 +138,17 @@ void http_api::routes() {
                           {"failed", exec->failed},   {"canceled", exec->canceled}};
     body["queue"] = queue_json(*queue);
     body["tests"] = tester_stats_json(*node_.tester());
+    // What this node's claims are ranked by, as configured at start
+    // (--battery auto on a machine with a battery: the level read then; the
+    // ranking reads it again every --battery-refresh-ms).
+    const auto& q = node_.config().queue;
+    body["ranking"] = {
+      {"battery", q.battery},
+      {"battery_refreshed", static_cast<bool>(q.battery_source)},
+      {"device_class", q.device_class},
+      {"unknown_strategy", q.resolver.strategy == resolve_strategy::never_want
+                             ? "never_want"
+                             : "always_want"}};
     body["membership"] = {{"stale_messages", members->stale_messages},
                           {"conflicting_ids", members->conflicting_ids},
                           {"ids_refused", members->ids_refused},

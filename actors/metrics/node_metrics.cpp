@@ -59,6 +59,26 @@ void wire_families(families& f, const bridge_counters& w) {
            "Datagrams that carried several messages (bundles)", counter)
     .sample(w.bundles_sent, {{"direction", "sent"}})
     .sample(w.bundles_received, {{"direction", "received"}});
+  // Every family is shown, at 0 until its first message, so a dashboard's
+  // query finds the series before the traffic does.
+  auto by_kind = w.by_kind;
+  for (auto kind : {"membership", "queue", "sync", "election", "tester",
+                    "mutex", "causal"})
+    by_kind.try_emplace(kind);
+  auto& messages = f.family("dice_messages_total",
+                            "Messages sealed and accepted, by family (a "
+                            "bundle's parts one by one; a broadcast once)",
+                            counter);
+  for (const auto& [kind, k] : by_kind)
+    messages.sample(k.sent, {{"direction", "sent"}, {"kind", kind}})
+      .sample(k.received, {{"direction", "received"}, {"kind", kind}});
+  auto& bytes = f.family("dice_message_bytes_total",
+                         "Bytes of the messages of dice_messages_total, "
+                         "without envelope",
+                         counter);
+  for (const auto& [kind, k] : by_kind)
+    bytes.sample(k.bytes_sent, {{"direction", "sent"}, {"kind", kind}})
+      .sample(k.bytes_received, {{"direction", "received"}, {"kind", kind}});
   f.one("dice_datagrams_accepted_total",
         "Received datagrams that passed every check", counter, w.accepted);
   f.one("dice_send_errors_total", "Datagrams that could not be sent", counter,

@@ -55,8 +55,10 @@ sim_cluster::sim_cluster(sim_options opts)
     throw std::invalid_argument("sim: at least one node");
   net_.set_default_faults(opts_.faults);
   nodes_.resize(opts_.nodes);
+  done_by_.assign(opts_.nodes, 0);
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     nodes_[i].id = "n" + std::to_string(i + 1);
+    timeline_.nodes.push_back(nodes_[i].id);
     index_[nodes_[i].id] = i;
     net_.attach(nodes_[i].id);
   }
@@ -205,7 +207,8 @@ void sim_cluster::run_queued(sim_node& n) {
     bool ok = !(attempt < opts_.queue.max_attempts
                 && chance(opts_.fail_probability));
     n.running[task_id] = execution{attempt, now_ + opts_.task_ms, ok, now_};
-    ++executions_[task_id];
+    if (++executions_[task_id] > 1)
+      ++duplicates_;
   }
 }
 
@@ -218,6 +221,8 @@ void sim_cluster::finish_executions(sim_node& n) {
     auto task_id = r->first;
     auto e = r->second;
     r = n.running.erase(r);
+    if (e.ok && finished_.insert(task_id).second)
+      ++done_by_[index_of(n.id)];
     n.queue->execution_finished(task_id, e.attempt, e.ok,
                                 e.ok ? "result:" + task_id
                                      : "transient failure",
@@ -253,6 +258,24 @@ void sim_cluster::step() {
     n.queue->tick(now_);
     flush(n);
   }
+  if (opts_.timeline_every_ms > 0 && now_ >= next_sample_) {
+    sample_timeline();
+    next_sample_ = now_ + opts_.timeline_every_ms;
+  }
+}
+
+void sim_cluster::sample_timeline() {
+  timeline_sample s;
+  s.at = now_;
+  s.done_by = done_by_;
+  s.claims_lost = claims_lost_retired_;
+  s.duplicates = duplicates_;
+  for (const auto& n : nodes_)
+    if (n.up) {
+      s.claims_lost += n.queue->counters().claims_lost;
+      ++s.up;
+    }
+  timeline_.samples.push_back(std::move(s));
 }
 
 void sim_cluster::elect(sim_node& n) {
@@ -306,6 +329,7 @@ void sim_cluster::crash(std::size_t i) {
   n.up = false;
   n.running.clear();
   n.queued.clear();
+  claims_lost_retired_ += n.queue->counters().claims_lost;
   n.queue.reset();
   n.membership.reset();
   ++crashes_;
@@ -564,7 +588,10 @@ sim_report run_simulation(const sim_options& opts) {
   millis first = opts.submit_at_ms;
   while (cluster.now() < opts.max_time_ms && !cluster.converged())
     cluster.run_until(cluster.now() + 50);
+  if (opts.timeline_every_ms > 0)
+    cluster.sample_timeline(); // the end, whatever the sampling period
   auto report = cluster.report();
+  report.timeline = cluster.timeline();
   if (report.converged) {
     report.converged_at_ms = cluster.now();
     report.makespan_ms = cluster.now() - first;

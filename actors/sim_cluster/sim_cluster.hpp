@@ -53,6 +53,11 @@ public:
   /// Fills the report (violations included) from the current state.
   sim_report report() const;
 
+  /// Adds a sample of the run so far to the timeline (also taken every
+  /// sim_options::timeline_every_ms by run_until).
+  void sample_timeline();
+  const sim_timeline& timeline() const { return timeline_; }
+
   const std::map<std::string, std::size_t>& executions() const {
     return executions_;
   }
@@ -117,6 +122,15 @@ private:
   std::uint64_t crashes_ = 0;
   sim_report traffic_;
   millis first_submit_ = -1;
+
+  // The timeline: who finished each task first, and running totals that
+  // survive crashes (a restarted node's counters start at 0).
+  sim_timeline timeline_;
+  millis next_sample_ = 0;
+  std::set<std::string> finished_;
+  std::vector<std::uint64_t> done_by_;
+  std::uint64_t claims_lost_retired_ = 0;
+  std::uint64_t duplicates_ = 0;
 };
 
 /// Runs the scripted scenario of `opts` (submissions, removes, crashes,

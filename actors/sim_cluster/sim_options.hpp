@@ -11,6 +11,7 @@
 #include "common/time.hpp"
 #include "membership/membership_state.hpp"
 #include "queue_node/queue_config.hpp"
+#include "sim_cluster/sim_timeline.hpp"
 
 namespace dice {
 
@@ -52,6 +53,9 @@ struct sim_options {
   /// so partitions have one each and a crashed coordinator is replaced.
   /// Off: no election, every node recovers and compacts for itself.
   bool coordinator = false;
+  /// Sample a timeline (sim_report::timeline) every this many ms of virtual
+  /// time; 0: none.
+  millis timeline_every_ms = 0;
   queue_config queue;
   membership_config membership;
 
@@ -94,6 +98,8 @@ struct sim_report {
   std::uint64_t canceled = 0, requeues = 0, reclaims = 0, claims_lost = 0;
   /// Invariant violations, each a one-line description; empty when sound.
   std::vector<std::string> violations;
+  /// Samples every sim_options::timeline_every_ms, the last at the end.
+  sim_timeline timeline;
   /// Every live replica, task by task, when the run did not converge.
   std::string details;
 

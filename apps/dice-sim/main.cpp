@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <stdexcept>
 
@@ -74,6 +75,16 @@ int main(int argc, char** argv) {
     return 0;
   }
   const auto& o = cli.sim;
+  // Opened before the run: a bad path fails at once, not after it.
+  std::ofstream timeline;
+  if (!cli.timeline.empty()) {
+    timeline.open(cli.timeline);
+    if (!timeline) {
+      std::cerr << "dice-sim: cannot write --timeline " << cli.timeline
+                << "\n";
+      return 2;
+    }
+  }
   if (!cli.json)
     std::cout << "dice-sim: seed " << o.seed << ", " << o.nodes << " nodes, "
               << o.tasks << " tasks, loss " << o.faults.loss << " ..."
@@ -89,6 +100,14 @@ int main(int argc, char** argv) {
   std::chrono::duration<double, std::milli> wall =
     std::chrono::steady_clock::now() - start;
   bool sound = r.converged && r.violations.empty();
+  if (timeline.is_open()) {
+    r.timeline.write_csv(timeline);
+    timeline.close();
+    if (!timeline) {
+      std::cerr << "dice-sim: writing " << cli.timeline << " failed\n";
+      return 2;
+    }
+  }
   if (cli.json) {
     std::cout << to_json(o, r, cli.actors, wall.count()).dump() << std::endl;
   } else {

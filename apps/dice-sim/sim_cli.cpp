@@ -25,7 +25,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   auto& o = out.sim;
   const sim_options defaults;
   long long nodes = 16, tasks = 256, crashes = 0, removes = 0;
-  long long partition_ms = 0, max_time_ms = 0;
+  long long partition_ms = 0, max_time_ms = 0, timeline_every_ms = 100;
   bool fifo = false;
   po::options_description desc(
     "dice-sim: one seeded, deterministic simulation of a whole DiCE cluster\n"
@@ -63,6 +63,8 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("fifo", po::bool_switch(&fifo), "deliver each node's events in one FIFO instead of interleaving its subsystems' mailboxes in a seeded order")
     ("seed", po::value(&o.seed)->default_value(defaults.seed), "seed of the whole run: the same seed replays it")
     ("actors", po::bool_switch(&out.actors), "run each node as its real actor set (bridge, membership, the queue facade and its seven subsystem actors) under CAF's test scheduler; slower, and without --remove, --fail and the per-kind traffic")
+    ("timeline", po::value(&out.timeline), "write the run's timeline to this CSV file: per sample the time, tasks finished, claims lost, duplicate executions, nodes up, and per node the tasks it finished (draw it with bench/queue_sim/timeline.py)")
+    ("timeline-every-ms", po::value(&timeline_every_ms)->default_value(timeline_every_ms), "virtual time between two timeline samples")
     ("json", po::bool_switch(&out.json), "print the report as one JSON object on the last line")
     ("dump", po::bool_switch(&out.dump), "if the run did not converge, print every replica task by task");
   // clang-format on
@@ -101,6 +103,12 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   probability("fail", o.fail_probability);
   if (out.actors && (removes > 0 || o.fail_probability > 0))
     throw std::runtime_error("--actors runs no --remove or --fail scenario");
+  if (timeline_every_ms <= 0)
+    throw std::runtime_error("--timeline-every-ms must be positive");
+  if (out.actors && !out.timeline.empty())
+    throw std::runtime_error("--actors records no --timeline");
+  if (!out.timeline.empty())
+    o.timeline_every_ms = timeline_every_ms;
   if (o.faults.loss >= 1.0)
     throw std::runtime_error("--loss must be below 1 (nothing would arrive)");
 

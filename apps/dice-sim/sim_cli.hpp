@@ -12,6 +12,7 @@ struct sim_cli {
   bool dump = false; // print every replica when the run did not converge
   bool actors = false; // real CAF actor sets per node (run_actor_simulation)
   bool help = false; // print `usage` and exit 0
+  std::string timeline; // CSV file for sim_report::timeline ("": none)
   std::string usage;
 };
 

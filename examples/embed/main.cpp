@@ -1,18 +1,22 @@
 // An application that embeds a DiCE node in its own CAF actor system, adds
-// two task kinds of its own (a function and an actor), submits tasks and
-// follows them to their end through task events.
+// task kinds of its own (functions and an actor), submits tasks (some
+// holding a cluster-wide lock) and follows them to their end through task
+// events, and publishes a causal event that it hears back.
 //
 // Usage: dice-embed-example [--listen HOST:PORT] [--peer HOST:PORT]...
 // Alone it is a one-node cluster; give it the address of a running
 // dice-node (--peer) and the work may run there too, if that node knows
 // the kinds (only `echo` is built in everywhere).
+#include <atomic>
 #include <cctype>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <caf/actor_system.hpp>
@@ -49,6 +53,18 @@ dice::embed::outcome count_words(const std::string& payload,
   return dice::embed::outcome::success(std::to_string(n));
 }
 
+// A kind whose tasks must not overlap (say, they append to one ledger file):
+// submitted with a lock, each finds itself alone however many slots run.
+std::atomic<int> in_ledger{0};
+dice::embed::outcome append_to_ledger(const std::string&,
+                                      const std::function<bool()>&) {
+  int inside = ++in_ledger;
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  --in_ledger;
+  return inside == 1 ? dice::embed::outcome::success("alone")
+                     : dice::embed::outcome::failure("overlapped another");
+}
+
 // Results are bytes: show the unprintable ones as \xNN.
 std::string printable(const std::string& bytes) {
   std::string out;
@@ -70,6 +86,7 @@ int main(int argc, char** argv) {
   dice::embed::options opts;
   opts.id = "embedded-1";
   opts.listen = "127.0.0.1:0"; // any free port
+  opts.slots = 3; // the ledger tasks could overlap, but for their lock
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--listen")
@@ -89,7 +106,17 @@ int main(int argc, char** argv) {
     dice::embed::node node{sys, opts};
     node.add_kind("wordcount", count_words);
     node.add_actor_kind("shout", sys.spawn(shouter));
+    node.add_kind("ledger", append_to_ledger);
     std::mutex out_mtx;
+    std::condition_variable heard_cv;
+    bool heard = false;
+    node.on_message("greetings", [&](const dice::embed::message& m) {
+      std::lock_guard<std::mutex> guard{out_mtx};
+      std::cout << "message: " << m.topic << " '" << m.data << "' from "
+                << m.origin << " #" << m.seq << "\n";
+      heard = true;
+      heard_cv.notify_all();
+    });
     node.on_event([&](const dice::embed::task_event& ev) {
       std::lock_guard<std::mutex> guard{out_mtx};
       std::cout << "event: " << ev.id << " " << ev.kind << " " << ev.state
@@ -102,10 +129,14 @@ int main(int argc, char** argv) {
     std::cout << std::endl;
 
     std::vector<dice::embed::task> work = {
-      {"wordcount", "the quick brown fox", 5, {{"embedded-1", 2}}},
-      {"shout", "hello from an embedded node", 1, {}},
-      {"shout", "", 0, {}}, // the actor refuses it: FAILED with its reason
-      {"echo", std::string("bytes\0ok", 8), 0, {}},
+      {"wordcount", "the quick brown fox", 5, {{"embedded-1", 2}}, {}},
+      {"shout", "hello from an embedded node", 1, {}, {}},
+      {"shout", "", 0, {}, {}}, // the actor refuses it: FAILED with its reason
+      {"echo", std::string("bytes\0ok", 8), 0, {}, {}},
+      // Three at once, one lock: they run one after the other.
+      {"ledger", "entry 1", 0, {}, {"ledger"}},
+      {"ledger", "entry 2", 0, {}, {"ledger"}},
+      {"ledger", "entry 3", 0, {}, {"ledger"}},
     };
     std::vector<std::string> ids;
     for (auto& t : work)
@@ -126,6 +157,13 @@ int main(int argc, char** argv) {
         std::cout << "result: " << work[i].kind << " " << end->state << ": "
                   << end->reason << "\n";
       failed += end->state != "done";
+    }
+    // A causal event: every node delivers it, this one included.
+    node.publish("greetings", "hello, cluster");
+    {
+      std::unique_lock<std::mutex> lock{out_mtx};
+      if (!heard_cv.wait_for(lock, std::chrono::seconds(10), [&] { return heard; }))
+        std::cout << "message: none heard in 10 s\n";
     }
     {
       std::lock_guard<std::mutex> guard{out_mtx};

@@ -391,6 +391,32 @@ TEST_CASE("sends are counted by outcome", "[bridge]") {
   CHECK(b.counters().send_errors == 1);
 }
 
+TEST_CASE("messages and their bytes are counted by family, a bundle part "
+          "by part", "[bridge]") {
+  bridge_state a{who("n1"), key}, b{who("n2"), key};
+  wire::Message lock;
+  lock.mutable_mutex()->set_resource("db");
+  std::vector<wire::Message> parts{heartbeat(), with_payload(40), lock};
+  auto datagrams = a.seal_all(parts, 1000);
+  REQUIRE(datagrams.size() == 1); // one bundle of three parts
+  for (const auto& d : datagrams)
+    REQUIRE(b.open(d));
+  for (const auto* kind : {"membership", "queue", "mutex"}) {
+    INFO(kind);
+    const auto& sent = a.counters().by_kind.at(kind);
+    const auto& got = b.counters().by_kind.at(kind);
+    CHECK(sent.sent == 1);
+    CHECK(got.received == 1);
+    CHECK(sent.bytes_sent > 0);
+    CHECK(got.bytes_received == sent.bytes_sent);
+  }
+  CHECK(a.counters().by_kind.at("queue").bytes_sent > 40); // the payload
+  CHECK(a.counters().by_kind.count("causal") == 0);
+  // A dropped datagram counts for no family.
+  CHECK_FALSE(b.open(datagrams.front())); // replayed
+  CHECK(b.counters().by_kind.at("queue").received == 1);
+}
+
 TEST_CASE("hmac_sha256 matches RFC 4231", "[bridge]") {
   auto hex = [](const std::string& s) {
     static const char* digits = "0123456789abcdef";

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # Runs the embedding example and checks what a user would: each task's
-# result, the refused task's reason, and the summary.
+# result, the refused task's reason, tasks of one lock that never overlapped,
+# the causal event it published and heard back, and the summary.
 set -euo pipefail
 out=$(timeout 60 "$1" 2>&1) || { echo "example failed:"; echo "$out"; exit 1; }
 echo "$out"
 expect() {
   grep -qF -- "$1" <<<"$out" || { echo "missing in output: $1"; exit 1; }
 }
-expect "kinds: cpu echo evaluation shout sleep wordcount" # evaluation: dice test's record kind
+expect "kinds: cpu echo evaluation ledger shout sleep wordcount" # evaluation: dice test's record kind
 expect "result: wordcount -> '4'"
 expect "result: shout -> 'HELLO FROM AN EMBEDDED NODE'"
 expect "result: shout failed: "
 expect "shout: nothing to shout"
 expect "result: echo -> 'bytes\x00ok' (8 bytes"
-expect "summary: 3 done, 1 failed"
+# The three ledger tasks hold one lock: each ran alone (else "overlapped").
+[[ $(grep -cF "result: ledger -> 'alone'" <<<"$out") == 3 ]] \
+  || { echo "the locked ledger tasks did not each run alone"; exit 1; }
+expect "message: greetings 'hello, cluster' from embedded-1 #1"
+expect "summary: 6 done, 1 failed"

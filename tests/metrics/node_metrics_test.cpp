@@ -13,6 +13,7 @@ node_metrics sample() {
   m.wire.datagrams_sent = 10;
   m.wire.bytes_received = 2048;
   m.wire.dropped_replayed = 3;
+  m.wire.by_kind["queue"] = {6, 600, 4, 420};
   m.queue.claims = 7;
   m.queue.claims_lost = 2;
   m.queue.executions_canceled = 1;
@@ -55,6 +56,12 @@ TEST_CASE("the exposition shows what a scraper needs: queue depth per state, "
   CHECK(has_line(text, "dice_datagrams_total{direction=\"sent\"} 10"));
   CHECK(has_line(text, "dice_datagram_bytes_total{direction=\"received\"} 2048"));
   CHECK(has_line(text, "dice_datagrams_dropped_total{reason=\"replayed\"} 3"));
+  CHECK(has_line(text, "dice_messages_total{direction=\"sent\",kind=\"queue\"} 6"));
+  CHECK(has_line(text, "dice_messages_total{direction=\"received\",kind=\"queue\"} 4"));
+  CHECK(has_line(text, "dice_message_bytes_total{direction=\"sent\",kind=\"queue\"} 600"));
+  CHECK(has_line(text, "dice_message_bytes_total{direction=\"received\",kind=\"queue\"} 420"));
+  // A family without traffic yet is there at 0.
+  CHECK(has_line(text, "dice_messages_total{direction=\"sent\",kind=\"mutex\"} 0"));
   CHECK(has_line(text, "dice_members{state=\"alive\"} 2"));
   CHECK(has_line(text, "dice_members{state=\"suspect\"} 1"));
   CHECK(has_line(text, "dice_members{state=\"dead\"} 0"));

@@ -318,3 +318,41 @@ TEST_CASE("an unknown HTTP path answers 404 with a JSON error",
   CHECK(bad_body->contains("error"));
   CHECK(get_json(n.spec().http_port, "/health"));
 }
+
+TEST_CASE("--battery, --device-class and --unknown-strategy are accepted and "
+          "shown in /stats, and a bad value fails fast",
+          "[process][config]") {
+  SECTION("given") {
+    cluster c;
+    auto spec = c.make_spec("node-1");
+    spec.extra_args = {"--battery", "30", "--device-class", "2",
+                       "--unknown-strategy", "never_want"};
+    auto& n = c.start(spec);
+    auto stats = n.stats();
+    REQUIRE(stats);
+    INFO(stats->dump());
+    const auto& r = (*stats)["ranking"];
+    CHECK(r["battery"] == 30);
+    CHECK(r["battery_refreshed"] == false); // a fixed level is not re-read
+    CHECK(r["device_class"] == 2);
+    CHECK(r["unknown_strategy"] == "never_want");
+  }
+  SECTION("the defaults") {
+    cluster c;
+    auto spec = c.make_spec("node-1");
+    spec.extra_args = {"--battery", "100"};
+    auto& n = c.start(spec);
+    auto stats = n.stats();
+    REQUIRE(stats);
+    CHECK((*stats)["ranking"]["device_class"] == 0);
+    CHECK((*stats)["ranking"]["unknown_strategy"] == "always_want");
+  }
+  SECTION("bad values") {
+    auto args = quiet_addrs();
+    args.insert(args.end(), {"--unknown-strategy", "sometimes"});
+    expect_fails_fast(args, "sometimes");
+    args = quiet_addrs();
+    args.insert(args.end(), {"--battery", "130"});
+    expect_fails_fast(args, "--battery");
+  }
+}

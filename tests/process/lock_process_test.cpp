@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 #include <cstdio>
+#include <chrono>
+#include <thread>
 
 #include <sys/stat.h>
 
@@ -47,17 +49,37 @@ std::map<std::string, interval> read_intervals(const std::string& log) {
   return out;
 }
 
-/// Pairs of tasks that ran at the same time.
+/// Runs that started before every earlier-started run had ended (a long run
+/// may overlap several after it, not only the next).
 int overlaps(const std::map<std::string, interval>& runs) {
   std::vector<interval> v;
   for (const auto& [tag, i] : runs)
     v.push_back(i);
   std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.start < b.start; });
   int n = 0;
-  for (std::size_t i = 1; i < v.size(); ++i)
-    if (v[i].start < v[i - 1].end)
+  long long latest_end = v.empty() ? 0 : v[0].end;
+  for (std::size_t i = 1; i < v.size(); ++i) {
+    if (v[i].start < latest_end)
       ++n;
+    latest_end = std::max(latest_end, v[i].end);
+  }
   return n;
+}
+
+/// GET /locks on `node`: the entry of `lock` in "locks" (null if none).
+nlohmann::json lock_entry(node_process& node, const std::string& lock) {
+  auto j = get_json(node.spec().http_port, "/locks");
+  if (!j)
+    return nullptr;
+  for (const auto& l : (*j)["locks"])
+    if (l["lock"] == lock)
+      return l;
+  return nullptr;
+}
+
+bool has(const nlohmann::json& list, const std::string& value) {
+  return list.is_array()
+         && std::find(list.begin(), list.end(), value) != list.end();
 }
 
 /// Submits `count` recorder tasks through the CLI, tagged prefix0..; with
@@ -172,10 +194,27 @@ TEST_CASE("dice lock excludes a second holder, and a holder killed by "
                              {"/bin/sh", "-c", "echo $$ > " + flag + "; exec sleep 600"},
                              "first.log");
       REQUIRE(wait_until([&] { return std::ifstream(flag).good(); }, millis(20000)));
-      // Another node cannot have it meanwhile.
-      auto second = dice_lock(c, c[0], "1", {"/bin/true"}, "second.log");
-      REQUIRE(second->wait_exit(millis(10000)) == 3);
-      CHECK(second->log().find("timed out after 1 s waiting for lock 'db'")
+      // GET /locks on the holder names it, and its own client holds.
+      nlohmann::json held;
+      bool named = wait_until([&] {
+        held = lock_entry(holder, "db");
+        return !held.is_null() && held["holder"] == "l-3";
+      }, millis(3000));
+      INFO("GET /locks on l-3: " << held.dump());
+      CHECK(named);
+      // Another node cannot have it meanwhile: it waits, and says so.
+      auto second = dice_lock(c, c[0], "5", {"/bin/true"}, "second.log");
+      nlohmann::json waiting;
+      bool listed = wait_until([&] {
+        waiting = lock_entry(c[0], "db");
+        return !waiting.is_null() && has(waiting["waiters"], "l-1");
+      }, millis(4000));
+      INFO("GET /locks on l-1 while it waits: " << waiting.dump());
+      CHECK(listed);
+      if (!waiting.is_null())
+        CHECK(waiting["holder"] != "l-1");
+      REQUIRE(second->wait_exit(millis(15000)) == 3);
+      CHECK(second->log().find("timed out after 5 s waiting for lock 'db'")
             != std::string::npos);
       holder.proc().kill_now();
       first->kill_now();
@@ -189,6 +228,82 @@ TEST_CASE("dice lock excludes a second holder, and a holder killed by "
       auto code = third->wait_exit(millis(40000));
       INFO(c.logs() << third->log());
       CHECK(code == 7); // it got the lock, ran the command, passed its status on
+      // Afterwards nobody holds it, as the survivors see it.
+      for (auto* n : {&c[0], &c[1]}) {
+        nlohmann::json after;
+        bool free = wait_until([&] {
+          after = lock_entry(*n, "db");
+          return after.is_null() || after["holder"].is_null();
+        }, millis(5000));
+        INFO(n->spec().id << " GET /locks: " << after.dump());
+        CHECK(free);
+      }
     }
   }
+}
+
+TEST_CASE("a node killed by SIGKILL while running a locked task releases the "
+          "lock: another task naming it then runs", "[process][mutex]") {
+  cluster c;
+  auto pid_file = c.dir().file("holder.pid");
+  auto mark = c.dir().file("second.ran");
+  // The first attempt holds the lock for good; its re-execution, after the
+  // node's death, ends at once (the task is idempotent, as tasks must be).
+  auto hold = c.dir().write("hold.sh", "#!/bin/sh\n[ -e " + pid_file + " ] && exit 0\n"
+                                       "echo $$ > " + pid_file + "\nexec sleep 600\n");
+  auto touch = c.dir().write("touch.sh", "#!/bin/sh\ntouch " + mark + "\n");
+  ::chmod(hold.c_str(), 0755);
+  ::chmod(touch.c_str(), 0755);
+  start_cluster(c, 3, {"--shell-allow", hold, "--shell-allow", touch, "--slots", "2"});
+  auto submit = [&](node_process& at, const std::string& script) {
+    process p(DICE_CLI_BIN,
+              {"--node", "http://" + loopback(at.spec().http_port), "submit", "shell",
+               script, "--lock", "db"},
+              c.dir().file(script.substr(script.rfind('/') + 1) + ".submit.log"));
+    REQUIRE(p.wait_exit(millis(5000)) == 0);
+    auto id = p.log();
+    id.erase(id.find_last_not_of("\n") + 1);
+    return id;
+  };
+  auto task = [&](node_process& at, const std::string& id) {
+    auto t = get_json(at.spec().http_port, "/tasks/" + id);
+    return t ? *t : nlohmann::json{};
+  };
+  auto first = submit(c[0], hold);
+  REQUIRE(wait_until([&] { return std::ifstream(pid_file).good(); }, millis(20000)));
+  std::string runner;
+  REQUIRE(wait_until([&] {
+    auto t = task(c[0], first);
+    if (t.is_null() || t["state"] != "running" || !t["node"].is_string())
+      return false;
+    runner = t["node"];
+    return true;
+  }, millis(5000)));
+  auto second = submit(c[0], touch);
+  // While the holder lives, the second task waits, READY, and never runs.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  CHECK_FALSE(std::ifstream(mark).good());
+  CHECK(task(c[0], second)["state"] == "ready");
+
+  node_process* victim = nullptr;
+  node_process* survivor = nullptr;
+  for (auto& n : c.nodes())
+    (n->id() == runner ? victim : survivor) = n.get();
+  REQUIRE(victim);
+  victim->proc().kill_now();
+  {
+    pid_t command = 0;
+    std::ifstream(pid_file) >> command;
+    if (command > 0)
+      ::kill(command, SIGKILL); // the killed node's child lives on otherwise
+  }
+  // Membership declares the holder dead, the lock is free, and the second
+  // task runs on a survivor.
+  bool ran = wait_until([&] { return task(*survivor, second)["state"] == "done"; },
+                        millis(30000), millis(200));
+  INFO("runner " << runner << "; second task: " << task(*survivor, second).dump()
+       << "\n" << c.logs());
+  CHECK(ran);
+  CHECK(std::ifstream(mark).good());
+  CHECK(task(*survivor, second)["node"] != runner);
 }

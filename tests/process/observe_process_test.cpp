@@ -109,7 +109,18 @@ TEST_CASE("GET /metrics passes promtool and its numbers move as work runs",
   CHECK(sample(after, R"(dice_http_request_duration_seconds_count{method="POST",route="/tasks"})") == 1);
   CHECK(sample(after, R"(dice_datagrams_total{direction="sent"})")
         > sample(before, R"(dice_datagrams_total{direction="sent"})"));
-  CHECK(sample(after, R"(dice_claims_total{outcome="made"})") >= 0);
+  // Per family: heartbeats flowed from the start; the 40 ENQUEUEs went out
+  // from this node and the others' claims and completions came back.
+  CHECK(sample(before, R"(dice_messages_total{direction="received",kind="membership"})") > 0);
+  CHECK(sample(before, R"(dice_message_bytes_total{direction="sent",kind="membership"})") > 0);
+  for (auto dir : {"sent", "received"}) {
+    INFO(dir);
+    auto messages = std::string(R"(dice_messages_total{direction=")") + dir + R"(",kind="queue"})";
+    auto bytes = std::string(R"(dice_message_bytes_total{direction=")") + dir + R"(",kind="queue"})";
+    CHECK(sample(after, messages) > sample(before, messages));
+    CHECK(sample(after, bytes) > sample(before, bytes));
+  }
+  CHECK(sample(after, R"(dice_messages_total{direction="sent",kind="queue"})") >= 40);
   // The coordinator is one of the three, and every node names the same.
   std::smatch m;
   REQUIRE(std::regex_search(after, m, std::regex(R"re(dice_coordinator\{coordinator="([^"]+)"\} 1)re")));
@@ -131,15 +142,35 @@ TEST_CASE("the dashboard shows the members, the coordinator and the counts "
   REQUIRE(page.status == 200);
   CHECK(page.body.find("<title>DiCE dashboard</title>") != std::string::npos);
 
+  // A task that fails: sleep refuses a payload that is not milliseconds.
+  auto sent = run(c, DICE_CLI_BIN, {"--node", url_of(n), "--json", "submit", "sleep", "forever"},
+                  "submit-failing.log", millis(10000));
+  REQUIRE(sent.code == 0);
+  auto failing = last_json_line(sent.output)["ids"].get<std::vector<std::string>>();
+  REQUIRE(failing.size() == 1);
+  REQUIRE(wait_until([&] { return n.stats() && (*n.stats())["tasks"]["failed"] == 1; },
+                     millis(15000)));
+
   // --virtual-time-budget lets the page's polls run before the DOM is dumped.
-  auto dom = run(c, "/usr/bin/chromium",
-                 {"--headless", "--no-sandbox", "--disable-gpu",
-                  "--disable-dev-shm-usage", "--no-first-run",
-                  "--user-data-dir=" + c.dir().file("chromium"),
-                  "--virtual-time-budget=8000", "--dump-dom", url_of(n) + "/ui"},
-                 "chromium.log", millis(90000));
+  auto load = [&](const std::string& name) {
+    return run(c, "/usr/bin/chromium",
+               {"--headless", "--no-sandbox", "--disable-gpu",
+                "--disable-dev-shm-usage", "--no-first-run",
+                "--user-data-dir=" + c.dir().file("chromium-" + name),
+                "--virtual-time-budget=8000", "--dump-dom", url_of(n) + "/ui"},
+               name + ".log", millis(90000));
+  };
+  auto dom = load("chromium");
   INFO("chromium (Debian's chromium package, see scripts/setup):\n" << dom.output);
   REQUIRE(dom.code == 0);
+  // The failure is in the table of recent failures, with its reason.
+  std::smatch failure;
+  CHECK(std::regex_search(
+    dom.output, failure,
+    std::regex("<tr><td>" + failing[0] + "</td><td>sleep</td><td>[^<]+</td><td>\\d+</td>"
+               "<td>sleep: payload must be milliseconds[^<]*</td></tr>")));
+  CHECK(dom.output.find("<span class=\"value\" id=\"count-failed\">1</span>")
+        != std::string::npos);
   for (auto id : {"obs-1", "obs-2", "obs-3"})
     CHECK(dom.output.find("<td class=\"member-id\">" + std::string(id) + "</td>")
           != std::string::npos);
@@ -155,6 +186,16 @@ TEST_CASE("the dashboard shows the members, the coordinator and the counts "
     total += std::stoi((*it)[1]);
   CHECK(total == 30);
   CHECK(dom.output.find("status error") == std::string::npos);
+
+  // More work, and the page loaded again shows the new count: it draws the
+  // cluster as it is, not a picture taken once.
+  submit(c, n, "echo", "again", 10);
+  REQUIRE(wait_until([&] { return n.stats() && (*n.stats())["tasks"]["done"] == 40; },
+                     millis(10000)));
+  auto later = load("chromium-later");
+  REQUIRE(later.code == 0);
+  CHECK(later.output.find("<span class=\"value\" id=\"count-done\">40</span>")
+        != std::string::npos);
 }
 
 TEST_CASE("the dice CLI: tables for people, numeric id order, pages, bulk "

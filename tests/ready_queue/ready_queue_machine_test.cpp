@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 
@@ -56,4 +57,69 @@ TEST_CASE("a node offers its free seats only tasks it can run, the others "
       m.tick(t, out);
     CHECK(offered(out) == std::set<std::string>{"t-echo"});
   }
+}
+
+TEST_CASE("a task whose locks this node does not hold waits, READY, and is "
+          "looked at again, while the others are offered",
+          "[ready_queue][mutex]") {
+  std::set<std::string> held;          // the locks this node holds
+  std::vector<std::string> asked;      // task:lock, as take_locks was asked
+  queue_config cfg;
+  cfg.take_locks = [&](const wire::TaskSpec& spec, std::uint32_t) {
+    bool all = true;
+    for (const auto& l : spec.locks())
+      if (!held.count(l)) {
+        asked.push_back(spec.id() + ":" + l);
+        all = false;
+      }
+    return all;
+  };
+  auto locked = [](const std::string& id, std::vector<std::string> locks) {
+    auto e = ready(id, "echo");
+    auto spec = std::make_shared<wire::TaskSpec>(*e.spec);
+    for (auto& l : locks)
+      spec->add_locks(l);
+    e.spec = spec;
+    return e;
+  };
+  ready_queue_machine m("a", cfg);
+  ev::events out;
+  m.on(locked("t-db", {"db"}), 0, out);
+  m.on(locked("t-db-cache", {"db", "cache"}), 0, out);
+  m.on(ready("t-free", "echo"), 0, out);
+  m.on(ev::free_slots{3, 3, 0, {}}, 0, out);
+
+  m.tick(0, out);
+  CHECK(offered(out) == std::set<std::string>{"t-free"});
+  CHECK(std::count(asked.begin(), asked.end(), "t-db:db") == 1);
+  CHECK(std::count(asked.begin(), asked.end(), "t-db-cache:cache") == 1);
+  // Nothing changes on the wire when a lock is granted: the queue looks
+  // again after lock_recheck_ms.
+  REQUIRE(m.next_due());
+  CHECK(*m.next_due() == cfg.lock_recheck_ms);
+
+  held.insert("db");
+  ev::events second;
+  m.tick(cfg.lock_recheck_ms, second);
+  CHECK(offered(second) == std::set<std::string>{"t-db"}); // cache still held elsewhere
+
+  held.insert("cache");
+  ev::events third;
+  m.tick(2 * cfg.lock_recheck_ms, third);
+  CHECK(offered(third) == std::set<std::string>{"t-db-cache"});
+}
+
+TEST_CASE("without a lock check every ready task is offered, locks or not",
+          "[ready_queue][mutex]") {
+  queue_config cfg; // take_locks unset: a node without the mutex subsystem
+  ready_queue_machine m("a", cfg);
+  ev::events out;
+  auto e = ready("t-db", "echo");
+  auto spec = std::make_shared<wire::TaskSpec>(*e.spec);
+  spec->add_locks("db");
+  e.spec = spec;
+  m.on(e, 0, out);
+  m.on(ev::free_slots{1, 1, 0, {}}, 0, out);
+  m.tick(0, out);
+  CHECK(offered(out) == std::set<std::string>{"t-db"});
 }

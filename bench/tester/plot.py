@@ -1,0 +1,57 @@
+#!/usr/bin/python3
+"""Draws bench/tester's recorded results: left, one project's wall time
+against N for pytest -n N and dice test (first run, and second run with
+the durations remembered); right, 8 projects on N nodes beside the
+physical limit of two cores and seed 004's figures.
+
+    /usr/bin/python3 bench/tester/plot.py bench/tester/results.csv bench/tester/tester.png
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import plotting  # noqa: E402
+
+SEED_004 = {2: 120, 4: 72, 8: 50}  # 8 projects, one machine per node
+
+
+def main():
+    source, out = plotting.args("plot.py RESULTS.csv OUT.png", 2)
+    data = plotting.rows(source)
+    fig, (single, many) = plotting.panels(2)
+    wall = [r for r in data if r["part"] == "single" and r["metric"] == "wall_s"]
+    series = {("xdist", "1"): "pytest -n N", ("dice", "1"): "dice test, run 1",
+              ("dice", "2"): "dice test, run 2 (longest first)"}
+    for (system, rnd), label in series.items():
+        points = sorted((int(r["nodes"]), float(r["value"])) for r in wall
+                        if r["system"] == system and r["round"] == rnd)
+        single.plot([p[0] for p in points], [p[1] for p in points], "o-", label=label)
+    single.set_xscale("log", base=2)
+    single.set_xlabel("workers / nodes N (2 cores)")
+    single.set_ylabel("wall s")
+    single.set_title("mpmath's suite, one project")
+    single.set_ylim(bottom=0)
+    single.legend(fontsize=8)
+    single.grid(alpha=0.3)
+
+    serial = next(float(r["value"]) for r in data if r["metric"] == "serial_one_s")
+    runs = sorted((int(r["nodes"]), float(r["value"])) for r in data
+                  if r["part"] == "many" and r["metric"] == "wall_s")
+    ns = [n for n, _ in runs]
+    many.plot(ns, [w for _, w in runs], "o-", label="dice test, 8 projects")
+    many.plot(ns, [8 * serial / min(n, 2) for n in ns], "k--",
+              label="physical limit (8 x serial / 2 cores)")
+    many.plot(sorted(SEED_004), [SEED_004[n] for n in sorted(SEED_004)], "s:",
+              label="seed 004 (one machine per node)")
+    many.set_xscale("log", base=2)
+    many.set_xlabel("nodes")
+    many.set_ylabel("wall s")
+    many.set_title("8 projects at once")
+    many.set_ylim(bottom=0)
+    many.legend(fontsize=8)
+    many.grid(alpha=0.3)
+    plotting.save(fig, out)
+
+
+if __name__ == "__main__":
+    main()
