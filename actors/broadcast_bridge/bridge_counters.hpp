@@ -30,6 +30,7 @@ struct bridge_counters {
   std::uint64_t dropped_malformed = 0;       // undecodable bytes or bad header
   std::uint64_t dropped_unauthenticated = 0; // missing or wrong HMAC tag
   std::uint64_t dropped_replayed = 0;        // seen (sender, incarnation, seq)
+  std::uint64_t dropped_stale_incarnation = 0; // an older life of its sender
   std::uint64_t dropped_oversize = 0;        // larger than max_datagram_bytes
   std::uint64_t dropped_version = 0;         // unknown protocol version
   std::uint64_t dropped_cluster = 0;         // another cluster id
@@ -39,6 +40,7 @@ struct bridge_counters {
 
   std::uint64_t dropped() const {
     return dropped_malformed + dropped_unauthenticated + dropped_replayed
+           + dropped_stale_incarnation
            + dropped_oversize + dropped_version + dropped_cluster + dropped_self;
   }
 };

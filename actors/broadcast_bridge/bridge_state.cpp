@@ -80,6 +80,11 @@ std::vector<std::string> bridge_state::seal_all(std::vector<wire::Message> parts
   return out;
 }
 
+void bridge_state::restore(const replay_floors& floors) {
+  for (const auto& [sender, f] : floors)
+    replay_.restore(sender, f);
+}
+
 void bridge_state::count_sent(std::size_t bytes, bool ok) {
   if (!ok) {
     ++counters_.send_errors;
@@ -121,6 +126,8 @@ std::optional<wire::Message> bridge_state::open(const std::string& datagram) {
   // node's datagrams look stale before membership has judged the clash.
   auto verdict = replay_.check_and_record(m.sender_id() + '@' + m.sender_addr(),
                                           m.incarnation(), m.sequence());
+  if (verdict == replay_window::verdict::stale_incarnation)
+    return drop(counters_.dropped_stale_incarnation);
   if (verdict != replay_window::verdict::fresh)
     return drop(counters_.dropped_replayed);
   ++counters_.accepted;

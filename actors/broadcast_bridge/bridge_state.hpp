@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "broadcast_bridge/bridge_counters.hpp"
+#include "broadcast_bridge/replay_floors.hpp"
 #include "broadcast_bridge/replay_window.hpp"
 #include "common/defaults.hpp"
 #include "common/time.hpp"
@@ -48,6 +49,11 @@ public:
   /// Opens a received datagram; nullopt means dropped (and counted). A
   /// bundle comes back whole and checked: take it apart with unbundle().
   std::optional<wire::Message> open(const std::string& datagram);
+
+  /// What the replay windows hold, to be kept across a restart, and what a
+  /// restarted node takes back from its previous life.
+  replay_floors floors() const { return replay_.floors(); }
+  void restore(const replay_floors& floors);
 
   /// Counts one datagram handed to the transport (or that failed to go).
   void count_sent(std::size_t bytes, bool ok);

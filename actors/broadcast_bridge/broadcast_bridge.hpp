@@ -34,6 +34,8 @@ using broadcast_bridge = caf::typed_actor<
   caf::reacts_to<piggyback_atom, wire::Message, millis>,
   // to itself: send the broadcasts collected so far
   caf::reacts_to<flush_atom>,
+  // to itself: keep the replay floors in the data dir (when it has one)
+  caf::reacts_to<tick_atom>,
   // to one HOST:PORT
   caf::reacts_to<send_atom, std::string, wire::Message>,
   // the fan-out targets for broadcast, kept current by membership
@@ -51,6 +53,11 @@ struct bridge_config {
   bridge_limits limits;
   std::shared_ptr<transport> net;
   std::function<millis()> clock; // defaults to the wall clock
+  /// Where the replay windows' floors outlive the process (in the data
+  /// dir): read at start, written every replay_floors_save_ms and at exit.
+  /// Empty: replay protection lasts as long as the process.
+  std::string replay_file;
+  millis replay_floors_save_ms = defaults::replay_floors_save_ms;
 };
 
 broadcast_bridge spawn_broadcast_bridge(caf::actor_system& sys,

@@ -12,6 +12,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "broadcast_bridge/bundle.hpp"
+#include "broadcast_bridge/replay_floors.hpp"
 #include "broadcast_bridge/topic.hpp"
 
 namespace dice {
@@ -19,7 +20,7 @@ namespace dice {
 namespace {
 
 struct bridge_actor_state {
-  std::unique_ptr<bridge_state> logic;
+  std::shared_ptr<bridge_state> logic; // shared with the exit handler
   std::shared_ptr<transport> net;
   std::function<millis()> clock;
   std::vector<std::string> peers;
@@ -30,6 +31,8 @@ struct bridge_actor_state {
   // earliest of them must leave at the latest.
   std::vector<wire::Message> held;
   millis held_due = 0;
+  std::string replay_file;
+  replay_floors saved; // what replay_file holds
   static inline const char* name = "broadcast_bridge";
 };
 
@@ -45,6 +48,17 @@ void count_sent(bridge_ptr self, std::size_t bytes, std::size_t sent) {
     logic.count_sent(bytes, true);
 }
 
+// Writes the replay floors if they moved since the last write.
+void save_floors(bridge_actor_state& st) {
+  if (st.replay_file.empty())
+    return;
+  auto now = st.logic->floors();
+  if (now == st.saved)
+    return;
+  if (save_replay_floors(st.replay_file, now))
+    st.saved = std::move(now);
+}
+
 // Queues a broadcast for the flush behind every message already in the
 // mailbox, so the broadcasts of a burst go out together.
 void queue_broadcast(bridge_ptr self, wire::Message& m) {
@@ -56,10 +70,19 @@ void queue_broadcast(bridge_ptr self, wire::Message& m) {
 
 broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
   auto& st = self->state;
-  st.logic = std::make_unique<bridge_state>(cfg.self, cfg.cluster_key,
+  st.logic = std::make_shared<bridge_state>(cfg.self, cfg.cluster_key,
                                             cfg.limits);
   st.net = cfg.net;
   st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
+  // Before the first datagram: a replay of the previous life's traffic
+  // must find it already seen.
+  st.replay_file = cfg.replay_file;
+  if (!st.replay_file.empty()) {
+    st.saved = load_replay_floors(st.replay_file);
+    st.logic->restore(st.saved);
+    self->delayed_send(self, std::chrono::milliseconds(cfg.replay_floors_save_ms),
+                       tick_atom_v);
+  }
   // The transport's thread only enqueues; all logic runs in this actor.
   broadcast_bridge handle = self;
   st.net->start([handle](std::vector<datagram> batch) {
@@ -67,6 +90,12 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
   });
   auto net = st.net;
   self->attach_functor([net] { net->stop(); });
+  // The state is gone by the time attached functors run: they keep what
+  // the last write needs.
+  if (!st.replay_file.empty())
+    self->attach_functor([logic = st.logic, file = st.replay_file] {
+      save_replay_floors(file, logic->floors());
+    });
   return {
     [self](broadcast_atom, wire::Message& m) { queue_broadcast(self, m); },
     [self](broadcast_atom, std::vector<wire::Message>& ms) {
@@ -99,6 +128,10 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
       auto sent = st.net->broadcast_all(st.peers, datagrams);
       for (std::size_t i = 0; i < datagrams.size(); ++i)
         count_sent(self, datagrams[i].size(), sent[i]);
+    },
+    [self, every = cfg.replay_floors_save_ms](tick_atom) {
+      save_floors(self->state);
+      self->delayed_send(self, std::chrono::milliseconds(every), tick_atom_v);
     },
     [self](send_atom, const std::string& to, wire::Message& m) {
       auto& st = self->state;

@@ -48,4 +48,30 @@ replay_window::verdict replay_window::check_and_record(const std::string& sender
   return verdict::fresh;
 }
 
+std::map<std::string, replay_window::floor> replay_window::floors() const {
+  std::map<std::string, floor> out;
+  for (const auto& [sender, w] : senders_)
+    out[sender] = floor{w.incarnation, w.highest};
+  return out;
+}
+
+void replay_window::restore(const std::string& sender, floor f) {
+  auto it = senders_.find(sender);
+  if (it != senders_.end()
+      && (it->second.incarnation > f.incarnation
+          || (it->second.incarnation == f.incarnation
+              && it->second.highest >= f.sequence)))
+    return;
+  if (it == senders_.end()) {
+    if (senders_.size() >= max_senders_)
+      return; // as many as we keep: the live ones matter more
+    it = senders_.emplace(sender, sender_window{}).first;
+  }
+  // The window's slots all read seen: sequences within it, below the
+  // floor, are replays; above it, fresh.
+  it->second.incarnation = f.incarnation;
+  it->second.highest = f.sequence;
+  it->second.seen.assign(window_, true);
+}
+
 } // namespace dice

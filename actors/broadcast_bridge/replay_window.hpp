@@ -3,6 +3,7 @@
 // once. A sliding bitmap per sender, as IPsec does, tolerates reordering
 // within the window without remembering every number ever seen.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,6 +25,22 @@ public:
                            std::uint64_t sequence);
 
   std::size_t senders() const { return senders_.size(); }
+
+  /// Per sender, the incarnation and highest sequence accepted: what a
+  /// restarted node must remember so that its previous life's datagrams,
+  /// replayed, are not fresh to it (see replay_floors.hpp).
+  struct floor {
+    std::uint64_t incarnation = 0;
+    std::uint64_t sequence = 0;
+    bool operator==(const floor& o) const {
+      return incarnation == o.incarnation && sequence == o.sequence;
+    }
+  };
+  std::map<std::string, floor> floors() const;
+  /// Counts every sequence up to `f.sequence` of `f.incarnation` as seen,
+  /// and every lower incarnation as stale; a sender already heard from
+  /// keeps what it has if that is newer.
+  void restore(const std::string& sender, floor f);
 
 private:
   struct sender_window {

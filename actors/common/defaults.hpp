@@ -18,6 +18,10 @@ constexpr std::size_t max_datagram_bytes = 60 * 1024;
 constexpr std::size_t bundle_bytes = 1400;
 /// Sequence numbers remembered per (sender, incarnation) against replays.
 constexpr std::uint64_t replay_window = 1024;
+/// How often the replay windows' floors are written to the data dir (and at
+/// a clean stop): after kill -9, datagrams of at most this last stretch
+/// before the crash could be replayed once at the restarted node.
+constexpr millis replay_floors_save_ms = 1000;
 
 // -- network --------------------------------------------------------------------
 constexpr const char* listen = "0.0.0.0:7400";

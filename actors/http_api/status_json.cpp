@@ -35,6 +35,7 @@ nlohmann::json bridge_json(const bridge_counters& c) {
      {{"malformed", c.dropped_malformed},
       {"unauthenticated", c.dropped_unauthenticated},
       {"replayed", c.dropped_replayed},
+      {"stale_incarnation", c.dropped_stale_incarnation},
       {"oversize", c.dropped_oversize},
       {"version", c.dropped_version},
       {"cluster", c.dropped_cluster},

@@ -88,6 +88,7 @@ void wire_families(families& f, const bridge_counters& w) {
     .sample(w.dropped_malformed, {{"reason", "malformed"}})
     .sample(w.dropped_unauthenticated, {{"reason", "unauthenticated"}})
     .sample(w.dropped_replayed, {{"reason", "replayed"}})
+    .sample(w.dropped_stale_incarnation, {{"reason", "stale_incarnation"}})
     .sample(w.dropped_oversize, {{"reason", "oversize"}})
     .sample(w.dropped_version, {{"reason", "version"}})
     .sample(w.dropped_cluster, {{"reason", "cluster"}})

@@ -58,6 +58,8 @@ node::node(caf::actor_system& sys, node_config cfg,
   bc.cluster_key = cfg_.cluster_key;
   bc.limits = cfg_.limits;
   bc.net = std::move(net);
+  if (data_)
+    bc.replay_file = data_->file("replay.floors");
   bridge_ = spawn_broadcast_bridge(sys, std::move(bc));
   membership_actor_config mc;
   mc.self_id = cfg_.id;

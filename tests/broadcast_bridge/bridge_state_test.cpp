@@ -334,8 +334,60 @@ TEST_CASE("a replayed datagram is dropped", "[bridge]") {
   CHECK(receiver.open(seal(restarted, heartbeat())));
   // The old incarnation's late datagrams are stale now.
   CHECK_FALSE(receiver.open(seal(sender, heartbeat())));
-  CHECK(receiver.counters().dropped_replayed == 3);
+  CHECK(receiver.counters().dropped_replayed == 2);
+  CHECK(receiver.counters().dropped_stale_incarnation == 1);
   check_accounting(receiver.counters(), 6);
+}
+
+TEST_CASE("a restarted receiver that kept its replay floors drops its "
+          "previous life's datagrams replayed, and takes fresh ones",
+          "[bridge]") {
+  bridge_state sender{who("n1", 5), key};
+  bridge_state old_sender{who("n1", 4), key};
+  auto older_life = seal(old_sender, heartbeat());
+  bridge_state receiver{who("n2"), key};
+  std::vector<std::string> captured;
+  for (int i = 0; i < 5; ++i) {
+    captured.push_back(seal(sender, heartbeat()));
+    REQUIRE(receiver.open(captured.back()));
+  }
+  // Saved in the data dir, read back by the next start.
+  auto kept = decode_replay_floors(encode_replay_floors(receiver.floors()));
+  REQUIRE(kept == receiver.floors());
+
+  SECTION("without them, every captured datagram is fresh again") {
+    bridge_state forgetful{who("n2"), key};
+    CHECK(forgetful.open(older_life));
+    for (const auto& d : captured)
+      CHECK(forgetful.open(d));
+  }
+  SECTION("with them, none is, whatever the order") {
+    bridge_state restarted{who("n2"), key};
+    restarted.restore(kept);
+    for (auto i = captured.rbegin(); i != captured.rend(); ++i)
+      CHECK_FALSE(restarted.open(*i));
+    CHECK_FALSE(restarted.open(older_life));
+    CHECK(restarted.counters().dropped_replayed == 5);
+    CHECK(restarted.counters().dropped_stale_incarnation == 1);
+    // The sender that did not restart goes on where it was.
+    CHECK(restarted.open(seal(sender, heartbeat())));
+    // And one that restarted is heard at its new incarnation.
+    bridge_state sender_again{who("n1", 6), key};
+    CHECK(restarted.open(seal(sender_again, heartbeat())));
+    check_accounting(restarted.counters(), 8);
+  }
+}
+
+TEST_CASE("a damaged replay floors file costs its bad lines only",
+          "[bridge]") {
+  auto floors = decode_replay_floors("3 17 a@127.0.0.1:1\n"
+                                     "x 1 b@h:2\n"
+                                     "4 99999999999999999999999 c@h:3\n"
+                                     "5\n"
+                                     "6 7 d@h:4 with space\n");
+  CHECK(floors.size() == 2);
+  CHECK(floors["a@127.0.0.1:1"] == replay_window::floor{3, 17});
+  CHECK(floors["d@h:4 with space"] == replay_window::floor{6, 7});
 }
 
 TEST_CASE("random garbage never crashes and is always counted", "[bridge]") {
