@@ -68,6 +68,29 @@ seeds submit_seeds() {
           R"({"kind": "echo", "payload": "\u00e9\ud83c\udfb2"})", R"([1, 2])"};
 }
 
+seeds lock_seeds() {
+  return {"", "{}", R"({"wait_ms": 0})",
+          R"({"token": "a-1-2", "wait_ms": 10000, "lease_ms": 600000})",
+          R"({"lease_ms": 1000, "wait_ms": 250})", R"({"extra": 1})",
+          R"({"wait_ms": 1.5})", R"([])"};
+}
+
+seeds event_seeds() {
+  return {R"({"topic": "builds", "data": "done"})",
+          R"({"topic": "a.b-c_d", "data": ""})",
+          R"({"topic": "", "data": "x"})", R"({"topic": "t", "data": 5})",
+          R"({"topic": "t", "data": "\u00e9\ud83c\udfb2"})", R"("t")"};
+}
+
+seeds evaluation_seeds() {
+  return {R"({"url": "https://example.org/p.git"})",
+          R"({"url": "/srv/p", "name": "p", "runner": "pytest", "split": "test", "timeout": 60, "reruns": 2})",
+          R"({"url": "x", "runner": "cmd", "modules": ["make a", "make b"]})",
+          R"({"url": "x", "timeout": "30", "reruns": "1"})",
+          R"({"url": "x", "modules": "[\"m\"]"})", R"({"name": "no url"})",
+          R"({"url": "x", "split": "list"})", R"(null)"};
+}
+
 seeds query_seeds() {
   return {"ready", "running", "done", "t1", "t1,t2,,t3,", ",", ""};
 }
@@ -85,6 +108,9 @@ int main(int argc, char** argv) {
     {"bundle_fuzz", bundle_seeds()},
     {"submit_json_fuzz", submit_seeds()},
     {"task_query_fuzz", query_seeds()},
+    {"lock_json_fuzz", lock_seeds()},
+    {"event_json_fuzz", event_seeds()},
+    {"evaluation_json_fuzz", evaluation_seeds()},
   };
   for (const auto& [target, inputs] : all) {
     auto dir = fs::path(argv[1]) / target;

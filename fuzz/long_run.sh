@@ -10,7 +10,8 @@ runs=${1:-10000000}
 shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(envelope_fuzz signed_envelope_fuzz bundle_fuzz
-                                submit_json_fuzz task_query_fuzz)
+                                submit_json_fuzz task_query_fuzz lock_json_fuzz
+                                event_json_fuzz evaluation_json_fuzz)
 build=$PWD/build-fuzz/fuzz
 out=$build/long
 mkdir -p "$out/bin"

@@ -4,11 +4,11 @@
 #include <httplib.h>
 
 #include "http_api/ask.hpp"
+#include "http_api/event_json.hpp"
 #include "http_api/guarded_server.hpp"
 #include "http_api/http_api.hpp"
 #include "http_api/json_reply.hpp"
 #include "http_api/status_json.hpp"
-#include "mutex/lock_name.hpp"
 
 namespace dice {
 
@@ -19,31 +19,19 @@ nlohmann::json event_json(const causal_delivery& d) {
           {"topic", d.topic}, {"data", d.data},     {"time_ms", d.time_ms}};
 }
 
-/// An event must fit one datagram with room for its clock.
-constexpr std::size_t max_event_bytes = 16 * 1024;
-
 } // namespace
 
 void http_api::event_routes() {
   auto& s = *server_;
   s.Post("/events", [this](const httplib::Request& req, httplib::Response& res) {
-    auto j = nlohmann::json::parse(req.body, nullptr, false);
     std::string err;
-    if (j.is_discarded() || !j.is_object() || !j.contains("topic")
-        || !j["topic"].is_string() || !j.contains("data") || !j["data"].is_string())
-      err = "body must be {\"topic\": NAME, \"data\": STRING}";
-    else if (auto p = lock_name_problem(j["topic"].get<std::string>(), "topic");
-             !p.empty())
-      err = p;
-    else if (j["data"].get<std::string>().size() > max_event_bytes)
-      err = "data longer than " + std::to_string(max_event_bytes) + " bytes";
-    if (!err.empty()) {
+    auto e = parse_event_request(req.body, err);
+    if (!e) {
       ++bad_requests_;
       return send_json(res, 400, error_json(err));
     }
     auto d = ask<causal_delivery>(sys_, node_.events(), err, publish_atom_v,
-                                  j["topic"].get<std::string>(),
-                                  j["data"].get<std::string>());
+                                  e->topic, e->data);
     if (!d)
       return send_json(res, 503, error_json("node busy: " + err));
     send_json(res, 201, event_json(*d));

@@ -213,19 +213,16 @@ void http_api::tester_routes() {
     // Options: a JSON body ({"url": …, …}), or query parameters beside an
     // uploaded archive.
     bool is_json = req.get_header_value("Content-Type").rfind("application/json", 0) == 0;
-    json opts = json::object();
+    std::string err;
+    std::optional<evaluation_request> ask_for;
     if (is_json) {
-      opts = json::parse(req.body, nullptr, false);
-      if (opts.is_discarded())
-        return bad(400, "body is not JSON");
-      if (!opts.contains("url"))
-        return bad(400, "a JSON body needs \"url\": a git repository to clone");
+      ask_for = parse_evaluation_json(req.body, parts->cfg, err);
     } else {
+      json opts = json::object();
       for (auto& [k, v] : req.params)
         opts[k] = v;
+      ask_for = parse_evaluation_request(opts, parts->cfg, err);
     }
-    std::string err;
-    auto ask_for = parse_evaluation_request(opts, parts->cfg, err);
     if (!ask_for)
       return bad(400, err);
     std::string sha;

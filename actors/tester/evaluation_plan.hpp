@@ -16,27 +16,10 @@
 #include "common/time.hpp"
 #include "dice.pb.h"
 #include "tester/evaluation.hpp"
+#include "tester/evaluation_request.hpp"
 #include "tester/tester_config.hpp"
 
 namespace dice {
-
-struct evaluation_request {
-  std::string url;       // git repository to clone (JSON body); empty: upload
-  std::string name;      // the project's name, for the user and the memory
-  std::string runner = "pytest";
-  std::string split = "file";  // file, test; "list" when modules are given
-  std::uint32_t timeout_s = 0;
-  std::uint32_t reruns = 0;
-  std::vector<std::string> modules; // given: one task each (cmd needs them)
-};
-
-/// The options of a POST /evaluation: a JSON object whose values may also
-/// be strings of numbers (query parameters arrive so). nullopt with
-/// `error` set for an unknown field, runner or split, or a number out of
-/// range.
-std::optional<evaluation_request> parse_evaluation_request(const nlohmann::json& j,
-                                                           const tester_config& cfg,
-                                                           std::string& error);
 
 /// A fresh evaluation id: the node's id, the time and a counter.
 std::string new_evaluation_id(const std::string& node_id, millis now, std::uint64_t n);
