@@ -21,6 +21,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
   // bridge
   CAF_ADD_ATOM(dice, dice, broadcast_atom, "broadcast")
   CAF_ADD_ATOM(dice, dice, send_atom, "send")
+  CAF_ADD_ATOM(dice, dice, send_to_atom, "sendto")
   CAF_ADD_ATOM(dice, dice, peers_atom, "peers")
   CAF_ADD_ATOM(dice, dice, subscribe_atom, "subscribe")
   CAF_ADD_ATOM(dice, dice, inbound_atom, "inbound")

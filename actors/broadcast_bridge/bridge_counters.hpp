@@ -23,6 +23,9 @@ struct bridge_counters {
   std::uint64_t bytes_sent = 0;
   std::uint64_t send_errors = 0;
   std::uint64_t bundles_sent = 0;      // sealed bundles (each to every target)
+  // Messages for a node id with no known address: neither membership nor
+  // a datagram of its said where it listens, so they could not go.
+  std::uint64_t unaddressed = 0;
   std::uint64_t datagrams_received = 0;
   std::uint64_t bytes_received = 0;
   std::uint64_t accepted = 0;

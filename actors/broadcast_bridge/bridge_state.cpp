@@ -61,15 +61,19 @@ std::optional<std::string> bridge_state::seal(wire::Message m, millis now) {
   return bytes;
 }
 
+std::size_t bundle_budget(const bridge_identity& self,
+                          const bridge_limits& limits) {
+  // Room for the bundle's header and the envelope around it.
+  auto overhead = 128 + self.cluster_id.size() + self.node_id.size()
+                  + self.addr.size();
+  auto size = std::min(limits.bundle_bytes, limits.max_datagram_bytes);
+  return size > overhead ? size - overhead : 0;
+}
+
 std::vector<std::string> bridge_state::seal_all(std::vector<wire::Message> parts,
                                                 millis now) {
-  // Room for the bundle's header and the envelope around it.
-  auto overhead = 128 + self_.cluster_id.size() + self_.node_id.size()
-                  + self_.addr.size();
-  auto size = std::min(limits_.bundle_bytes, limits_.max_datagram_bytes);
-  auto budget = size > overhead ? size - overhead : 0;
   std::vector<std::string> out;
-  for (auto& m : pack_bundles(std::move(parts), budget)) {
+  for (auto& m : pack_bundles(std::move(parts), bundle_budget(self_, limits_))) {
     bool bundle = m.has_bundle();
     if (auto bytes = seal(std::move(m), now)) {
       out.push_back(std::move(*bytes));

@@ -29,6 +29,11 @@ struct bridge_limits {
   std::uint64_t replay_window = defaults::replay_window;
 };
 
+/// The bytes of bundled parts one datagram of `self` may carry: the bundle
+/// budget less room for the bundle's header and the envelope around it.
+std::size_t bundle_budget(const bridge_identity& self,
+                          const bridge_limits& limits);
+
 class bridge_state {
 public:
   /// An empty `cluster_key` disables authentication (loopback or --insecure).
@@ -57,6 +62,8 @@ public:
 
   /// Counts one datagram handed to the transport (or that failed to go).
   void count_sent(std::size_t bytes, bool ok);
+  /// Counts a message for a node whose address is unknown.
+  void count_unaddressed() { ++counters_.unaddressed; }
 
   const bridge_counters& counters() const { return counters_; }
   const bridge_identity& identity() const { return self_; }

@@ -1,7 +1,9 @@
 #pragma once
 // The broadcast bridge actor: the only place where datagrams meet the actor
-// system. Subsystems hand it wire messages to broadcast or send, and subscribe
-// to the topics they handle; it seals, authenticates and de-duplicates.
+// system. Subsystems hand it wire messages to broadcast or send (to a node
+// id: it alone knows where peers listen, see peer_addresses.hpp), and
+// subscribe to the topics they handle; it seals, authenticates and
+// de-duplicates.
 #include <functional>
 #include <memory>
 #include <string>
@@ -12,8 +14,11 @@
 #include <caf/typed_actor.hpp>
 
 #include "broadcast_bridge/bridge_state.hpp"
+#include "broadcast_bridge/peer_addresses.hpp"
 #include "broadcast_bridge/transport.hpp"
 #include "type_ids.hpp"
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::peer_directory)
 
 namespace dice {
 
@@ -38,8 +43,11 @@ using broadcast_bridge = caf::typed_actor<
   caf::reacts_to<tick_atom>,
   // to one HOST:PORT
   caf::reacts_to<send_atom, std::string, wire::Message>,
-  // the fan-out targets for broadcast, kept current by membership
-  caf::reacts_to<peers_atom, std::vector<std::string>>,
+  // to one node id, wherever peer_addresses says it listens (counted as
+  // unaddressed if nowhere)
+  caf::reacts_to<send_to_atom, std::string, wire::Message>,
+  // membership's view of where peers listen, kept current by membership
+  caf::reacts_to<peers_atom, peer_directory>,
   // topic: "membership", "queue", "sync", "election", "tester", "mutex" or
   // "causal"
   caf::reacts_to<subscribe_atom, std::string, wire_listener>,

@@ -23,7 +23,7 @@ struct bridge_actor_state {
   std::shared_ptr<bridge_state> logic; // shared with the exit handler
   std::shared_ptr<transport> net;
   std::function<millis()> clock;
-  std::vector<std::string> peers;
+  std::unique_ptr<peer_addresses> addresses;
   std::map<std::string, std::vector<wire_listener>> listeners;
   // Broadcasts waiting for the flush this actor sent itself.
   std::vector<wire::Message> pending;
@@ -68,10 +68,20 @@ void queue_broadcast(bridge_ptr self, wire::Message& m) {
   st.pending.push_back(std::move(m));
 }
 
+// Seals `m` and sends it to one HOST:PORT.
+void send_one(bridge_ptr self, const std::string& to, wire::Message& m) {
+  auto& st = self->state;
+  auto bytes = st.logic->seal(std::move(m), st.clock());
+  if (bytes) // else oversize, counted by seal
+    count_sent(self, bytes->size(), st.net->send_to(to, *bytes) ? 1 : 0);
+}
+
 broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
   auto& st = self->state;
   st.logic = std::make_shared<bridge_state>(cfg.self, cfg.cluster_key,
                                             cfg.limits);
+  st.addresses = std::make_unique<peer_addresses>(cfg.self.node_id,
+                                                  cfg.self.addr);
   st.net = cfg.net;
   st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
   // Before the first datagram: a replay of the previous life's traffic
@@ -125,7 +135,7 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
       auto datagrams = st.logic->seal_all(std::move(parts), st.clock());
       if (datagrams.empty())
         return;
-      auto sent = st.net->broadcast_all(st.peers, datagrams);
+      auto sent = st.net->broadcast_all(st.addresses->targets(), datagrams);
       for (std::size_t i = 0; i < datagrams.size(); ++i)
         count_sent(self, datagrams[i].size(), sent[i]);
     },
@@ -134,13 +144,17 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
       self->delayed_send(self, std::chrono::milliseconds(every), tick_atom_v);
     },
     [self](send_atom, const std::string& to, wire::Message& m) {
-      auto& st = self->state;
-      auto bytes = st.logic->seal(std::move(m), st.clock());
-      if (bytes) // else oversize, counted by seal
-        count_sent(self, bytes->size(), st.net->send_to(to, *bytes) ? 1 : 0);
+      send_one(self, to, m);
     },
-    [self](peers_atom, std::vector<std::string>& peers) {
-      self->state.peers = std::move(peers);
+    [self](send_to_atom, const std::string& node, wire::Message& m) {
+      auto& st = self->state;
+      if (auto addr = st.addresses->resolve(node))
+        send_one(self, *addr, m);
+      else
+        st.logic->count_unaddressed();
+    },
+    [self](peers_atom, peer_directory& d) {
+      self->state.addresses->set_members(std::move(d));
     },
     [self](subscribe_atom, const std::string& topic, wire_listener& who) {
       self->state.listeners[topic].push_back(std::move(who));
@@ -154,6 +168,8 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
         auto opened = st.logic->open(d.bytes);
         if (!opened)
           continue;
+        // Authenticated: an answer to it may go where it came from.
+        st.addresses->heard(opened->sender_id(), opened->sender_addr());
         for (auto& m : unbundle(std::move(*opened))) {
           auto it = st.listeners.find(topic_of(m));
           if (it == st.listeners.end())

@@ -17,7 +17,7 @@ struct causal_actor_state {
   std::unique_ptr<causal_machine> logic;
   broadcast_bridge bridge;
   std::function<millis()> clock;
-  std::unique_ptr<live_peers> peers; // and where they listen
+  std::unique_ptr<live_peers> peers; // by id: the bridge knows addresses
   std::vector<causal_listener> listeners;
   bool tick_scheduled = false;
   static inline const char* name = "causal";
@@ -32,8 +32,7 @@ void flush(causal_ptr self) {
       self->send(st.bridge, broadcast_atom_v, std::move(s.msg));
       continue;
     }
-    if (auto addr = st.peers->addr_of(s.to))
-      self->send(st.bridge, send_atom_v, *addr, std::move(s.msg));
+    self->send(st.bridge, send_to_atom_v, s.to, std::move(s.msg));
   }
   for (auto& d : st.logic->take_delivered())
     for (auto& who : st.listeners)
@@ -55,7 +54,6 @@ causal_actor::behavior_type causal_fun(causal_ptr self, causal_actor_config cfg,
   st.peers = std::make_unique<live_peers>(cfg.self_id);
   auto on_wire = [self](const wire::Message& m) {
     auto& st = self->state;
-    st.peers->learn(m.sender_id(), m.sender_addr());
     if (m.has_causal_event())
       st.logic->on_event(m.sender_id(), m.causal_event(), st.clock());
     else if (m.has_causal_digest())

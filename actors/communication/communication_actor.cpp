@@ -80,7 +80,6 @@ communication_actor spawn_communication(caf::actor_system& sys,
         });
       },
       [self](peer_event_atom, const peer_change& p) {
-        self->state.machine->note_address(p.id, p.addr);
         // A restart loses whatever the old incarnation was running.
         if (p.to != peer_state::dead && !p.restarted)
           return;

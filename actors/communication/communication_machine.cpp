@@ -88,14 +88,7 @@ void communication_machine::on(const ev::send_to& e, millis,
 
 void communication_machine::send(const std::string& peer, wire::Message m,
                                  ev::events& out) {
-  auto at = addr_of_.find(peer);
-  std::string addr;
-  if (at != addr_of_.end())
-    addr = at->second;
-  else
-    ++counters_.unaddressed; // never heard from: the bridge cannot send it
-  // (A simulated network delivers by peer id, without addresses.)
-  out.push_back(ev::unicast{peer, std::move(addr), std::move(m)});
+  out.push_back(ev::unicast{peer, std::move(m)});
 }
 
 void communication_machine::on(const ev::replica_digest& e, millis,
@@ -132,17 +125,10 @@ void communication_machine::receive_op(const wire::Message& m, bool relayed,
 void communication_machine::on_received(const wire::Message& m, millis now,
                                         ev::events& out) {
   const auto& peer = m.sender_id();
-  note_address(peer, m.sender_addr());
   if (m.has_heartbeat())
     on_peer_heartbeat(peer, m.incarnation(), m.heartbeat(), now, out);
   else
     on_message(m, now, out);
-}
-
-void communication_machine::note_address(const std::string& peer,
-                                         const std::string& addr) {
-  if (!peer.empty() && peer != id_ && !addr.empty())
-    addr_of_[peer] = addr;
 }
 
 void communication_machine::on_message(const wire::Message& m, millis now,

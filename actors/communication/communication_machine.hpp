@@ -1,8 +1,8 @@
 #pragma once
 // The communication subsystem (the paper's communication manager) as a
 // state machine: every queue message into the node passes here, and every
-// one for a single peer (it alone knows where peers listen); broadcasts
-// of the other subsystems go to the bridge directly.
+// one for a single peer (sent to its node id: the bridge knows where peers
+// listen); broadcasts of the other subsystems go to the bridge directly.
 // It numbers this node's operations, logs them, drops duplicates, and runs
 // anti-entropy: version vectors in heartbeats, retransmission of missed ops,
 // snapshots for replicas that lag too far. It also keeps the coordinator
@@ -36,8 +36,8 @@ class communication_machine {
 public:
   communication_machine(std::string id, std::string origin, queue_config cfg);
 
-  /// Any message the bridge delivers to the queue: notes where its sender
-  /// listens, then takes it as a heartbeat or as a queue message.
+  /// Any message the bridge delivers to the queue: a heartbeat or a queue
+  /// message.
   void on_received(const wire::Message& m, millis now, ev::events& out);
   /// A queue message from a peer (header's sender_id filled).
   void on_message(const wire::Message& m, millis now, ev::events& out);
@@ -45,9 +45,6 @@ public:
                          const wire::Heartbeat& hb, millis now,
                          ev::events& out);
   void on_peer_dead(const std::string& peer, millis now, ev::events& out);
-  /// Where `peer` listens, as membership heard (gossip included): a peer
-  /// known only from relayed ops can still be written to.
-  void note_address(const std::string& peer, const std::string& addr);
   /// Acknowledges, one message per enqueuer, the ENQUEUEs received since
   /// the last call: drivers call it once per input, so a burst of ENQUEUEs
   /// costs one Ack, not one per task.
@@ -61,8 +58,7 @@ public:
 
   void on(const ev::originate& e, millis now, ev::events& out);
   void on(const ev::replica_digest& e, millis now, ev::events& out);
-  /// Another subsystem's message for one peer: sent where that peer's
-  /// messages come from.
+  /// Another subsystem's message for one peer, to the bridge by node id.
   void on(const ev::send_to& e, millis now, ev::events& out);
 
   void fill_heartbeat(wire::Heartbeat* hb) const;
@@ -86,10 +82,8 @@ public:
   std::vector<runner_capabilities> runners() const;
 
 private:
-  // Where each peer listens, as its messages say.
-  std::map<std::string, std::string> addr_of_;
-  // Sends `m` to `peer` at the address its messages come from (an empty
-  // one, counted, if never heard from: the simulator routes by id).
+  // Sends `m` to node `peer` (the bridge resolves where it listens and
+  // counts a message it cannot).
   void send(const std::string& peer, wire::Message m, ev::events& out);
   // Logs and hands on a peer's operation unless seen already. `relayed`:
   // resent from a peer's op log (a sync reply), so it says nothing about

@@ -29,8 +29,8 @@ using election_ptr = election::stateful_pointer<election_actor_state>;
 void flush(election_ptr self) {
   auto& st = self->state;
   for (auto& d : st.logic->take_datagrams()) {
-    if (d.addr)
-      self->send(st.bridge, send_atom_v, *d.addr, std::move(d.message));
+    if (d.to)
+      self->send(st.bridge, send_to_atom_v, *d.to, std::move(d.message));
     else
       self->send(st.bridge, broadcast_atom_v, std::move(d.message));
   }

@@ -31,9 +31,6 @@ void election_node::on_wire(const wire::Message& m, millis now) {
     ++malformed_;
     return;
   }
-  // Answers go where the sender says it listens, even before membership
-  // has told us about it.
-  peers_.learn(m.sender_id(), m.sender_addr());
   // Nodes of one cluster must run one algorithm; one that runs another
   // would never agree with us. Its messages are dropped, counted, and the
   // peer named once, so the operator sees why the cluster has two leaders.
@@ -62,13 +59,8 @@ void election_node::after(millis) {
   for (auto& s : algo_->take_outbox()) {
     election_datagram d;
     *d.message.mutable_election() = std::move(s.msg);
-    if (!s.to.empty()) {
-      d.addr = peers_.addr_of(s.to);
-      if (!d.addr) {
-        ++unroutable_;
-        continue;
-      }
-    }
+    if (!s.to.empty())
+      d.to = std::move(s.to);
     out_.push_back(std::move(d));
   }
 }
@@ -103,7 +95,6 @@ election_view election_node::view() const {
   v.elections_started = algo_->elections_started();
   v.ignored = algo_->ignored_messages();
   v.malformed = malformed_;
-  v.unroutable = unroutable_;
   v.other_algorithm = other_algorithm_;
   v.mismatched = mismatched_;
   return v;

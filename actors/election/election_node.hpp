@@ -1,8 +1,8 @@
 #pragma once
 // What the election actor does, as a plain class: it turns membership
 // changes into the algorithm's view of live ids, decodes Election messages
-// from the wire (counting bad ones), routes the algorithm's sends to peer
-// addresses, and notices when the coordinator changes. No CAF, no clock.
+// from the wire (counting bad ones), hands the algorithm's sends on by node
+// id (the bridge knows where peers listen), and notices when the coordinator changes. No CAF, no clock.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -27,7 +27,6 @@ struct election_view {
   std::uint64_t elections_started = 0;
   std::uint64_t ignored = 0;    // of a kind the algorithm does not expect
   std::uint64_t malformed = 0;  // no sender or no Election body
-  std::uint64_t unroutable = 0; // to a peer whose address is unknown
   /// Messages of another algorithm: a peer started with another --election.
   std::uint64_t other_algorithm = 0;
   /// Peers heard running another algorithm, and which one (last heard).
@@ -40,9 +39,9 @@ struct algorithm_mismatch {
   std::string algorithm;
 };
 
-/// One datagram to hand to the bridge: to an address, or to everyone.
+/// One datagram to hand to the bridge: to a node id, or to everyone.
 struct election_datagram {
-  std::optional<std::string> addr; // none: broadcast
+  std::optional<std::string> to; // none: broadcast
   wire::Message message;
 };
 
@@ -81,12 +80,11 @@ private:
   std::unique_ptr<election_state> algo_;
   void feed_view(millis now);
 
-  live_peers peers_; // alive and suspect peers, and where they listen
+  live_peers peers_; // alive and suspect peers
   std::vector<election_datagram> out_;
   std::string announced_; // last coordinator reported by take_coordinator_change
   bool first_ = true;
   std::uint64_t malformed_ = 0;
-  std::uint64_t unroutable_ = 0;
   std::uint64_t other_algorithm_ = 0;
   std::map<std::string, std::string> mismatched_; // peer -> its algorithm
   std::vector<algorithm_mismatch> new_mismatches_;

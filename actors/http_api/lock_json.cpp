@@ -61,8 +61,7 @@ nlohmann::json locks_json(const locks_view& v) {
           {"granted", v.granted},
           {"lost", v.lost},
           {"ignored", v.ignored},
-          {"malformed", v.malformed},
-          {"unroutable", v.unroutable}};
+          {"malformed", v.malformed}};
 }
 
 } // namespace dice

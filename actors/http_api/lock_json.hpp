@@ -29,7 +29,8 @@ std::optional<lock_request> parse_lock_request(const std::string& body,
 /// {"algorithm", "locks": [{"lock", "holder", "waiters"}] (the cluster as
 /// far as this node knows), "local": [{"lock", "held", "owner",
 /// "waiters"}] (this node's owners), "granted", "lost", "ignored",
-/// "malformed", "unroutable"}.
+/// "malformed"}. Messages to a peer with no known address are counted by
+/// the bridge (`unaddressed` in /stats).
 nlohmann::json locks_json(const locks_view& v);
 
 } // namespace dice

@@ -26,6 +26,7 @@ nlohmann::json bridge_json(const bridge_counters& c) {
     {"bytes_sent", c.bytes_sent},
     {"send_errors", c.send_errors},
     {"bundles_sent", c.bundles_sent},
+    {"unaddressed", c.unaddressed},
     {"datagrams_received", c.datagrams_received},
     {"bytes_received", c.bytes_received},
     {"accepted", c.accepted},
@@ -79,7 +80,6 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"stable_points_sent", c.stable_points_sent},
           {"stable_points_applied", c.stable_points_applied},
           {"acks_sent", c.acks_sent},
-          {"unaddressed", c.unaddressed},
           {"matched_claims", c.matched_claims},
           {"origins_pruned", c.origins_pruned},
           {"journal",
@@ -103,7 +103,6 @@ nlohmann::json election_json(const election_view& v) {
   j["elections_started"] = v.elections_started;
   j["ignored_messages"] = v.ignored;
   j["malformed_messages"] = v.malformed;
-  j["unroutable_messages"] = v.unroutable;
   j["other_algorithm_messages"] = v.other_algorithm;
   j["mismatched_peers"] = v.mismatched; // {"peer": "its algorithm"}
   return j;

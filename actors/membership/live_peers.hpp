@@ -1,12 +1,10 @@
 #pragma once
 // The peers a protocol subsystem talks to, from membership's changes: the
-// live ones (alive or suspect; dead and forgotten ones are not) and where
-// they listen. A restart is a failure and a recovery: whatever the old
+// live ones (alive or suspect; dead and forgotten ones are not), by id
+// (the bridge alone knows where they listen). A restart is a failure and a recovery: whatever the old
 // incarnation took part in is lost, so the subsystem sees the peer leave and
 // come back. Plain class, no CAF.
 #include <functional>
-#include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,15 +24,11 @@ public:
   /// the restart of a live peer (without it, then with it). False if the
   /// set did not change (nor was left and rejoined).
   bool apply(const peer_change& c, const view_fn& view);
-  /// Where `id` listens, as a message from it said.
-  void learn(const std::string& id, const std::string& addr);
-  std::optional<std::string> addr_of(const std::string& id) const;
   std::vector<std::string> ids() const { return {live_.begin(), live_.end()}; }
 
 private:
   std::string self_;
   std::set<std::string> live_;
-  std::map<std::string, std::string> addr_;
 };
 
 } // namespace dice

@@ -15,7 +15,7 @@ struct membership_actor_state {
   broadcast_bridge bridge;
   std::function<millis()> clock;
   std::vector<peer_listener> listeners;
-  std::vector<std::string> last_targets;
+  peer_directory last_directory;
   wire::Heartbeat extra; // merged into every heartbeat
   std::function<void(const std::string&)> on_fatal;
   bool stopped = false; // refused: silent from then on
@@ -33,11 +33,12 @@ void publish(membership_ptr self, const std::vector<peer_change>& changes) {
     for (auto& who : st.listeners)
       self->send(who, peer_event_atom_v, c);
   }
-  // Keep the bridge's fan-out list current (only when it changed).
-  auto targets = st.logic->heartbeat_targets();
-  if (targets != st.last_targets) {
-    st.last_targets = targets;
-    self->send(st.bridge, peers_atom_v, std::move(targets));
+  // Keep the bridge's map of where peers listen current (only when it
+  // changed): it resolves ids and fans broadcasts out with it.
+  peer_directory d{st.logic->addresses(), st.logic->seeds_to_connect()};
+  if (d != st.last_directory) {
+    st.last_directory = d;
+    self->send(st.bridge, peers_atom_v, std::move(d));
   }
 }
 

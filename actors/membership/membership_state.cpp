@@ -350,6 +350,13 @@ std::vector<std::string> membership_state::heartbeat_targets() const {
   return {targets.begin(), targets.end()};
 }
 
+std::map<std::string, std::string> membership_state::addresses() const {
+  std::map<std::string, std::string> out;
+  for (const auto& [id, peer] : peers_)
+    out.emplace(id, peer.addr);
+  return out;
+}
+
 std::vector<std::string> membership_state::broadcast_targets() const {
   std::set<std::string> targets;
   for (const auto& [id, peer] : peers_)

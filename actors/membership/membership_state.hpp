@@ -103,6 +103,10 @@ public:
   /// never self, no duplicates.
   std::vector<std::string> heartbeat_targets() const;
 
+  /// Where each known peer listens (any state), by id: what the bridge
+  /// resolves node ids with (peer_addresses.hpp).
+  std::map<std::string, std::string> addresses() const;
+
   /// Addresses of alive and suspect peers.
   std::vector<std::string> broadcast_targets() const;
 

@@ -83,6 +83,9 @@ void wire_families(families& f, const bridge_counters& w) {
         "Received datagrams that passed every check", counter, w.accepted);
   f.one("dice_send_errors_total", "Datagrams that could not be sent", counter,
         w.send_errors);
+  f.one("dice_unaddressed_total",
+        "Messages for a node id with no known address, not sent", counter,
+        w.unaddressed);
   f.family("dice_datagrams_dropped_total",
            "Received datagrams dropped, by reason", counter)
     .sample(w.dropped_malformed, {{"reason", "malformed"}})
@@ -156,7 +159,6 @@ void queue_families(families& f, const queue_counters& q) {
     {"stable_points_applied", "Stable points applied",
      q.stable_points_applied},
     {"acks_sent", "Acks of received ENQUEUEs", q.acks_sent},
-    {"unaddressed", "Messages for a peer never heard from", q.unaddressed},
     {"journal_records_loaded", "Journal records merged at start",
      q.journal_records_loaded},
     {"journal_bad_tails", "Torn or corrupt journal tails cut",
@@ -211,8 +213,7 @@ void cluster_families(families& f, const std::vector<node_view>& nodes,
            "Election messages ignored, by reason", counter)
     .sample(e.other_algorithm, {{"reason", "other_algorithm"}})
     .sample(e.ignored, {{"reason", "unexpected_kind"}})
-    .sample(e.malformed, {{"reason", "malformed"}})
-    .sample(e.unroutable, {{"reason", "unroutable"}});
+    .sample(e.malformed, {{"reason", "malformed"}});
 }
 
 void http_families(families& f, const http_counters& h) {

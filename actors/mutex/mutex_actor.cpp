@@ -49,8 +49,8 @@ void flush(mutex_ptr self) {
   auto& st = self->state;
   auto now = st.clock();
   for (auto& d : st.logic->take_datagrams()) {
-    if (d.addr)
-      self->send(st.bridge, send_atom_v, *d.addr, std::move(d.message));
+    if (d.to)
+      self->send(st.bridge, send_to_atom_v, *d.to, std::move(d.message));
     else
       self->send(st.bridge, broadcast_atom_v, std::move(d.message));
   }

@@ -31,7 +31,6 @@ void mutex_node::on_wire(const wire::Message& m, millis now) {
     ++malformed_;
     return;
   }
-  peers_.learn(m.sender_id(), m.sender_addr());
   algo_->on_message(m.sender_id(), m.mutex(), now);
   after(now);
 }
@@ -75,13 +74,8 @@ void mutex_node::after(millis now) {
   for (auto& s : algo_->take_outbox()) {
     mutex_datagram d;
     *d.message.mutable_mutex() = std::move(s.msg);
-    if (!s.to.empty()) {
-      d.addr = peers_.addr_of(s.to);
-      if (!d.addr) {
-        ++unroutable_;
-        continue;
-      }
-    }
+    if (!s.to.empty())
+      d.to = std::move(s.to);
     out_.push_back(std::move(d));
   }
 }
@@ -120,7 +114,6 @@ locks_view mutex_node::view() const {
   v.lost = lost_count_;
   v.ignored = algo_->ignored_messages();
   v.malformed = malformed_;
-  v.unroutable = unroutable_;
   return v;
 }
 

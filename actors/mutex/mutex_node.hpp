@@ -1,8 +1,8 @@
 #pragma once
 // What the mutex actor does, as a plain class: it feeds the algorithm the
 // live members (from membership's peer changes) and the coordinator, decodes
-// Mutex messages from the wire (counting bad ones), routes the algorithm's
-// sends to peer addresses, and keeps the algorithm's requests and releases
+// Mutex messages from the wire (counting bad ones), hands the algorithm's
+// sends on by node id (the bridge knows where peers listen), and keeps the algorithm's requests and releases
 // in step with what this node's owners (tasks, `dice lock` clients) need
 // (lock_owners). No CAF, no clock.
 #include <cstdint>
@@ -20,9 +20,9 @@
 
 namespace dice {
 
-/// One datagram to hand to the bridge: to an address, or to everyone.
+/// One datagram to hand to the bridge: to a node id, or to everyone.
 struct mutex_datagram {
-  std::optional<std::string> addr; // none: broadcast
+  std::optional<std::string> to; // none: broadcast
   wire::Message message;
 };
 
@@ -35,7 +35,6 @@ struct locks_view {
   std::uint64_t lost = 0;
   std::uint64_t ignored = 0;    // of another algorithm or kind
   std::uint64_t malformed = 0;  // no sender or no Mutex body
-  std::uint64_t unroutable = 0; // to a peer whose address is unknown
 };
 
 class mutex_node {
@@ -68,14 +67,13 @@ private:
   std::unique_ptr<mutex_state> algo_;
   std::shared_ptr<lock_owners> owners_;
   millis idle_ms_;
-  live_peers peers_; // alive and suspect peers, and where they listen
+  live_peers peers_; // alive and suspect peers
   std::vector<mutex_datagram> out_;
   std::vector<std::pair<std::string, std::string>> assigned_, lost_;
   std::optional<millis> settle_at_;
   std::uint64_t granted_ = 0;
   std::uint64_t lost_count_ = 0;
   std::uint64_t malformed_ = 0;
-  std::uint64_t unroutable_ = 0;
 };
 
 } // namespace dice

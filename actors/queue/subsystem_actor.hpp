@@ -52,8 +52,7 @@ void to_bridge(Self* self, const broadcast_bridge& b, const ev::broadcast& e) {
 }
 template <class Self>
 void to_bridge(Self* self, const broadcast_bridge& b, const ev::unicast& e) {
-  if (!e.addr.empty()) // else counted by communication (unaddressed)
-    self->send(b, send_atom_v, e.addr, e.message);
+  self->send(b, send_to_atom_v, e.peer, e.message);
 }
 template <class Self>
 void to_bridge(Self* self, const broadcast_bridge& b, const ev::batch& e) {

@@ -28,7 +28,6 @@ struct queue_counters {
   std::uint64_t stable_points_sent = 0;
   std::uint64_t stable_points_applied = 0;
   std::uint64_t acks_sent = 0; // Acks of received ENQUEUEs
-  std::uint64_t unaddressed = 0; // messages for a peer never heard from
   /// Claims of tasks the common matching gave this node (short window).
   std::uint64_t matched_claims = 0;
   /// Superseded origins (old incarnations) pruned from the version vector.
@@ -66,7 +65,6 @@ struct queue_counters {
     stable_points_sent += o.stable_points_sent;
     stable_points_applied += o.stable_points_applied;
     acks_sent += o.acks_sent;
-    unaddressed += o.unaddressed;
     matched_claims += o.matched_claims;
     origins_pruned += o.origins_pruned;
     journal_records_loaded += o.journal_records_loaded;

@@ -203,17 +203,15 @@ struct broadcast {
   /// with (0: it leaves at once).
   millis hold_ms = 0;
 };
-/// A message for one peer, by id (to communication, which knows where each
-/// peer listens).
+/// A message for one peer, by id (to communication, which sends it on).
 struct send_to {
   std::string peer;
   wire::Message message;
 };
-/// A message for one peer, at the address its messages come from (empty:
-/// never heard from) (communication to the bridge).
+/// A message for one peer, by node id (communication to the bridge, which
+/// knows where peers listen).
 struct unicast {
   std::string peer;
-  std::string addr;
   wire::Message message;
 };
 

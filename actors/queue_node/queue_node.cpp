@@ -68,6 +68,11 @@ void queue_node::to_world(const E& x) {
 
 template <station S, class E>
 void queue_node::deliver(const E& e) {
+  std::uint64_t id = 0;
+  if (tracer_) {
+    ev::event traced{e};
+    tracer_({S, traced, id = ++delivery_id_, traced_cause_});
+  }
   if constexpr (S == station::communication)
     communication_.on(e, now_, emitted_);
   else if constexpr (S == station::known_tasks)
@@ -82,6 +87,8 @@ void queue_node::deliver(const E& e) {
     unknown_resolver_.on(e, now_, emitted_);
   else
     to_world(e);
+  if (tracer_)
+    emitted_causes_.resize(emitted_.size(), id);
 }
 
 namespace {
@@ -105,6 +112,7 @@ void queue_node::interleave(std::uint64_t seed) {
 }
 
 void queue_node::run_interleaved(ev::events fresh) {
+  traced_cause_ = 0; // causes are traced in FIFO order only
   mailbox_sink sink{*this, boxes_};
   for (const auto& e : fresh)
     route(e, sink);
@@ -123,21 +131,29 @@ void queue_node::run_interleaved(ev::events fresh) {
     for (const auto& next : emitted_)
       route(next, sink);
     emitted_.clear();
+    emitted_causes_.clear();
   }
 }
 
 void queue_node::run(ev::events fresh) {
   if (interleaving_)
     return run_interleaved(std::move(fresh));
-  for (auto& e : fresh)
+  for (auto& e : fresh) {
     mailbox_.push_back(std::move(e));
+    causes_.push_back(0);
+  }
   while (!mailbox_.empty()) {
     auto e = std::move(mailbox_.front());
     mailbox_.pop_front();
+    traced_cause_ = causes_.front();
+    causes_.pop_front();
     route(e, *this);
-    for (auto& next : emitted_)
-      mailbox_.push_back(std::move(next));
+    for (std::size_t i = 0; i < emitted_.size(); ++i) {
+      mailbox_.push_back(std::move(emitted_[i]));
+      causes_.push_back(i < emitted_causes_.size() ? emitted_causes_[i] : 0);
+    }
     emitted_.clear();
+    emitted_causes_.clear();
   }
 }
 

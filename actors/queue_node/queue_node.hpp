@@ -53,6 +53,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "common/time.hpp"
 #include "communication/communication_machine.hpp"
@@ -165,6 +166,21 @@ public:
   template <station S, class E>
   void deliver(const E& e);
 
+  /// One event as a station takes it, before it is handled. `id` numbers
+  /// the deliveries; `cause` is the delivery whose handling emitted the
+  /// event (0: an input, e.g. a datagram, a tick or a user operation).
+  /// Causes are kept in FIFO order only (interleaved, they are 0).
+  struct trace_point {
+    station to;
+    const ev::event& event;
+    std::uint64_t id = 0;
+    std::uint64_t cause = 0;
+  };
+  /// Sees every event delivered: the protocol as a trace
+  /// (tests/queue/claim_trace_test.cpp). Off when empty.
+  using tracer = std::function<void(const trace_point&)>;
+  void trace(tracer t) { tracer_ = std::move(t); }
+
   /// From now on, runs the subsystems as CAF may run their actors: each
   /// has its own mailbox, handled in order, and a choice seeded by `seed`
   /// picks whose next event is handled. Without it every event waits in
@@ -197,6 +213,12 @@ private:
   std::array<std::deque<std::function<void()>>, station_count> boxes_;
   std::optional<std::mt19937_64> interleaving_;
   queue_outbox out_;
+  tracer tracer_;
+  // For the trace: the last delivery's id, the cause of the event being
+  // delivered, of each event in emitted_ and of each waiting in mailbox_.
+  std::uint64_t delivery_id_ = 0, traced_cause_ = 0;
+  std::vector<std::uint64_t> emitted_causes_;
+  std::deque<std::uint64_t> causes_;
 };
 
 } // namespace dice

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "broadcast_bridge/bundle.hpp"
 #include "communication/communication.hpp"
 
 namespace dice {
@@ -39,7 +40,8 @@ std::string sim_report::summary() const {
       << " bytes/task=" << bytes_per_task << " crashes=" << crashes
       << " snapshots=" << snapshots << " canceled=" << canceled
       << " requeues=" << requeues << " reclaims=" << reclaims
-      << " claims_lost=" << claims_lost << "\n  sent:";
+      << " claims_lost=" << claims_lost << " bundles=" << bundles
+      << " bundles_with_claims=" << bundles_with_claims << "\n  sent:";
   for (const auto& [kind, n] : by_kind)
     out << " " << kind << "=" << n;
   for (const auto& v : violations)
@@ -96,15 +98,18 @@ std::size_t sim_cluster::index_of(const std::string& id) const {
   return i->second;
 }
 
-const wire::Message* sim_cluster::parsed(const std::string& bytes) {
+const std::vector<wire::Message>*
+sim_cluster::parsed(const std::string& bytes) {
   auto [i, added] = parsed_.try_emplace(bytes);
   if (added) {
-    auto m = std::make_unique<wire::Message>();
-    if (m->ParseFromString(bytes))
-      i->second.message = std::move(m);
+    wire::Message m;
+    if (m.ParseFromString(bytes) && well_formed_bundle(m)) {
+      i->second.ok = true;
+      i->second.parts = unbundle(std::move(m));
+    }
   }
   i->second.used = now_;
-  return i->second.message.get();
+  return i->second.ok ? &i->second.parts : nullptr;
 }
 
 std::string sim_cluster::encode(sim_node& n, wire::Message m) {
@@ -134,9 +139,7 @@ void sim_cluster::flush(sim_node& n) {
   run_queued(n);
   for (const auto& id : out.acknowledged)
     accepted_.insert(id);
-  auto peers = static_cast<std::uint64_t>(nodes_.size() - 1);
-  auto count = [&](const wire::Message& m, std::uint64_t copies,
-                   std::size_t bytes) {
+  auto count = [&](const wire::Message& m) {
     auto kind = classify(m);
     if (kind == queue_message::running)
       ++traffic_.running_heartbeats;
@@ -155,17 +158,35 @@ void sim_cluster::flush(sim_node& n) {
     if (m.has_info())
       name += " " + wire::TaskPhase_Name(m.info().phase());
     ++traffic_.by_kind[name];
-    traffic_.queue_bytes += copies * bytes;
   };
-  for (auto& m : out.broadcasts) {
-    auto bytes = encode(n, m);
-    count(m, peers, bytes.size());
-    net_.broadcast(now_, n.id, bytes);
-  }
+  for (const auto& m : out.broadcasts)
+    count(m);
+  broadcast_bundled(n, std::move(out.broadcasts));
   for (auto& s : out.sends) {
     auto bytes = encode(n, s.message);
-    count(s.message, 1, bytes.size());
+    count(s.message);
+    traffic_.queue_bytes += bytes.size();
     net_.send(now_, n.id, s.to, bytes);
+  }
+}
+
+void sim_cluster::broadcast_bundled(sim_node& n,
+                                    std::vector<wire::Message> parts) {
+  // The bridge's identity in the simulation: addresses are ids.
+  bridge_identity self{"sim", n.id, n.id, n.incarnation};
+  auto peers = static_cast<std::uint64_t>(nodes_.size() - 1);
+  for (auto& m : pack_bundles(std::move(parts), bundle_budget(self, {}))) {
+    if (m.has_bundle()) {
+      ++traffic_.bundles;
+      int claims = 0;
+      for (const auto& p : m.bundle().parts())
+        claims += p.has_dequeue() ? 1 : 0;
+      if (claims >= 2)
+        ++traffic_.bundles_with_claims;
+    }
+    auto bytes = encode(n, std::move(m));
+    traffic_.queue_bytes += peers * bytes.size();
+    net_.broadcast(now_, n.id, bytes);
   }
 }
 
@@ -183,18 +204,19 @@ void sim_cluster::deliver(const sim_delivery& d) {
   auto& n = nodes_[index_of(d.to)];
   if (!n.up)
     return;
-  const auto* parsed_message = parsed(d.bytes);
-  if (parsed_message == nullptr)
+  const auto* parts = parsed(d.bytes);
+  if (parts == nullptr)
     return;
-  const auto& m = *parsed_message;
-  if (m.has_heartbeat()) {
-    for (const auto& c : n.membership->on_heartbeat(m, now_))
-      if (c.to == peer_state::dead || c.restarted)
-        n.queue->on_peer_dead(c.id, now_);
-    n.queue->on_peer_heartbeat(m.sender_id(), m.incarnation(),
-                               m.heartbeat(), now_);
-  } else {
-    n.queue->on_message(m, now_);
+  for (const auto& m : *parts) {
+    if (m.has_heartbeat()) {
+      for (const auto& c : n.membership->on_heartbeat(m, now_))
+        if (c.to == peer_state::dead || c.restarted)
+          n.queue->on_peer_dead(c.id, now_);
+      n.queue->on_peer_heartbeat(m.sender_id(), m.incarnation(),
+                                 m.heartbeat(), now_);
+    } else {
+      n.queue->on_message(m, now_);
+    }
   }
   flush(n);
 }

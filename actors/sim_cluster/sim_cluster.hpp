@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "broadcast_bridge/bridge_state.hpp"
 #include "broadcast_bridge/sim_network.hpp"
 #include "membership/membership_state.hpp"
 #include "queue_node/queue_node.hpp"
@@ -98,11 +99,17 @@ private:
   std::size_t index_of(const std::string& id) const;
   bool chance(double p);
   // Parses a datagram once for all its receivers (a broadcast reaches every
-  // node with the same bytes); nullptr if malformed.
-  const wire::Message* parsed(const std::string& bytes);
+  // node with the same bytes): the messages it carries (a bundle's parts,
+  // as the bridge unbundles them); nullptr if malformed.
+  const std::vector<wire::Message>* parsed(const std::string& bytes);
+  // Packs a node's broadcasts of one flush into datagrams as the bridge
+  // does (bundle.hpp, within its byte budget), so a lost datagram loses
+  // every message in it, several claims included.
+  void broadcast_bundled(sim_node& n, std::vector<wire::Message> parts);
 
   struct parsed_entry {
-    std::unique_ptr<wire::Message> message; // null: malformed
+    bool ok = false; // false: malformed
+    std::vector<wire::Message> parts;
     millis used = 0;
   };
 

@@ -87,6 +87,10 @@ struct sim_report {
   std::uint64_t sync_messages = 0;
   std::uint64_t membership_heartbeats = 0;
   std::uint64_t queue_bytes = 0; // on the wire, every copy
+  /// Broadcast datagrams carrying several queue messages (bundles), and
+  /// those of them carrying two or more DEQUEUEs (claims lost together).
+  std::uint64_t bundles = 0;
+  std::uint64_t bundles_with_claims = 0;
   /// Queue messages sent, by body (e.g. "dequeue", "info DONE").
   std::map<std::string, std::uint64_t> by_kind;
   double messages_per_task = 0;

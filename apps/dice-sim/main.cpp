@@ -46,6 +46,10 @@ nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
   j["acks"] = r.acks;
   j["bytes_per_task"] = r.bytes_per_task;
   j["sync_messages"] = r.sync_messages;
+  // Datagrams carrying several queue messages, and two or more claims
+  // (counted by the in-process driver; 0 with --actors).
+  j["bundles"] = r.bundles;
+  j["bundles_with_claims"] = r.bundles_with_claims;
   j["snapshots"] = r.snapshots;
   j["membership_heartbeats"] = r.membership_heartbeats;
   j["sent_by_kind"] = r.by_kind;

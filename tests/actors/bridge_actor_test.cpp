@@ -1,13 +1,16 @@
-// The broadcast bridge actor bundles the broadcasts queued at once: two
-// bridges over the simulated network under CAF's test coordinator.
+// The broadcast bridge actor bundles the broadcasts queued at once and sends
+// to node ids: two bridges over the simulated network under CAF's test
+// coordinator.
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
+#include <caf/event_based_actor.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 #include <caf/send.hpp>
 #include <caf/typed_event_based_actor.hpp>
@@ -54,7 +57,7 @@ struct two_bridges {
   caf::actor_system sys{deterministic(cfg)};
   caf::scheduler::test_coordinator& sched{
     dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())};
-  std::shared_ptr<counting> a_net;
+  std::shared_ptr<counting> a_net, b_net;
   broadcast_bridge a;
   broadcast_bridge b;
   std::shared_ptr<recorder_state> heard = std::make_shared<recorder_state>();
@@ -64,8 +67,10 @@ struct two_bridges {
     hub.network().set_default_faults({0, 0, 1, 1});
     a_net = std::make_shared<counting>(hub.make_transport("a:1"));
     a = spawn("a", a_net, bundle_bytes);
-    b = spawn("b", hub.make_transport("b:1"));
-    caf::anon_send(a, peers_atom_v, std::vector<std::string>{"b:1"});
+    b_net = std::make_shared<counting>(hub.make_transport("b:1"));
+    b = spawn("b", b_net);
+    // a's membership knows b; b's knows nobody yet.
+    caf::anon_send(a, peers_atom_v, peer_directory{{{"b", "b:1"}}, {}});
     auto rec = heard;
     wire_listener listener = sys.spawn(
       [rec](wire_listener::pointer) -> wire_listener::behavior_type {
@@ -113,6 +118,18 @@ struct two_bridges {
     sched.run();
     hub.deliver_due(hub.now + 10);
     sched.run();
+  }
+
+  /// A bridge's counters, asked as any actor would.
+  bridge_counters counters_of(const broadcast_bridge& who) {
+    std::optional<bridge_counters> result;
+    auto asker = sys.spawn([&, who](caf::event_based_actor* self) {
+      self->request(who, caf::infinite, stats_atom_v)
+        .then([&](const bridge_counters& c) { result = c; });
+    });
+    sched.run();
+    REQUIRE(result);
+    return *result;
   }
 
   ~two_bridges() {
@@ -192,4 +209,29 @@ TEST_CASE("bridge: with bundling off a piggybacked broadcast leaves at once",
   net.deliver();
   CHECK(net.a_net->sent == 1);
   CHECK(net.heard->ids == ids(0, 1));
+}
+
+TEST_CASE("bridge: a message for a node id goes where membership says it "
+          "listens, or where its datagrams come from; an unknown id is "
+          "counted as unaddressed, not sent",
+          "[actor][bridge]") {
+  two_bridges net;
+  caf::anon_send(net.a, send_to_atom_v, std::string{"b"},
+                 two_bridges::enqueue(1));
+  net.deliver();
+  CHECK(net.heard->ids == ids(1, 2));
+  CHECK(net.counters_of(net.a).unaddressed == 0);
+
+  caf::anon_send(net.a, send_to_atom_v, std::string{"nobody"},
+                 two_bridges::enqueue(2));
+  net.deliver();
+  CHECK(net.a_net->sent == 1);
+  CHECK(net.counters_of(net.a).unaddressed == 1);
+
+  // b's membership never named a, but a's datagram said where it listens.
+  caf::anon_send(net.b, send_to_atom_v, std::string{"a"},
+                 two_bridges::enqueue(3));
+  net.deliver();
+  CHECK(net.b_net->sent == 1);
+  CHECK(net.counters_of(net.b).unaddressed == 0);
 }

@@ -55,9 +55,9 @@ struct wired {
       for (auto& [id, n] : nodes) {
         for (auto& d : n->take_datagrams()) {
           any = true;
-          if (d.addr) {
+          if (d.to) {
             ++sends;
-            deliver(id, id_at.at(*d.addr), d.message);
+            deliver(id, *d.to, d.message);
           } else {
             ++broadcasts;
             for (auto& [other, m] : nodes)
@@ -94,7 +94,6 @@ TEST_CASE("election node: bully over addressed sends elects the highest id "
     CHECK(n->acting_coordinator() == "n3");
     CHECK(n->take_coordinator_change() == std::optional<std::string>("n3"));
     CHECK(n->take_coordinator_change() == std::nullopt); // reported once
-    CHECK(n->view().unroutable == 0);
   }
   CHECK(w.sends > 0); // bully talks point to point
   CHECK(w.nodes.at("n3")->view().members
@@ -131,8 +130,8 @@ TEST_CASE("election node: alone, a node elects itself after its first tick",
   CHECK(n.view().state == "normal");
 }
 
-TEST_CASE("election node: malformed datagrams and sends to unknown peers are "
-          "counted, not fatal",
+TEST_CASE("election node: malformed datagrams are counted, not fatal, and a "
+          "peer membership never named is answered by id",
           "[election][election_node]") {
   election_node n("bully", "n1", election_config{});
   wire::Message no_body;
@@ -150,15 +149,18 @@ TEST_CASE("election node: malformed datagrams and sends to unknown peers are "
   CHECK(v.malformed == 2);
   CHECK(v.other_algorithm == 1);
   CHECK(v.ignored == 0);
-  // An AYUp from a peer membership never told us about, without an address:
-  // the answer has nowhere to go.
+  // An AYUp from a peer membership never told us about: the answer goes
+  // to its id (the bridge resolves it from the AYUp's datagram, or counts
+  // it as unaddressed).
   wire::Message ayup;
   ayup.set_sender_id("n9");
   ayup.mutable_election()->set_algorithm("bully");
   ayup.mutable_election()->set_kind("AYUp");
   n.on_wire(ayup, 0);
-  CHECK(n.take_datagrams().empty());
-  CHECK(n.view().unroutable == 1);
+  auto out = n.take_datagrams();
+  REQUIRE(out.size() == 1);
+  CHECK(out.front().to == std::optional<std::string>("n9"));
+  CHECK(out.front().message.election().kind() == "AYUAnswer");
 }
 
 TEST_CASE("election node: a peer running another algorithm is named once, "

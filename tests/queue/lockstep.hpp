@@ -37,6 +37,20 @@ struct lockstep {
                      std::uint32_t attempt)>
     outcome;
   std::set<std::string> down; // silent nodes: no ticks, nothing in or out
+  /// Sees each message delivered (from, to), each execution started and
+  /// each one finished (ok?), for traces.
+  std::function<void(const std::string&, const std::string&,
+                     const wire::Message&)>
+    on_delivered;
+  std::function<void(const std::string& node, const std::string& task,
+                     std::uint32_t attempt)>
+    on_started;
+  std::function<void(const std::string& node, const std::string& task,
+                     std::uint32_t attempt, bool ok)>
+    on_finished;
+  /// Sees a node about to take an input of the harness: "tick" or
+  /// "heartbeat" (a peer's version vector).
+  std::function<void(const std::string& node, const char* input)> on_input;
 
   std::vector<running_exec> executing;
   // Start orders beyond a node's slots (prefetched claims): they run in
@@ -78,6 +92,8 @@ struct lockstep {
     if (drop && drop(from, to, m))
       return;
     m.set_sender_id(from);
+    if (on_delivered)
+      on_delivered(from, to, m);
     at(to).on_message(m, now);
   }
 
@@ -135,6 +151,8 @@ struct lockstep {
       }
       executing.push_back({i->node, i->task_id, i->attempt, now + task_ms});
       started.push_back(executing.back());
+      if (on_started)
+        on_started(i->node, i->task_id, i->attempt);
       i = queued.erase(i);
     }
   }
@@ -150,8 +168,11 @@ struct lockstep {
       wire::Heartbeat hb;
       from->fill_heartbeat(&hb);
       for (auto& to : nodes)
-        if (to != from && !down.count(to->id()))
+        if (to != from && !down.count(to->id())) {
+          if (on_input)
+            on_input(to->id(), "heartbeat");
           to->on_peer_heartbeat(from->id(), incarnation_of(*from), hb, now);
+        }
     }
   }
 
@@ -162,6 +183,8 @@ struct lockstep {
         auto e = *i;
         i = executing.erase(i);
         bool ok = outcome ? outcome(e.node, e.task_id, e.attempt) : true;
+        if (on_finished)
+          on_finished(e.node, e.task_id, e.attempt, ok);
         at(e.node).execution_finished(e.task_id, e.attempt, ok,
                                       ok ? "result of " + e.task_id : "boom",
                                       now, e.ends - task_ms);
@@ -175,8 +198,11 @@ struct lockstep {
       exchange_versions();
     }
     for (auto& n : nodes)
-      if (!down.count(n->id()))
+      if (!down.count(n->id())) {
+        if (on_input)
+          on_input(n->id(), "tick");
         n->tick(now);
+      }
     flush();
   }
 

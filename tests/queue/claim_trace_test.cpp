@@ -1,0 +1,401 @@
+// The claim path as a trace (like etcd raft's testdata interaction tests):
+// testdata/*.txt holds commands and the trace each must print; a change of
+// the protocol shows as a diff. DICE_REWRITE_TRACES=1 rewrites the files
+// with what the code prints now (review the diff before committing).
+//
+// The file: blocks of a command line, "----", the expected output, and a
+// blank line; lines starting with '#' between blocks are comments.
+// Commands:
+//   cluster NODE... [slots=N] [prefetch=N]   nodes that know each other
+//   submit NODE TASK                         a user submits at NODE
+//   run MS                                   time passes, 1 ms a step
+//   chains NODE TASK                         the hop chains of TASK at NODE
+// A trace line is one event as a subsystem (or the bridge, the executor,
+// the user) takes it, indented under the event that caused it; only events
+// naming the traced task (and free seats) are shown. A received datagram's
+// line is communication's input; what it emits starts unindented.
+#include <catch2/catch.hpp>
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <vector>
+
+#include "communication/communication.hpp"
+#include "lockstep.hpp"
+
+using namespace dice;
+using namespace dice::test;
+
+namespace {
+
+const char* name_of(station s) {
+  switch (s) {
+    case station::communication: return "communication";
+    case station::known_tasks: return "known_tasks";
+    case station::ready_queue: return "ready_queue";
+    case station::ranking: return "ranking";
+    case station::running_tasks: return "running_tasks";
+    case station::finished_tasks: return "finished_tasks";
+    case station::unknown_resolver: return "unknown_resolver";
+    case station::bridge: return "bridge";
+    case station::executor: return "executor";
+    case station::world: return "user";
+  }
+  return "?";
+}
+
+template <class E>
+std::string type_name() {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> raw(
+    abi::__cxa_demangle(typeid(E).name(), nullptr, nullptr, &status),
+    std::free);
+  std::string name = status == 0 ? raw.get() : typeid(E).name();
+  auto at = name.rfind("::");
+  return at == std::string::npos ? name : name.substr(at + 2);
+}
+
+// "dequeue t1 a1 by b", "info DONE t1 a1", ...
+std::string describe(const wire::Message& m) {
+  if (m.body_case() == wire::Message::BODY_NOT_SET)
+    return "(empty)";
+  std::string out = m.GetDescriptor()
+                      ->FindFieldByNumber(static_cast<int>(m.body_case()))
+                      ->name();
+  if (m.has_info())
+    out += " " + wire::TaskPhase_Name(m.info().phase());
+  auto id = task_id_of(m);
+  if (!id.empty())
+    out += " " + id;
+  if (m.has_dequeue())
+    out += " a" + std::to_string(m.dequeue().attempt()) + " by "
+           + m.dequeue().claim().node_id();
+  if (m.has_info())
+    out += " a" + std::to_string(m.info().attempt());
+  return out;
+}
+
+template <class T, class = void>
+struct has_task_id : std::false_type {};
+template <class T>
+struct has_task_id<T, std::void_t<decltype(std::declval<T>().task_id)>>
+  : std::true_type {};
+
+// The event's task ("" if none) and its line.
+std::pair<std::string, std::string> describe(const ev::event& e) {
+  return std::visit(
+    [](const auto& x) -> std::pair<std::string, std::string> {
+      using E = std::decay_t<decltype(x)>;
+      auto line = type_name<E>();
+      std::string task;
+      if constexpr (has_task_id<E>::value)
+        task = x.task_id;
+      if constexpr (std::is_same_v<E, ev::task_changed>) {
+        line += " " + x.task_id + " " + wire::TaskPhase_Name(x.state.phase())
+                + " a" + std::to_string(x.state.attempt());
+        if (!x.state.claim().node_id().empty())
+          line += " by " + x.state.claim().node_id();
+      } else if constexpr (std::is_same_v<E, ev::claim_heard>) {
+        task = x.claim.task_id();
+        line += " " + task + " a" + std::to_string(x.claim.attempt()) + " by "
+                + x.claim.claim().node_id() + ", merged "
+                + wire::TaskPhase_Name(x.state.phase()) + " by "
+                + x.state.claim().node_id();
+      } else if constexpr (std::is_same_v<E, ev::merge_message>
+                           || std::is_same_v<E, ev::broadcast>) {
+        task = task_id_of(x.message);
+        line += " " + describe(x.message);
+      } else if constexpr (std::is_same_v<E, ev::originate>) {
+        task = task_id_of(x.op);
+        line += " " + describe(x.op);
+      } else if constexpr (std::is_same_v<E, ev::unicast>
+                           || std::is_same_v<E, ev::send_to>) {
+        task = task_id_of(x.message);
+        line += " to " + x.peer + ": " + describe(x.message);
+      } else if constexpr (std::is_same_v<E, ev::free_slots>) {
+        task = "*";
+        line += " seats " + std::to_string(x.count) + ", slots "
+                + std::to_string(x.slots);
+      } else if constexpr (std::is_same_v<E, ev::task_offer>) {
+        line += " " + x.task_id + " a" + std::to_string(x.attempt)
+                + (x.matched ? " matched" : " staggered");
+      } else if constexpr (std::is_same_v<E, ev::start_execution>
+                           || std::is_same_v<E, ev::run_order>
+                           || std::is_same_v<E, ev::cancel_order>
+                           || std::is_same_v<E, ev::reclaim_execution>) {
+        line += " " + x.task_id + " a" + std::to_string(x.attempt);
+      } else if constexpr (std::is_same_v<E, ev::execution_report>) {
+        line += " " + x.task_id + " a" + std::to_string(x.attempt)
+                + (x.ok ? " ok" : " failed");
+      } else if constexpr (has_task_id<E>::value) {
+        line += " " + x.task_id;
+      }
+      return {task, line};
+    },
+    e);
+}
+
+// One delivery: where, what, and the delivery that caused it.
+struct delivery {
+  station to;
+  std::string line;
+  std::uint64_t cause;
+  std::string root; // the input at the start of its chain
+  int depth;
+};
+
+struct tracer {
+  lockstep net;
+  std::string task; // traced
+  std::ostringstream out;
+  // Per node: its deliveries by id, and the input now being handled.
+  std::map<std::string, std::map<std::uint64_t, delivery>> seen;
+  std::map<std::string, std::string> input;
+  millis printed_at = -1;
+
+  void print(const std::string& line) {
+    if (net.now != printed_at) {
+      out << "@" << net.now << "\n";
+      printed_at = net.now;
+    }
+    out << line << "\n";
+  }
+
+  void add(const std::string& id, queue_config cfg) {
+    auto& n = net.add(id, cfg);
+    n.trace([this, id](const queue_node::trace_point& p) {
+      auto [about, line] = describe(p.event);
+      auto& mine = seen[id];
+      int depth = 0;
+      std::string root = input[id];
+      if (auto c = mine.find(p.cause); p.cause != 0 && c != mine.end()) {
+        depth = c->second.depth + 1;
+        root = c->second.root;
+      }
+      mine[p.id] = {p.to, line, p.cause, root, depth};
+      if (about != task && about != "*")
+        return;
+      print(id + "  " + std::string(2 * static_cast<std::size_t>(depth), ' ')
+            + name_of(p.to) + " <- " + line);
+    });
+  }
+
+  void hook() {
+    net.on_delivered = [this](const std::string& from, const std::string& to,
+                              const wire::Message& m) {
+      input[to] = "datagram " + describe(m);
+      if (task_id_of(m) == task)
+        print(to + "  communication <- datagram from " + from + ": "
+              + describe(m));
+    };
+    net.on_input = [this](const std::string& node, const char* what) {
+      input[node] = what;
+    };
+    net.on_started = [this](const std::string& node, const std::string& t,
+                            std::uint32_t attempt) {
+      if (t == task)
+        print(node + "  executor starts " + t + " a" + std::to_string(attempt));
+    };
+    net.on_finished = [this](const std::string& node, const std::string& t,
+                             std::uint32_t attempt, bool ok) {
+      input[node] = "execution report";
+      if (t == task)
+        print(node + "  executor ends " + t + " a" + std::to_string(attempt)
+              + (ok ? " ok" : " failed"));
+    };
+  }
+
+  // The chain of subsystem inputs from an input to each outcome of `task`
+  // at `node`: its DEQUEUE, its execution order, its DONE report, and the
+  // state that let ready_queue offer it.
+  void chains(const std::string& node) {
+    const auto& mine = seen[node];
+    auto ends = [&](const delivery& d) {
+      auto mark = " " + task;
+      bool named = d.line.find(mark) != std::string::npos;
+      return named
+             && ((d.to == station::ready_queue
+                  && d.line.rfind("task_changed", 0) == 0
+                  && d.line.find(" READY") != std::string::npos)
+                 || (d.to == station::bridge
+                     && (d.line.find("broadcast dequeue") == 0
+                         || d.line.find("broadcast info DONE") == 0))
+                 || (d.to == station::executor
+                     && d.line.rfind("run_order", 0) == 0));
+    };
+    for (const auto& [id, d] : mine) {
+      if (!ends(d))
+        continue;
+      std::vector<std::string> path;
+      for (auto at = id; at != 0;) {
+        auto& x = mine.at(at);
+        path.insert(path.begin(), name_of(x.to));
+        at = x.cause;
+      }
+      // A datagram's first hop is communication's (it takes every one).
+      if (d.root.rfind("datagram", 0) == 0)
+        path.insert(path.begin(), "communication");
+      std::string line = d.root;
+      for (const auto& s : path)
+        line += " -> " + s;
+      out << node << "  " << line << " (" << d.line << "): " << path.size()
+          << " hops\n";
+    }
+  }
+};
+
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;)
+    out.push_back(w);
+  return out;
+}
+
+std::string run_command(tracer& t, const std::string& command) {
+  t.out.str("");
+  t.printed_at = -1;
+  auto w = words(command);
+  if (w.empty())
+    throw std::runtime_error("empty command");
+  if (w[0] == "cluster") {
+    queue_config cfg;
+    std::vector<std::string> ids;
+    for (std::size_t i = 1; i < w.size(); ++i) {
+      if (w[i].rfind("slots=", 0) == 0)
+        cfg.slots = std::stoul(w[i].substr(6));
+      else if (w[i].rfind("prefetch=", 0) == 0)
+        cfg.prefetch = std::stoul(w[i].substr(9));
+      else
+        ids.push_back(w[i]);
+    }
+    t.hook();
+    for (const auto& id : ids)
+      t.add(id, cfg);
+    // They hear of one another as membership heartbeats would tell them.
+    t.net.versions_every_ms = 400;
+    t.net.run_for(1);
+    t.out.str("");
+    for (const auto& id : ids)
+      t.out << id << " ";
+    t.out << "live, slots " << cfg.slots << ", prefetch " << cfg.prefetch
+          << "\n";
+  } else if (w[0] == "submit" && w.size() == 3) {
+    t.task = w[2];
+    t.input[w[1]] = "submit";
+    t.net.at(w[1]).submit(spec_of(w[2]), t.net.now);
+    t.net.flush();
+  } else if (w[0] == "run" && w.size() == 2) {
+    t.net.run_for(std::stol(w[1]));
+  } else if (w[0] == "chains" && w.size() == 3) {
+    t.task = w[2];
+    t.chains(w[1]);
+  } else {
+    throw std::runtime_error("unknown command: " + command);
+  }
+  return t.out.str();
+}
+
+struct block {
+  std::string command;
+  std::string expected;
+};
+
+// The file's blocks; `head` keeps the comments before each for rewriting.
+std::vector<block> parse(const std::string& path,
+                         std::vector<std::string>& heads) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::vector<block> out;
+  std::string line, head;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') {
+      head += line + "\n";
+      continue;
+    }
+    block b{line, ""};
+    REQUIRE(std::getline(in, line));
+    REQUIRE(line == "----");
+    while (std::getline(in, line) && !line.empty())
+      b.expected += line + "\n";
+    heads.push_back(head);
+    head.clear();
+    out.push_back(b);
+  }
+  return out;
+}
+
+// A line diff (longest common subsequence): "-" expected, "+" got.
+std::string diff(const std::string& expected, const std::string& got) {
+  auto lines = [](const std::string& s) {
+    std::vector<std::string> v;
+    std::istringstream in(s);
+    for (std::string l; std::getline(in, l);)
+      v.push_back(l);
+    return v;
+  };
+  auto a = lines(expected), b = lines(got);
+  std::vector<std::vector<std::size_t>> lcs(
+    a.size() + 1, std::vector<std::size_t>(b.size() + 1, 0));
+  for (std::size_t i = a.size(); i-- > 0;)
+    for (std::size_t j = b.size(); j-- > 0;)
+      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1
+                               : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  std::ostringstream out;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (i < a.size() && j < b.size() && a[i] == b[j]) {
+      out << "  " << a[i++] << "\n";
+      ++j;
+    } else if (j < b.size() && (i == a.size() || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      out << "+ " << b[j++] << "\n";
+    } else {
+      out << "- " << a[i++] << "\n";
+    }
+  }
+  return out.str();
+}
+
+void check_trace_file(const std::string& name) {
+  auto path = std::string(DICE_TESTDATA_DIR) + "/" + name;
+  std::vector<std::string> heads;
+  auto blocks = parse(path, heads);
+  REQUIRE(!blocks.empty());
+  tracer t;
+  std::ostringstream rewritten;
+  bool rewrite = std::getenv("DICE_REWRITE_TRACES") != nullptr;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const auto& b = blocks[i];
+    auto got = run_command(t, b.command);
+    rewritten << heads[i] << b.command << "\n----\n" << got << "\n";
+    if (rewrite)
+      continue;
+    INFO(name << ": " << b.command << "\n" << diff(b.expected, got));
+    CHECK(got == b.expected);
+  }
+  if (rewrite) {
+    std::ofstream(path) << rewritten.str();
+    WARN("rewrote " << path);
+  }
+}
+
+} // namespace
+
+TEST_CASE("trace: one claim on a 2-node cluster, from the ENQUEUE datagram "
+          "to DONE (testdata/claim_2_nodes.txt)",
+          "[queue][trace]") {
+  check_trace_file("claim_2_nodes.txt");
+}
+
+TEST_CASE("trace: a mismatch is reported as a diff", "[queue][trace]") {
+  auto d = diff("a\nb\nc\n", "a\nx\nc\n");
+  CHECK(d == "  a\n+ x\n- b\n  c\n");
+}
