@@ -43,7 +43,6 @@ const char* name_of(station s) {
     case station::ready_queue: return "ready_queue";
     case station::ranking: return "ranking";
     case station::running_tasks: return "running_tasks";
-    case station::finished_tasks: return "finished_tasks";
     case station::unknown_resolver: return "unknown_resolver";
     case station::bridge: return "bridge";
     case station::executor: return "executor";
@@ -129,8 +128,7 @@ std::pair<std::string, std::string> describe(const ev::event& e) {
                 + (x.matched ? " matched" : " staggered");
       } else if constexpr (std::is_same_v<E, ev::start_execution>
                            || std::is_same_v<E, ev::run_order>
-                           || std::is_same_v<E, ev::cancel_order>
-                           || std::is_same_v<E, ev::reclaim_execution>) {
+                           || std::is_same_v<E, ev::cancel_order>) {
         line += " " + x.task_id + " a" + std::to_string(x.attempt);
       } else if constexpr (std::is_same_v<E, ev::execution_report>) {
         line += " " + x.task_id + " a" + std::to_string(x.attempt)
