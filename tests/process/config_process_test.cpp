@@ -319,8 +319,8 @@ TEST_CASE("an unknown HTTP path answers 404 with a JSON error",
   CHECK(get_json(n.spec().http_port, "/health"));
 }
 
-TEST_CASE("--battery, --device-class and --unknown-strategy are accepted and "
-          "shown in /stats, and a bad value fails fast",
+TEST_CASE("dice-node takes --battery, --device-class and --unknown-strategy "
+          "and shows them in /stats, and a bad value fails fast",
           "[process][config]") {
   SECTION("given") {
     cluster c;
