@@ -17,7 +17,7 @@ using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
 TEST_CASE("dice test with a cluster key: the runner fetches the project blob over "
-          "HTTP with the key's HMAC; another key is refused", "[process][tester]") {
+          "HTTP with the key's HMAC, and another key is refused", "[process][tester]") {
   cluster c;
   auto key = c.dir().write("cluster.key", "a cluster key for the blob test\n");
   fs::permissions(key, fs::perms::owner_read | fs::perms::owner_write);
@@ -94,7 +94,7 @@ TEST_CASE("a root --tester node refuses a key or token file others may read",
   CHECK_THAT(r.output, Contains("--cluster-key-file"));
   CHECK_THAT(r.output, Contains("readable by other users"));
   fs::permissions(key, fs::perms::owner_read | fs::perms::owner_write);
-  auto token = dir.write("open.token", "a bearer token readable by all\n");
+  auto token = dir.write("open.token", "a-bearer-token-readable-by-all\n");
   fs::permissions(token, fs::perms::owner_read | fs::perms::owner_write
                            | fs::perms::others_read);
   auto t = run_node_to_exit({"--id", "t-y", "--listen", "127.0.0.1:0", "--http", "off",

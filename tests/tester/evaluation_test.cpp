@@ -111,7 +111,7 @@ TEST_CASE("two evaluations at once take turns: modules of equal rank share a "
   CHECK(decode_module_task(all[6].payload(), err)->module == "o4");
 }
 
-TEST_CASE("a first run ranks modules by their prior; ranks past the band share "
+TEST_CASE("a first run ranks modules by their prior, and ranks past the band share "
           "its floor", "[tester][evaluation]") {
   auto e = record(3);
   auto specs = evaluation_specs(e, {"t/small.py", "t/big.py", "t/mid.py"}, {}, {},

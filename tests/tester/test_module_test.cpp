@@ -75,7 +75,7 @@ TEST_CASE("collected test ids are the lines with ::", "[tester][module]") {
                                         "tests/test_a.py::TestK::test_y[1]"});
 }
 
-TEST_CASE("ctest's test list gives the names; a name matches only itself",
+TEST_CASE("ctest's test list gives the names, and a name matches only itself",
           "[tester][module]") {
   std::string err;
   auto names = parse_ctest_names(R"js({"kind":"ctestInfo","version":{"major":1},
