@@ -344,5 +344,10 @@ constexpr millis tester_hello_ms = 1000;
 constexpr std::size_t tester_blob_replicas = 2;
 /// Most modules (tasks) one evaluation is split into.
 constexpr std::size_t tester_max_modules = 10'000;
+/// Test modules take priorities 0 (an evaluation's first module) down to
+/// -tester_priority_band (its later ones): a user task at the default
+/// priority 0 is never outranked by a module, and modules of equal rank in
+/// two evaluations share a priority, so the evaluations take turns.
+constexpr std::int32_t tester_priority_band = 1000;
 
 } // namespace dice::defaults

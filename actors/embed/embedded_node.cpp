@@ -2,6 +2,8 @@
 // plain types, for programs that embed a node in their own actor system.
 #include "dice/node.hpp"
 
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <stdexcept>
 
@@ -18,6 +20,8 @@
 #include "http_api/task_json.hpp"
 #include "mutex/lock_name.hpp"
 #include "node/node.hpp"
+#include "tester/evaluation_service.hpp"
+#include "tester/tester_node.hpp"
 
 namespace dice::embed {
 
@@ -87,6 +91,7 @@ struct node::impl {
   std::shared_ptr<udp_transport> net;
   std::unique_ptr<dice::node> running;
   std::unique_ptr<http_api> api;
+  std::unique_ptr<evaluation_service> evaluations;
   std::shared_ptr<event_hub> hub = std::make_shared<event_hub>();
   task_listener listener;
   std::shared_ptr<message_callbacks> messages = std::make_shared<message_callbacks>();
@@ -120,6 +125,8 @@ node::node(caf::actor_system& sys, options opts) : impl_(new impl(sys)) {
   c.queue.prefetch = opts.prefetch;
   c.queue.max_attempts = opts.max_attempts;
   c.shell.allow = opts.shell_allow;
+  c.tester.enabled = opts.tester;
+  c.tester.work_dir = opts.tester_work_dir;
   if (auto problem = c.problem(); !problem.empty())
     throw std::invalid_argument(problem);
 }
@@ -178,6 +185,65 @@ void node::start() {
                  st.sys.spawn(message_listener_fun, st.messages));
   if (st.cfg.http)
     st.api = std::make_unique<http_api>(st.sys, *st.running, *st.cfg.http);
+  st.evaluations = std::make_unique<evaluation_service>(st.sys, *st.running);
+}
+
+std::string node::submit_evaluation(const std::string& path,
+                                    const evaluation_options& o) {
+  auto& st = *impl_;
+  st.require(true, "submit_evaluation");
+  // The same checks as POST /evaluation's options.
+  nlohmann::json j{{"runner", o.runner}, {"timeout", o.timeout_s}, {"reruns", o.reruns}};
+  j["split"] = !o.split.empty() ? o.split : o.runner == "ctest" ? "test" : "file";
+  if (!o.modules.empty())
+    j["modules"] = o.modules;
+  auto name = o.name;
+  if (name.empty()) {
+    auto p = std::filesystem::path(path);
+    name = (p.has_filename() ? p : p.parent_path()).filename().string();
+    for (const char* ext : {".tar.gz", ".tgz", ".tar", ".zip"}) {
+      std::string e = ext;
+      if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0)
+        name.resize(name.size() - e.size());
+    }
+  }
+  j["name"] = name;
+  std::string err;
+  auto ask = parse_evaluation_request(j, st.running->tester()->cfg, err);
+  if (!ask)
+    throw std::invalid_argument("submit_evaluation: " + err);
+  std::error_code ec;
+  std::string sha;
+  if (std::filesystem::is_directory(path, ec)) {
+    sha = st.evaluations->store_directory(path, err);
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+      throw std::invalid_argument("submit_evaluation: " + path
+                                  + ": no such directory or archive");
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    sha = st.evaluations->store_upload(bytes, err);
+  }
+  if (sha.empty())
+    throw std::invalid_argument("submit_evaluation: " + err);
+  auto r = st.evaluations->submit(std::move(*ask), sha);
+  if (r.refused == evaluation_receipt::refusal::bad_project)
+    throw std::invalid_argument("submit_evaluation: " + r.error);
+  if (r.refused != evaluation_receipt::refusal::none)
+    throw std::runtime_error("submit_evaluation: " + r.error);
+  return r.id;
+}
+
+std::optional<std::string> node::evaluation_report(const std::string& id) {
+  auto& st = *impl_;
+  st.require(true, "evaluation_report");
+  std::string err;
+  auto report = st.evaluations->report(id, err);
+  if (!report && !err.empty())
+    throw std::runtime_error("evaluation_report: " + err);
+  if (!report)
+    return std::nullopt;
+  return report->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void node::on_message(const std::string& topic,
@@ -283,6 +349,7 @@ void node::stop() {
   if (st.api)
     st.api->stop();
   st.api.reset();
+  st.evaluations.reset();
   if (st.running)
     st.running->stop();
   if (st.listener)

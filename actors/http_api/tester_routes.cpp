@@ -16,11 +16,7 @@
 #include "http_api/status_json.hpp"
 #include "http_api/tester_stats.hpp"
 #include "tester/blob_auth.hpp"
-#include "tester/blob_client.hpp"
-#include "tester/evaluation_plan.hpp"
-#include "tester/project_archive.hpp"
-#include "tester/sandbox.hpp"
-#include "tester/sha256.hpp"
+#include "tester/evaluation_service.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -33,120 +29,6 @@ void answer(httplib::Response& res, int status, const json& body) {
   res.status = status;
   res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace),
                   "application/json");
-}
-
-std::atomic<std::uint64_t> evaluations_accepted{0};
-
-/// The project behind a {"url": …}: `git clone --depth 1` (as the runner's
-/// user when the node is root), packed into a blob. Empty with `error`.
-std::string clone_into_blob(const tester_parts& t, const std::string& url,
-                            std::string& error) {
-  if (url.empty() || url[0] == '-') {
-    error = "url must name a git repository";
-    return {};
-  }
-  std::error_code ec;
-  fs::create_directories(t.cfg.work_dir, ec);
-  auto templ = t.cfg.work_dir + "/clone-XXXXXX";
-  if (!::mkdtemp(templ.data())) {
-    error = "cannot make a directory in " + t.cfg.work_dir;
-    return {};
-  }
-  // A local repository belongs to another user than the runner's, and git
-  // reads it only if told it is safe, in a global (protected) config: the
-  // clone's HOME is its directory. The clone is only read.
-  std::ofstream(templ + "/.gitconfig") << "[safe]\n\tdirectory = *\n";
-  bool root = ::geteuid() == 0;
-  if (root)
-    give_tree(templ, 65534, 65534);
-  sandbox_request req;
-  req.argv = {"git", "clone", "--depth", "1", "--quiet", "--", url, templ + "/src"};
-  req.cwd = templ;
-  req.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + templ,
-             "GIT_TERMINAL_PROMPT=0", "LANG=C.UTF-8"};
-  req.timeout_ms = 300'000;
-  req.max_output_bytes = 4096;
-  req.drop_privileges = root;
-  cancel_token never;
-  auto out = run_sandboxed(req, never);
-  std::string sha;
-  if (!out.exited_ok()) {
-    error = "git clone " + url + ": " + out.describe(req.timeout_ms) + ": "
-            + tail_of(out.output, 512);
-  } else {
-    auto packed = t.blobs->temp_path();
-    if (pack_directory(templ + "/src", packed, error)) {
-      sha = sha256_file_hex(packed);
-      if (!t.blobs->adopt(packed, sha, error))
-        sha.clear();
-    } else {
-      fs::remove(packed, ec);
-    }
-  }
-  remove_tree(templ);
-  return sha;
-}
-
-/// Copies the blob to up to cfg.blob_replicas peers (those that run tests
-/// first) and returns the ids and HTTP addresses of those that took it.
-std::vector<tester_peer> replicate_blob(const tester_parts& t, const std::string& sha) {
-  auto peers = t.peers->live(wall_clock_ms());
-  std::stable_sort(peers.begin(), peers.end(), [](const tester_peer& a,
-                                                  const tester_peer& b) {
-    return a.runs_tests > b.runs_tests;
-  });
-  std::vector<tester_peer> took;
-  auto path = t.blobs->use(sha);
-  for (auto& p : peers) {
-    if (took.size() >= t.cfg.blob_replicas || p.id == t.node_id || path.empty())
-      break;
-    std::string err;
-    if (push_blob(p.http, sha, path, t.cluster_key, err))
-      took.push_back(p);
-  }
-  return took;
-}
-
-std::optional<std::vector<module_row>>
-module_rows(caf::actor_system& sys, const node& n, const evaluation_record& e,
-            std::string& err) {
-  task_query q;
-  for (std::uint32_t i = 0; i < e.modules; ++i)
-    q.ids.push_back(module_task_id(e.id, i));
-  auto rows = query<std::vector<task_row>>(sys, n.queue(), err, tasks_atom_v, q);
-  if (!rows)
-    return std::nullopt;
-  std::map<std::string, const task_row*> by_id;
-  for (auto& r : *rows)
-    by_id[r.spec.id()] = &r;
-  std::vector<module_row> out(e.modules);
-  for (std::uint32_t i = 0; i < e.modules; ++i) {
-    auto it = by_id.find(q.ids[i]);
-    if (it == by_id.end() || !it->second->has_spec)
-      continue;
-    out[i] = module_row{true, it->second->spec, it->second->state};
-  }
-  return out;
-}
-
-std::vector<std::pair<evaluation_record, std::vector<module_row>>>
-evaluations(caf::actor_system& sys, const node& n, std::string& err) {
-  std::vector<std::pair<evaluation_record, std::vector<module_row>>> out;
-  auto rows = query<std::vector<task_row>>(sys, n.queue(), err, tasks_atom_v,
-                                           task_query{});
-  if (!rows)
-    return out;
-  for (auto& r : *rows) {
-    if (!r.has_spec || r.spec.kind() != "evaluation")
-      continue;
-    auto e = decode_evaluation(r.spec.payload());
-    if (!e)
-      continue;
-    auto modules = module_rows(sys, n, *e, err);
-    if (modules)
-      out.emplace_back(std::move(*e), std::move(*modules));
-  }
-  return out;
 }
 
 } // namespace
@@ -205,7 +87,9 @@ void http_api::tester_routes() {
     answer(res, 201, {{"blob", sha}});
   });
 
-  s.Post("/evaluation", [this, parts](const httplib::Request& req, httplib::Response& res) {
+  auto service = std::make_shared<evaluation_service>(sys_, node_);
+  s.Post("/evaluation", [this, parts, service](const httplib::Request& req,
+                                               httplib::Response& res) {
     auto bad = [&](int status, const std::string& why) {
       ++bad_requests_;
       answer(res, status, error_json(why));
@@ -227,109 +111,54 @@ void http_api::tester_routes() {
       return bad(400, err);
     std::string sha;
     if (is_json) {
-      sha = clone_into_blob(*parts, ask_for->url, err);
-      if (sha.empty())
-        return bad(400, err);
+      sha = service->store_clone(ask_for->url, err);
       if (ask_for->name.empty())
         ask_for->name = fs::path(ask_for->url).filename().string();
     } else {
-      if (req.body.empty())
-        return bad(400, "empty upload: send the project as a .tar.gz, .tar or .zip");
-      sha = parts->blobs->put(req.body, err);
-      if (sha.empty())
-        return bad(400, err);
+      sha = service->store_upload(req.body, err);
     }
-    auto blob_path = parts->blobs->use(sha);
-    std::vector<std::string> modules = ask_for->modules;
-    if (modules.empty()) {
-      auto found = parts->runner->find_modules(blob_path, ask_for->split,
-                                               ask_for->timeout_s * 1000LL, err);
-      if (!found)
-        return bad(400, "not a test project: " + err);
-      modules = std::move(*found);
-    }
-    if (modules.size() > defaults::tester_max_modules)
-      return bad(400, "the project has " + std::to_string(modules.size())
-                        + " modules; at most " + std::to_string(defaults::tester_max_modules));
-    // Durations of earlier runs of the same project: longest first.
-    std::vector<std::pair<evaluation_record, std::vector<module_row>>> earlier;
-    if (!ask_for->name.empty())
-      earlier = evaluations(sys_, node_, err);
-    evaluation_record e;
-    auto now = wall_clock_ms();
-    e.id = new_evaluation_id(node_.config().id, now, ++evaluations_accepted);
-    e.name = ask_for->name;
-    e.blob = sha;
-    std::error_code ec;
-    e.blob_bytes = fs::file_size(blob_path, ec);
-    e.runner = ask_for->runner;
-    e.split = ask_for->split;
-    e.timeout_s = ask_for->timeout_s;
-    e.reruns = ask_for->reruns;
-    e.modules = static_cast<std::uint32_t>(modules.size());
-    e.origin = node_.config().id;
-    e.submitted_ms = now;
-    // Copies first: the evaluation must survive this node's death.
-    std::vector<std::string> sources, holders{node_.config().id};
-    if (!parts->http.empty())
-      sources.push_back(parts->http);
-    for (auto& p : replicate_blob(*parts, sha)) {
-      sources.push_back(p.http);
-      holders.push_back(p.id);
-    }
-    auto specs = evaluation_specs(e, modules, sources,
-                                  remembered_durations(e.name, earlier));
-    const auto& api = node_.config().api;
-    auto accept = std::chrono::milliseconds(api.submit_accept_ms);
-    auto receipt = ask_within<submit_receipt>(sys_, node_.queue(), accept + http_ask_timeout,
-                                              err, submit_atom_v, std::move(specs),
-                                              caf::make_timestamp() + accept);
-    if (!receipt)
-      return answer(res, 503, error_json("node busy, evaluation not enqueued: " + err));
-    if (!receipt->refused.empty()) {
+    if (sha.empty())
+      return bad(400, err);
+    auto r = service->submit(std::move(*ask_for), sha);
+    using refusal = evaluation_receipt::refusal;
+    switch (r.refused) {
+    case refusal::bad_project:
+      return bad(400, r.error);
+    case refusal::busy:
+      return answer(res, 503, error_json(r.error));
+    case refusal::queue_full:
       ++submits_refused_;
       res.set_header("Retry-After", "1");
-      return answer(res, 429, error_json("evaluation not enqueued: " + receipt->refused));
+      return answer(res, 429, error_json(r.error));
+    case refusal::none:
+      break;
     }
-    auto replicated = ask_within<bool>(sys_, node_.queue(),
-                                       std::chrono::milliseconds(api.submit_replicated_ms),
-                                       err, submit_atom_v, receipt->batch);
-    answer(res, replicated && *replicated ? 201 : 202,
-           {{"id", e.id}, {"modules", e.modules}, {"blob", sha},
-            {"blob_copies", holders.size()}, {"replicated", replicated.value_or(false)}});
+    answer(res, r.replicated ? 201 : 202,
+           {{"id", r.id}, {"modules", r.modules}, {"blob", r.blob},
+            {"blob_copies", r.blob_copies}, {"replicated", r.replicated}});
   });
 
-  s.Get("/evaluation", [this](const httplib::Request&, httplib::Response& res) {
+  s.Get("/evaluation", [service](const httplib::Request&, httplib::Response& res) {
     std::string err;
-    auto all = evaluations(sys_, node_, err);
+    auto all = service->all(err);
     if (!err.empty())
       return answer(res, 503, error_json("node busy: " + err));
-    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.first.submitted_ms, a.first.id)
-             < std::tie(b.first.submitted_ms, b.first.id);
-    });
     auto list = json::array();
     for (auto& [e, rows] : all)
       list.push_back(evaluation_summary(e, rows));
     answer(res, 200, {{"evaluations", std::move(list)}});
   });
 
-  s.Get(R"(/evaluation/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+  s.Get(R"(/evaluation/([^/]+))", [service](const httplib::Request& req,
+                                            httplib::Response& res) {
     std::string err;
     auto id = req.matches[1].str();
-    auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
-                                             task_query{{id}, std::nullopt});
-    if (!rows)
+    auto report = service->report(id, err);
+    if (!report && !err.empty())
       return answer(res, 503, error_json("node busy: " + err));
-    std::optional<evaluation_record> e;
-    if (!rows->empty() && rows->front().has_spec && rows->front().spec.kind() == "evaluation")
-      e = decode_evaluation(rows->front().spec.payload());
-    if (!e)
+    if (!report)
       return answer(res, 404, error_json("no evaluation " + id));
-    auto modules = module_rows(sys_, node_, *e, err);
-    if (!modules)
-      return answer(res, 503, error_json("node busy: " + err));
-    answer(res, 200, evaluation_report(*e, *modules));
+    answer(res, 200, *report);
   });
 
   s.Get("/network", [this, parts](const httplib::Request&, httplib::Response& res) {
@@ -367,6 +196,7 @@ json tester_stats_json(const tester_parts& t) {
           {"blobs_fetched", c.fetched.load()},
           {"blob_fetch_errors", c.fetch_errors.load()},
           {"workspaces_left", c.workspaces_left.load()},
+          {"workspaces_swept", c.workspaces_swept.load()},
           {"blobs", {{"held", b.blobs}, {"bytes", b.bytes}, {"stored", b.stored},
                      {"evicted", b.evicted}, {"rejected", b.rejected}}}};
 }

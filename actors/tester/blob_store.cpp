@@ -52,6 +52,39 @@ std::string blob_store::use(const std::string& sha) {
   return (fs::path(dir_) / sha).string();
 }
 
+blob_pin blob_store::pin(const std::string& sha) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto it = blobs_.find(sha);
+  if (it == blobs_.end())
+    return {};
+  it->second.last_use = ++uses_;
+  ++it->second.pins;
+  return blob_pin{this, sha, (fs::path(dir_) / sha).string()};
+}
+
+void blob_store::unpin(const std::string& sha) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto it = blobs_.find(sha);
+  if (it != blobs_.end() && it->second.pins > 0)
+    --it->second.pins;
+}
+
+blob_pin& blob_pin::operator=(blob_pin&& o) noexcept {
+  if (this != &o) {
+    if (store_)
+      store_->unpin(sha_);
+    store_ = std::exchange(o.store_, nullptr);
+    sha_ = std::move(o.sha_);
+    path_ = std::move(o.path_);
+  }
+  return *this;
+}
+
+blob_pin::~blob_pin() {
+  if (store_)
+    store_->unpin(sha_);
+}
+
 std::string blob_store::temp_path() {
   std::lock_guard<std::mutex> guard{mtx_};
   std::error_code ec;
@@ -122,11 +155,14 @@ std::string blob_store::put(const std::string& bytes, std::string& error,
 }
 
 void blob_store::evict_for(std::uint64_t incoming) {
-  while (!blobs_.empty() && stats_.bytes + incoming > cap_) {
-    auto oldest = std::min_element(blobs_.begin(), blobs_.end(),
-                                   [](const auto& a, const auto& b) {
-                                     return a.second.last_use < b.second.last_use;
-                                   });
+  while (stats_.bytes + incoming > cap_) {
+    auto oldest = blobs_.end();
+    for (auto it = blobs_.begin(); it != blobs_.end(); ++it)
+      if (it->second.pins == 0
+          && (oldest == blobs_.end() || it->second.last_use < oldest->second.last_use))
+        oldest = it;
+    if (oldest == blobs_.end())
+      break; // every blob is pinned: over the cap until they are released
     std::error_code ec;
     fs::remove(fs::path(dir_) / oldest->first, ec);
     stats_.bytes -= oldest->second.size;

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 
 namespace dice {
 
@@ -17,6 +18,29 @@ struct blob_store_stats {
   std::uint64_t stored = 0;
   std::uint64_t evicted = 0;
   std::uint64_t rejected = 0; // wrong hash or larger than the cap
+};
+
+class blob_store;
+
+/// A blob held against eviction while it is read (a workspace unpacked
+/// from it): between finding a blob and opening it, another upload could
+/// otherwise evict it. Released when it goes out of scope.
+class blob_pin {
+public:
+  blob_pin() = default;
+  blob_pin(blob_store* store, std::string sha, std::string path)
+    : store_(store), sha_(std::move(sha)), path_(std::move(path)) {}
+  blob_pin(blob_pin&& o) noexcept { *this = std::move(o); }
+  blob_pin& operator=(blob_pin&& o) noexcept;
+  blob_pin(const blob_pin&) = delete;
+  blob_pin& operator=(const blob_pin&) = delete;
+  ~blob_pin();
+  /// The blob's path; empty if the store did not hold it.
+  const std::string& path() const { return path_; }
+
+private:
+  blob_store* store_ = nullptr;
+  std::string sha_, path_;
 };
 
 class blob_store {
@@ -30,6 +54,9 @@ public:
   bool has(const std::string& sha) const;
   /// The blob's path, marking it used; empty if not held.
   std::string use(const std::string& sha);
+  /// As use(), and the blob is not evicted while the pin lives (the store
+  /// may then exceed its cap until it is released).
+  blob_pin pin(const std::string& sha);
   /// Moves the file at `tmp_path` (on the same file system, e.g. made by
   /// temp_path()) into the store as `sha` if its content hashes to it and
   /// it fits the cap; evicts least recently used blobs to make room. On
@@ -45,11 +72,14 @@ public:
   blob_store_stats stats() const;
 
 private:
+  friend class blob_pin;
+  void unpin(const std::string& sha);
   void evict_for(std::uint64_t incoming);
 
   struct entry {
     std::uint64_t size = 0;
     std::uint64_t last_use = 0; // a use counter: deterministic LRU order
+    std::uint32_t pins = 0;     // readers that need it kept
   };
   std::string dir_;
   std::uint64_t cap_;

@@ -10,30 +10,61 @@ std::string new_evaluation_id(const std::string& node_id, millis now, std::uint6
   return "ev-" + node_id + "-" + std::to_string(now) + "-" + std::to_string(n);
 }
 
+std::vector<std::size_t>
+module_ranks(const std::vector<std::string>& modules,
+             const std::map<std::string, std::int64_t>& durations_ms,
+             const std::map<std::string, std::uint64_t>& priors) {
+  struct key {
+    bool seen;
+    std::int64_t ms;
+    std::uint64_t prior;
+  };
+  std::vector<key> keys;
+  for (auto& m : modules) {
+    auto d = durations_ms.find(m);
+    auto p = priors.find(m);
+    keys.push_back({d != durations_ms.end(), d == durations_ms.end() ? 0 : d->second,
+                    p == priors.end() ? 0 : p->second});
+  }
+  std::vector<std::size_t> order(modules.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const auto& x = keys[a];
+    const auto& y = keys[b];
+    if (x.seen != y.seen)
+      return !x.seen;
+    return x.seen ? x.ms > y.ms : x.prior > y.prior;
+  });
+  std::vector<std::size_t> rank(modules.size());
+  for (std::size_t r = 0; r < order.size(); ++r)
+    rank[order[r]] = r;
+  return rank;
+}
+
+std::int32_t module_priority(std::size_t rank) {
+  return -static_cast<std::int32_t>(
+    std::min<std::size_t>(rank, static_cast<std::size_t>(defaults::tester_priority_band)));
+}
+
 std::vector<wire::TaskSpec>
 evaluation_specs(const evaluation_record& e, const std::vector<std::string>& modules,
                  const std::vector<std::string>& sources,
-                 const std::map<std::string, std::int64_t>& durations_ms) {
+                 const std::map<std::string, std::int64_t>& durations_ms,
+                 const std::map<std::string, std::uint64_t>& priors) {
   std::vector<wire::TaskSpec> specs(modules.size() + 1);
   auto& record = specs[0];
   record.set_id(e.id);
   record.set_kind("evaluation");
   record.set_payload(encode_evaluation(e));
-  // Modules never heard of go first: they may be the long ones.
-  std::int64_t longest = 0;
-  for (auto& [m, ms] : durations_ms)
-    longest = std::max(longest, ms);
+  auto rank = module_ranks(modules, durations_ms, priors);
   for (std::size_t i = 0; i < modules.size(); ++i) {
     auto& s = specs[i + 1];
     s.set_id(module_task_id(e.id, i));
     s.set_kind("test");
     module_task t{e.id, e.blob, modules[i], e.runner, e.timeout_s, e.reruns, sources};
     s.set_payload(encode_module_task(t));
-    // Tenths of a second; the queue runs higher priorities first.
-    auto tenths = [](std::int64_t ms) { return std::min<std::int64_t>(ms / 100, 1'000'000); };
-    auto it = durations_ms.find(modules[i]);
-    s.set_priority(static_cast<std::int32_t>(
-      it == durations_ms.end() ? tenths(longest) + 1 : tenths(it->second)));
+    s.set_priority(module_priority(rank[i]));
     s.add_blobs(e.blob);
   }
   return specs;

@@ -1,10 +1,14 @@
 #pragma once
 // From a POST /evaluation to the tasks that make the evaluation: the
 // request's options checked, and the evaluation's record and module tasks
-// built. Modules are ordered longest first when an earlier run of the
-// same project (by name) left their durations in the replica: a module's
-// priority is its remembered duration, so the queue's priority order
-// starts the long ones first and the short ones fill in at the end.
+// built. Modules are ranked longest first: by the durations an earlier run
+// of the same project (by name) left in the replica, else by a prior (a
+// test file's size), so the long ones start first and the short ones fill
+// in at the end. A module's priority is minus its rank (0, -1, -2, ...,
+// down to -defaults::tester_priority_band): the queue's priority order
+// then takes the evaluations' modules in turns (rank 0 of each, then
+// rank 1 of each, ...), whatever history each has, and a user task at the
+// default priority never waits behind a module.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -31,10 +35,24 @@ std::string new_evaluation_id(const std::string& node_id, millis now, std::uint6
 /// `sources` are the HTTP addresses of nodes that hold the blob;
 /// `durations_ms` maps module names to durations of an earlier run
 /// (longest first).
+/// `priors` maps module names to a guess of their weight (larger: longer),
+/// used for modules without a remembered duration.
 std::vector<wire::TaskSpec>
 evaluation_specs(const evaluation_record& e, const std::vector<std::string>& modules,
                  const std::vector<std::string>& sources,
-                 const std::map<std::string, std::int64_t>& durations_ms);
+                 const std::map<std::string, std::int64_t>& durations_ms,
+                 const std::map<std::string, std::uint64_t>& priors = {});
+
+/// Each module's rank, longest first (0: the first to run): modules never
+/// run before go first (they may be the long ones), by prior, largest
+/// first; then by remembered duration, longest first; ties in list order.
+std::vector<std::size_t>
+module_ranks(const std::vector<std::string>& modules,
+             const std::map<std::string, std::int64_t>& durations_ms,
+             const std::map<std::string, std::uint64_t>& priors);
+
+/// The queue priority of the module of rank `rank`.
+std::int32_t module_priority(std::size_t rank);
 
 /// Module durations of the latest finished evaluation among `earlier`
 /// (records with their module rows) of project `name`.

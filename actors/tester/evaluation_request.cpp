@@ -91,12 +91,16 @@ std::optional<evaluation_request> parse_evaluation_request(const json& j,
       (key == "url" ? r.url : key == "name" ? r.name : key == "runner" ? r.runner : r.split) = s;
     }
   }
-  if (r.runner != "pytest" && r.runner != "cmd") {
-    error = "runner must be pytest or cmd";
+  if (r.runner != "pytest" && r.runner != "ctest" && r.runner != "cmd") {
+    error = "runner must be pytest, ctest or cmd";
     return std::nullopt;
   }
   if (r.split != "file" && r.split != "test") {
     error = "split must be file or test";
+    return std::nullopt;
+  }
+  if (r.runner == "ctest" && r.split != "test") {
+    error = "runner ctest runs a task per test: split must be test";
     return std::nullopt;
   }
   if (r.runner == "cmd" && r.modules.empty()) {

@@ -16,8 +16,8 @@ std::string tail_of(const std::string& text, std::size_t cap) {
 
 std::string pytest_node_id(const std::string& file, const std::string& classname,
                            const std::string& name) {
-  if (file.empty())
-    return classname.empty() ? name : classname + "." + name;
+  if (file.empty()) // ctest writes its test's name as both
+    return classname.empty() || classname == name ? name : classname + "." + name;
   auto module = file;
   if (module.size() > 3 && module.compare(module.size() - 3, 3, ".py") == 0)
     module.resize(module.size() - 3);
@@ -76,13 +76,18 @@ void on_start(void* data, const char* el, const char** atts) {
     st.in_text = name != "skipped";
     if (!st.in_text && r.output.empty())
       r.output = tail_of(message, st.cap);
+  } else if (st.in_case && name == "system-out" && st.cases.back().outcome != "passed"
+             && st.cases.back().outcome != "skipped") {
+    // ctest puts a failed test's output here, not in <failure>.
+    st.text.clear();
+    st.in_text = true;
   }
 }
 
 void on_end(void* data, const char* el) {
   auto& st = *static_cast<parse_state*>(data);
   std::string name = el;
-  if (st.in_text && (name == "failure" || name == "error")) {
+  if (st.in_text && (name == "failure" || name == "error" || name == "system-out")) {
     auto& out = st.cases.back().output;
     out = tail_of(out.empty() ? st.text : out + "\n" + st.text, st.cap);
     st.in_text = false;

@@ -33,8 +33,8 @@ std::optional<module_task> decode_module_task(const std::string& payload,
     t.timeout_s = j.at("timeout_s").get<std::uint32_t>();
     t.reruns = j.value("reruns", 0u);
     t.sources = j.value("sources", std::vector<std::string>{});
-    if (t.runner != "pytest" && t.runner != "cmd")
-      throw std::runtime_error("runner must be pytest or cmd");
+    if (t.runner != "pytest" && t.runner != "cmd" && t.runner != "ctest")
+      throw std::runtime_error("runner must be pytest, ctest or cmd");
     return t;
   } catch (const std::exception& e) {
     error = std::string("test: bad payload: ") + e.what();
@@ -193,6 +193,33 @@ std::vector<std::string> parse_collected_ids(const std::string& output) {
       ids.push_back(line);
   }
   return ids;
+}
+
+std::vector<std::string> parse_ctest_names(const std::string& json_text,
+                                           std::string& error) {
+  std::vector<std::string> names;
+  // Its stderr shares the stream: the list starts at the first brace.
+  auto at = json_text.find('{');
+  auto j = at == std::string::npos ? nlohmann::json()
+                                   : nlohmann::json::parse(json_text.substr(at), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("tests") || !j["tests"].is_array()) {
+    error = "ctest --show-only=json-v1 did not print a test list";
+    return names;
+  }
+  for (auto& t : j["tests"])
+    if (t.is_object() && t.contains("name") && t["name"].is_string())
+      names.push_back(t["name"].get<std::string>());
+  return names;
+}
+
+std::string ctest_exact_regex(const std::string& name) {
+  std::string re = "^";
+  for (char c : name) {
+    if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos)
+      re += '\\';
+    re += c;
+  }
+  return re + "$";
 }
 
 } // namespace dice

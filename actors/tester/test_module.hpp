@@ -18,8 +18,9 @@ namespace dice {
 struct module_task {
   std::string eval;       // the evaluation's id
   std::string blob;       // the project's SHA-256
-  std::string module;     // pytest: a file or node id; cmd: a command line
-  std::string runner;     // "pytest" or "cmd"
+  std::string module;     // pytest: a file or node id; ctest: a test's name;
+                          // cmd: a command line
+  std::string runner;     // "pytest", "ctest" or "cmd"
   std::uint32_t timeout_s = 0;
   std::uint32_t reruns = 0;
   std::vector<std::string> sources; // HTTP HOST:PORT of nodes holding the blob
@@ -62,5 +63,13 @@ std::vector<std::string> discover_pytest_files(const std::string& root);
 
 /// Test ids from the output of `pytest --collect-only -q` (lines with "::").
 std::vector<std::string> parse_collected_ids(const std::string& output);
+
+/// Test names from `ctest --show-only=json-v1`; empty with `error` set if
+/// the text is not such a list.
+std::vector<std::string> parse_ctest_names(const std::string& json_text,
+                                           std::string& error);
+
+/// A `ctest -R` regular expression matching `name` and nothing else.
+std::string ctest_exact_regex(const std::string& name);
 
 } // namespace dice

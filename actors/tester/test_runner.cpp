@@ -11,6 +11,7 @@
 
 #include "tester/project_archive.hpp"
 #include "tester/sandbox.hpp"
+#include "tester/work_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -53,13 +54,15 @@ test_runner::test_runner(tester_config cfg, std::string node_id,
                          blob_sources peers)
   : cfg_(std::move(cfg)), node_id_(std::move(node_id)), store_(std::move(store)),
     fetch_(std::move(fetch)), peers_(std::move(peers)) {
+  if (!cfg_.work_dir.empty())
+    counters_.workspaces_swept = sweep_stale_workspaces(cfg_.work_dir);
 }
 
-std::string test_runner::ensure_blob(const std::string& sha,
-                                     const std::vector<std::string>& sources,
-                                     std::string& error) {
-  if (auto path = store_->use(sha); !path.empty())
-    return path;
+blob_pin test_runner::ensure_blob(const std::string& sha,
+                                  const std::vector<std::string>& sources,
+                                  std::string& error) {
+  if (auto pin = store_->pin(sha); !pin.path().empty())
+    return pin;
   auto candidates = sources;
   if (peers_)
     for (auto& p : peers_())
@@ -71,7 +74,10 @@ std::string test_runner::ensure_blob(const std::string& sha,
     std::string why;
     if (fetch_ && fetch_(source, sha, tmp, why) && store_->adopt(tmp, sha, why)) {
       ++counters_.fetched;
-      return store_->use(sha);
+      if (auto pin = store_->pin(sha); !pin.path().empty())
+        return pin;
+      error = source + ": evicted as soon as fetched (blob cache too small?)";
+      continue;
     }
     std::error_code ec;
     fs::remove(tmp, ec);
@@ -174,17 +180,21 @@ module_result test_runner::run_module(const module_task& t, const std::string& d
       tc.output = tail_of(out.describe(timeout) + "\n" + out.output, cfg_.output_bytes);
     r.tests.push_back(std::move(tc));
   } else {
-    r.tests = run_pytest({t.module}, dir, timeout, cancel, r);
+    bool ctest = t.runner == "ctest";
+    r.tests = ctest ? run_ctest(t.module, dir, timeout, cancel, r)
+                    : run_pytest({t.module}, dir, timeout, cancel, r);
     for (std::uint32_t round = 0; round < t.reruns && r.error.empty(); ++round) {
       std::vector<std::string> again;
       for (auto& tc : r.tests)
         if ((tc.outcome == "failed" || tc.outcome == "error")
-            && tc.id.find("::") != std::string::npos)
+            && (ctest || tc.id.find("::") != std::string::npos))
           again.push_back(tc.id);
       if (again.empty() || cancel.canceled())
         break;
       module_result rerun;
-      auto second = run_pytest(again, dir, timeout, cancel, rerun);
+      // ctest: the module is one test, run again in the same build.
+      auto second = ctest ? run_ctest(t.module, dir, timeout, cancel, rerun)
+                          : run_pytest(again, dir, timeout, cancel, rerun);
       for (auto& s : second)
         if (s.outcome == "passed")
           for (auto& tc : r.tests)
@@ -207,19 +217,19 @@ task_outcome test_runner::run(const std::string& payload, const cancel_token& ca
   if (!task)
     return task_outcome::failure(error);
   auto start = std::chrono::steady_clock::now();
-  auto blob = ensure_blob(task->blob, task->sources, error);
-  if (blob.empty())
-    return task_outcome::failure("test: " + error);
   module_result r;
   {
-    auto ws = unpack(blob, error);
-    if (!ws) {
-      r.node = node_id_;
-      r.error = "cannot unpack the project: " + error;
-      r.counts.errors = 1;
-    } else {
-      r = run_module(*task, ws->path, cancel);
-    }
+    auto blob = ensure_blob(task->blob, task->sources, error);
+    if (blob.path().empty())
+      return task_outcome::failure("test: " + error);
+    // The project unpacked when the evaluation was accepted: failing here
+    // is this node's trouble (a full disk, say), so the task fails and
+    // another node retries it, instead of a module error in the report.
+    auto ws = unpack(blob.path(), error);
+    if (!ws)
+      return task_outcome::failure("test: cannot unpack the project: " + error);
+    blob = blob_pin{}; // unpacked: the blob may go
+    r = run_module(*task, ws->path, cancel);
   } // the workspace is gone here
   if (cancel.canceled())
     return task_outcome::failure("canceled");
@@ -234,18 +244,27 @@ task_outcome test_runner::run(const std::string& payload, const cancel_token& ca
 }
 
 std::optional<std::vector<std::string>>
-test_runner::find_modules(const std::string& blob_path, const std::string& split,
-                          millis timeout_ms, std::string& error) {
-  if (split == "test" && !cfg_.enabled) {
-    error = "--split test runs pytest --collect-only, which only a node "
-            "started with --tester does";
+test_runner::find_modules(const std::string& blob_path, const std::string& runner,
+                          const std::string& split, millis timeout_ms, std::string& error,
+                          std::map<std::string, std::uint64_t>* priors) {
+  bool ctest = runner == "ctest";
+  if ((split == "test" || ctest) && !cfg_.enabled) {
+    error = ctest ? "--runner ctest builds the project to list its tests, which only a "
+                    "node started with --tester does"
+                  : "--split test runs pytest --collect-only, which only a node "
+                    "started with --tester does";
     return std::nullopt;
   }
   auto ws = unpack(blob_path, error);
   if (!ws)
     return std::nullopt;
   std::vector<std::string> found;
-  if (split == "file") {
+  if (ctest) {
+    auto names = list_ctest(ws->path, timeout_ms, error);
+    if (!names)
+      return std::nullopt;
+    found = std::move(*names);
+  } else if (split == "file") {
     found = discover_pytest_files(ws->path);
   } else {
     auto req = request_in(ws->path, timeout_ms,
@@ -263,9 +282,17 @@ test_runner::find_modules(const std::string& blob_path, const std::string& split
     }
     found = parse_collected_ids(out.output);
   }
+  if (priors && !ctest)
+    for (auto& m : found) {
+      std::error_code size_ec;
+      auto bytes = fs::file_size(ws->path + "/" + m.substr(0, m.find("::")), size_ec);
+      if (!size_ec)
+        (*priors)[m] = bytes;
+    }
   if (found.empty()) {
-    error = split == "file" ? "no test modules found (test_*.py or *_test.py files)"
-                            : "pytest collected no tests";
+    error = ctest             ? "ctest lists no tests (add_test in CMakeLists.txt)"
+            : split == "file" ? "no test modules found (test_*.py or *_test.py files)"
+                              : "pytest collected no tests";
     return std::nullopt;
   }
   return found;

@@ -6,10 +6,12 @@
 // limit, reads the runner's JUnit report into per-test results, reruns
 // failed tests if asked (a test that then passes is flaky), and removes
 // the workspace. A module whose tests fail is still a task DONE: its
-// result says what failed; only a missing blob fails the task (another
-// node may have better luck).
+// result says what failed; only a missing blob or a workspace that cannot
+// be unpacked fails the task (another node may have better luck). Runners:
+// pytest, cmd (a command line) and ctest (test_runner_ctest.cpp).
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,10 +41,13 @@ struct tester_counters {
   std::atomic<std::uint64_t> fetched{0};  // blobs fetched from peers
   std::atomic<std::uint64_t> fetch_errors{0};
   std::atomic<std::uint64_t> workspaces_left{0}; // could not be removed
+  std::atomic<std::uint64_t> workspaces_swept{0}; // left by an earlier run
 };
 
 class test_runner {
 public:
+  /// Sweeps the workspaces and clones an earlier run of the node left in
+  /// the work dir (see work_dir.hpp).
   test_runner(tester_config cfg, std::string node_id, std::shared_ptr<blob_store> store,
               blob_fetcher fetch, blob_sources peers);
 
@@ -54,13 +59,20 @@ public:
   /// (split "test", by `pytest --collect-only -q` in a sandboxed
   /// workspace, only on a node that runs tests). nullopt with `error` set
   /// if the archive is broken or empty, or no test is found.
+  /// ctest: the names `ctest --show-only=json-v1` lists once the project
+  /// is configured and built (see test_runner_ctest.cpp).
+  /// `priors`, if given, gets a pytest module's prior weight for a first
+  /// run (see evaluation_plan.hpp): its test file's size in bytes.
   std::optional<std::vector<std::string>>
-  find_modules(const std::string& blob_path, const std::string& split,
-               millis timeout_ms, std::string& error);
+  find_modules(const std::string& blob_path, const std::string& runner,
+               const std::string& split, millis timeout_ms, std::string& error,
+               std::map<std::string, std::uint64_t>* priors = nullptr);
 
-  /// The blob's path here, fetched from `sources` or the peers if needed.
-  std::string ensure_blob(const std::string& sha,
-                          const std::vector<std::string>& sources, std::string& error);
+  /// The blob here, fetched from `sources` or the peers if needed, and
+  /// pinned against eviction while the pin lives; an empty pin with
+  /// `error` set if no node had it.
+  blob_pin ensure_blob(const std::string& sha, const std::vector<std::string>& sources,
+                       std::string& error);
 
   const tester_config& config() const { return cfg_; }
   const tester_counters& counters() const { return counters_; }
@@ -77,6 +89,16 @@ private:
                                            const std::string& dir, millis timeout_ms,
                                            const cancel_token& cancel,
                                            module_result& into);
+
+  // The ctest runner (test_runner_ctest.cpp): configure and build in the
+  // workspace, then run or list its tests.
+  bool build_cmake(const std::string& dir, millis deadline_ms, const cancel_token& cancel,
+                   std::string& error, std::string& output);
+  std::vector<test_case_result> run_ctest(const std::string& name, const std::string& dir,
+                                          millis timeout_ms, const cancel_token& cancel,
+                                          module_result& into);
+  std::optional<std::vector<std::string>> list_ctest(const std::string& dir,
+                                                     millis timeout_ms, std::string& error);
 
   tester_config cfg_;
   std::string node_id_;

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -42,6 +43,16 @@ std::string read_key_file(const std::string& path) {
     throw std::runtime_error("--cluster-key-file: key in '" + path
                              + "' is shorter than 16 bytes");
   return key;
+}
+
+/// A node that runs tests as root runs them as nobody, who must not read
+/// the cluster key or the HTTP token: refused if others may read `path`.
+void refuse_readable_secret(const std::string& option, const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & S_IROTH))
+    throw std::runtime_error("--tester as root: " + option + " '" + path
+                             + "' is readable by other users, so by the tests (run as "
+                               "nobody); chmod o-r it");
 }
 
 /// A whole number option within [lo, hi]; read as a signed number first so
@@ -271,6 +282,12 @@ node_options parse_node_options(int argc, const char* const* argv) {
     n.cluster_key = read_key_file(key_file);
   if (!http_token_file.empty())
     n.api.token = read_http_token_file(http_token_file);
+  if (tc.enabled && ::geteuid() == 0) {
+    if (!key_file.empty())
+      refuse_readable_secret("--cluster-key-file", key_file);
+    if (!http_token_file.empty())
+      refuse_readable_secret("--http-token-file", http_token_file);
+  }
   n.api.threads = ranged("http-threads", http_threads, 1, 1024);
   n.api.max_connections = ranged("http-max-connections", http_max_connections,
                                  1, 1'000'000);

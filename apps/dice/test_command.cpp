@@ -36,8 +36,12 @@ const char* test_usage =
   "PATH is a directory (packed here), ARCHIVE a .tar.gz, .tgz, .tar or .zip,\n"
   "GIT-URL a repository (cloned here with git clone --depth 1).\n"
   "Options:\n"
-  "  --runner pytest|cmd   pytest (default), or commands given with --module\n"
-  "  --split file|test     pytest: a task per test file (default) or per test id\n"
+  "  --runner pytest|ctest|cmd\n"
+  "                        pytest (default); ctest (a CMake project, built in\n"
+  "                        each task's workspace, a task per test); or\n"
+  "                        commands given with --module\n"
+  "  --split file|test     pytest: a task per test file (default) or per test\n"
+  "                        id; ctest: per test (the only split it has)\n"
   "  --module CMD          runner cmd: a command line to run (repeatable)\n"
   "  --timeout S           a module's time limit in seconds (default 600)\n"
   "  --reruns N            rerun failed tests up to N times; one that then\n"
@@ -57,7 +61,7 @@ int fail(const std::string& why, int code = 1) {
 }
 
 struct test_args {
-  std::string url, token_file, target, runner = "pytest", split = "file", name,
+  std::string url, token_file, target, runner = "pytest", split, name,
     junit, follow;
   std::vector<std::string> modules;
   long long timeout = 600, reruns = 0, wait_timeout = 3600;
@@ -310,7 +314,8 @@ std::optional<int> maybe_test_command(int argc, char** argv) {
         name.resize(name.size() - e.size());
     }
   }
-  httplib::Params params{{"runner", a.runner}, {"split", a.split}, {"name", name},
+  auto split = !a.split.empty() ? a.split : a.runner == "ctest" ? "test" : "file";
+  httplib::Params params{{"runner", a.runner}, {"split", split}, {"name", name},
                          {"timeout", std::to_string(a.timeout)},
                          {"reruns", std::to_string(a.reruns)}};
   if (!a.modules.empty())

@@ -4,9 +4,12 @@
 // events, and publishes a causal event that it hears back.
 //
 // Usage: dice-embed-example [--listen HOST:PORT] [--peer HOST:PORT]...
+//                           [--project DIR]
 // Alone it is a one-node cluster; give it the address of a running
 // dice-node (--peer) and the work may run there too, if that node knows
-// the kinds (only `echo` is built in everywhere).
+// the kinds (only `echo` is built in everywhere). With --project it also
+// runs the tests of a pytest project there as an evaluation (dice test)
+// and prints the report's totals.
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -22,6 +25,8 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/event_based_actor.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include "dice/dice.hpp"
 
@@ -80,6 +85,26 @@ std::string printable(const std::string& bytes) {
   return out;
 }
 
+// dice test from code: the project's tests as an evaluation, followed
+// until its report says done.
+bool run_evaluation(dice::embed::node& node, const std::string& project) {
+  auto id = node.submit_evaluation(project, {});
+  for (int i = 0; i < 600; ++i) {
+    auto text = node.evaluation_report(id);
+    auto report = nlohmann::json::parse(text.value_or("{}"));
+    if (report.value("state", "") == "done") {
+      auto& t = report["totals"];
+      std::cout << "evaluation: " << report["modules_total"] << " modules, " << t["tests"]
+                << " tests, " << t["passed"] << " passed, " << t["failed"] << " failed"
+                << std::endl;
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::cout << "evaluation: not done in 60 s" << std::endl;
+  return false;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -87,17 +112,22 @@ int main(int argc, char** argv) {
   opts.id = "embedded-1";
   opts.listen = "127.0.0.1:0"; // any free port
   opts.slots = 3; // the ledger tasks could overlap, but for their lock
+  std::string project;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--listen")
       opts.listen = argv[i + 1];
     else if (flag == "--peer")
       opts.peers.push_back(argv[i + 1]);
+    else if (flag == "--project")
+      project = argv[i + 1];
     else {
-      std::cerr << "usage: dice-embed-example [--listen HOST:PORT] [--peer HOST:PORT]...\n";
+      std::cerr << "usage: dice-embed-example [--listen HOST:PORT] [--peer HOST:PORT]..."
+                   " [--project DIR]\n";
       return 2;
     }
   }
+  opts.tester = !project.empty(); // this node runs test modules too
 
   caf::actor_system_config cfg;
   dice::embed::prepare(cfg);
@@ -170,6 +200,8 @@ int main(int argc, char** argv) {
       std::cout << "summary: " << ids.size() - failed << " done, " << failed
                 << " failed" << std::endl;
     }
+    if (!project.empty() && !run_evaluation(node, project))
+      return 1;
     node.stop();
     return failed == 1 ? 0 : 1; // exactly the refused task fails
   } catch (const std::exception& e) {

@@ -11,9 +11,13 @@
 //   n.start();
 //   auto id = n.submit({"upper", "hi"});
 //   auto ev = n.await(id, std::chrono::seconds(10));
+//   auto eval = n.submit_evaluation("path/to/project"); // dice test
+//   auto report = n.evaluation_report(eval);            // JSON text
 //
 // Every node of a cluster must register the kinds it may be asked to run.
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +46,19 @@ struct options {
   std::size_t prefetch = 1;                // tasks claimed beyond the slots
   std::uint32_t max_attempts = 3;          // failed executions before FAILED
   std::vector<std::string> shell_allow;    // enables the `shell` kind
+  bool tester = false;                     // runs dice test's `test` tasks
+  std::string tester_work_dir;             // their workspaces; empty: under $TMPDIR
+};
+
+/// An evaluation (dice test): a project's tests split into tasks.
+struct evaluation_options {
+  std::string runner = "pytest";     // pytest, ctest or cmd
+  std::string split;                 // file or test; empty: the runner's own
+  std::vector<std::string> modules;  // given: one task each (cmd: commands)
+  std::uint32_t timeout_s = 600;     // a module's time limit
+  std::uint32_t reruns = 0;          // a failed test passing on a rerun: flaky
+  std::string name;                  // durations are remembered per name;
+                                     // empty: the path's last part
 };
 
 class node {
@@ -93,6 +110,20 @@ public:
   /// removeByID / cancel; false if the task is unknown or already ended.
   bool remove(const std::string& id);
   bool cancel(const std::string& id);
+
+  /// Submits an evaluation of the project at `path` (a directory, or a
+  /// .tar.gz, .tar or .zip archive); returns its id once enqueued. Any node
+  /// of the cluster with `tester` set may run its modules. Throws
+  /// std::invalid_argument with the reason for bad options or a project
+  /// that is none (no tests, a broken archive), std::runtime_error if the
+  /// node is busy.
+  std::string submit_evaluation(const std::string& path,
+                                const evaluation_options& opts = {});
+  /// The evaluation's report as JSON text, as GET /evaluation/{id} gives
+  /// it ("state" becomes "done"; "totals" counts passed, failed, skipped,
+  /// errors, flaky; "modules" says who ran what); nullopt if this node
+  /// knows no such evaluation. The same on every node.
+  std::optional<std::string> evaluation_report(const std::string& id);
 
   /// The kinds this node runs.
   std::vector<std::string> kinds() const;

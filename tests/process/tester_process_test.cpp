@@ -16,103 +16,13 @@
 
 #include <httplib.h>
 
-#include "cluster.hpp"
+#include "tester_cluster.hpp"
 
 using namespace dice::test;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Tester nodes t-0 ... t-(n-1) on loopback, each with its own data and
-/// work dir, told about t-0; waits until every node knows every other's
-/// blob address (GET /network).
-std::vector<node_process*> start_testers(cluster& c, std::size_t n,
-                                         std::vector<std::string> extra = {}) {
-  std::vector<node_process*> out;
-  // The runner's user (nobody, as the tests run as root) must reach the
-  // work dirs inside; others may pass through, not list.
-  fs::permissions(c.dir().path(), fs::perms::owner_all | fs::perms::group_exec
-                                    | fs::perms::others_exec);
-  for (std::size_t i = 0; i < n; ++i) {
-    auto spec = c.make_spec("t-" + std::to_string(i));
-    spec.data_dir = c.dir().file("data-" + spec.id);
-    spec.extra_args = {"--tester", "--tester-work-dir", c.dir().file("work-" + spec.id),
-                       "--slots", "1", "--tester-hello-ms", "200"};
-    spec.extra_args.insert(spec.extra_args.end(), extra.begin(), extra.end());
-    if (i > 0)
-      spec.peers = {out[0]->spec().udp_addr()};
-    out.push_back(&c.start(spec));
-  }
-  bool all_known = wait_until([&] {
-    for (auto* node : out) {
-      auto net = get_json(node->spec().http_port, "/network");
-      if (!net || (*net)["nodes"].size() != n)
-        return false;
-      for (auto& entry : (*net)["nodes"])
-        if (!entry.contains("http"))
-          return false;
-    }
-    return true;
-  }, millis(15000));
-  INFO(c.logs());
-  REQUIRE(all_known);
-  return out;
-}
-
-std::string url_of(node_process& n) {
-  return "http://" + loopback(n.spec().http_port);
-}
-
-/// A project of `modules` test files with `tests` passing tests each,
-/// every test sleeping `sleep_s` seconds.
-std::string make_project(const temp_dir& dir, const std::string& name, int modules,
-                         int tests, double sleep_s) {
-  auto root = dir.file(name);
-  fs::create_directories(root + "/tests");
-  for (int m = 0; m < modules; ++m) {
-    std::ofstream f(root + "/tests/test_m" + std::to_string(m) + ".py");
-    f << "import time\n";
-    for (int t = 0; t < tests; ++t)
-      f << "\ndef test_" << t << "():\n    time.sleep(" << sleep_s << ")\n    assert "
-        << t << " == " << t << "\n";
-  }
-  return root;
-}
-
-/// The evaluation report from `n`, once it is done (or the deadline).
-nlohmann::json report_when_done(node_process& n, const std::string& id, millis timeout) {
-  nlohmann::json last;
-  wait_until([&] {
-    auto r = get_json(n.spec().http_port, "/evaluation/" + id, millis(3000));
-    if (r)
-      last = *r;
-    return r && (*r)["state"] == "done";
-  }, timeout, millis(200));
-  return last;
-}
-
-/// Submits `project` through the CLI to `n` without waiting; the id.
-std::string submit(cluster& c, node_process& n, const std::string& project,
-                   const std::string& log) {
-  process cli(DICE_CLI_BIN, {"--node", url_of(n), "--json", "test", project, "--timeout", "60"},
-              c.dir().file(log));
-  auto code = cli.wait_exit(millis(60000));
-  INFO(cli.log() << c.logs());
-  REQUIRE(code == 0);
-  auto answer = last_json_line(cli.log());
-  REQUIRE(answer.contains("id"));
-  return answer["id"].get<std::string>();
-}
-
-std::size_t workspaces_left(const std::string& work_dir) {
-  std::size_t n = 0;
-  std::error_code ec;
-  for (auto& e : fs::directory_iterator(work_dir, ec))
-    if (e.path().filename().string().rfind("ws-", 0) == 0)
-      ++n;
-  return n;
-}
 
 /// Sends the head of a request that announces `length` body bytes, then a
 /// few of them, and returns what the node answers within 5 s: what a client
@@ -251,6 +161,9 @@ TEST_CASE("dice test: a node killed mid-run has its modules run elsewhere",
   auto from_0 = get_json(nodes[0]->spec().http_port, "/evaluation/" + id, millis(3000));
   REQUIRE(from_0);
   CHECK(from_0->dump() == report.dump());
+  // The survivors cleaned up after themselves.
+  for (auto* n : {nodes[0], nodes[1]})
+    CHECK(workspaces_left(c.dir().file("work-" + n->id())) == 0);
 }
 
 TEST_CASE("dice test: the evaluation completes when the node that accepted it dies",
@@ -274,6 +187,8 @@ TEST_CASE("dice test: the evaluation completes when the node that accepted it di
   CHECK(report["origin"] == "t-0");
   auto from_2 = report_when_done(*nodes[2], id, millis(10000));
   CHECK(from_2.dump() == report.dump());
+  for (auto* n : {nodes[1], nodes[2]})
+    CHECK(workspaces_left(c.dir().file("work-" + n->id())) == 0);
 }
 
 TEST_CASE("dice test: a project given as a git repository is cloned by the node",

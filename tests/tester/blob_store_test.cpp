@@ -65,3 +65,25 @@ TEST_CASE("the blob store evicts the least recently used beyond its cap",
     CHECK(again.stats().bytes == 20);
   }
 }
+
+TEST_CASE("a pinned blob is not evicted until its pin is released", "[tester][blobs]") {
+  test::scratch_dir d;
+  blob_store store(d.path + "/blobs", 25);
+  std::string err;
+  auto a = store.put(std::string(10, 'a'), err);
+  auto b = store.put(std::string(10, 'b'), err);
+  {
+    auto pin = store.pin(a); // a is being unpacked, by two slots
+    auto held = store.pin(a);
+    REQUIRE(pin.path() == store.use(a));
+    store.use(b);            // a is the least recently used
+    auto c = store.put(std::string(10, 'c'), err);
+    CHECK(store.has(a));     // pinned: b goes instead
+    CHECK_FALSE(store.has(b));
+    CHECK(store.has(c));
+    CHECK(store.pin(b).path().empty());
+  }
+  store.use(store.put(std::string(10, 'c'), err));
+  store.put(std::string(10, 'd'), err);
+  CHECK_FALSE(store.has(a)); // released: evicted as the oldest
+}

@@ -78,6 +78,55 @@ TEST_CASE("remembered durations order modules longest first", "[tester][evaluati
   CHECK(specs[4].priority() > specs[2].priority()); // never seen: first
 }
 
+TEST_CASE("two evaluations at once take turns: modules of equal rank share a "
+          "priority, whatever history each project has", "[tester][evaluation]") {
+  // "old" ran before (durations remembered, up to 9 s); "new" never did.
+  auto old_e = record(4);
+  old_e.id = "ev-old";
+  auto new_e = record(4);
+  new_e.id = "ev-new";
+  std::map<std::string, std::int64_t> remembered{
+    {"o1", 9000}, {"o2", 7000}, {"o3", 5000}, {"o4", 3000}};
+  auto old_specs = evaluation_specs(old_e, {"o4", "o3", "o2", "o1"}, {}, remembered);
+  auto new_specs = evaluation_specs(new_e, {"n1", "n2", "n3", "n4"}, {}, {});
+  // The queue runs higher priorities first: order the modules so, each
+  // evaluation's own order kept for equal priorities.
+  std::vector<wire::TaskSpec> all(old_specs.begin() + 1, old_specs.end());
+  all.insert(all.end(), new_specs.begin() + 1, new_specs.end());
+  std::stable_sort(all.begin(), all.end(), [](const wire::TaskSpec& a,
+                                              const wire::TaskSpec& b) {
+    return a.priority() > b.priority();
+  });
+  std::vector<std::string> evals;
+  std::string err;
+  for (auto& s : all) {
+    CHECK(s.priority() <= 0); // never ahead of a user task at priority 0
+    evals.push_back(s.id().substr(0, s.id().find('.')));
+  }
+  // Interleaved: each pair of the order holds one module of each.
+  CHECK(evals == std::vector<std::string>{"ev-old", "ev-new", "ev-old", "ev-new",
+                                          "ev-old", "ev-new", "ev-old", "ev-new"});
+  // Longest first inside the evaluation with history.
+  CHECK(decode_module_task(all[0].payload(), err)->module == "o1");
+  CHECK(decode_module_task(all[6].payload(), err)->module == "o4");
+}
+
+TEST_CASE("a first run ranks modules by their prior, and ranks past the band share "
+          "its floor", "[tester][evaluation]") {
+  auto e = record(3);
+  auto specs = evaluation_specs(e, {"t/small.py", "t/big.py", "t/mid.py"}, {}, {},
+                                {{"t/small.py", 100}, {"t/big.py", 9000},
+                                 {"t/mid.py", 2000}});
+  CHECK(specs[2].priority() == 0);  // big
+  CHECK(specs[3].priority() == -1); // mid
+  CHECK(specs[1].priority() == -2); // small
+  // No prior at all: the list's order.
+  auto plain = module_ranks({"a", "b", "c"}, {}, {});
+  CHECK(plain == std::vector<std::size_t>{0, 1, 2});
+  CHECK(module_priority(5) == -5);
+  CHECK(module_priority(1'000'000) == -defaults::tester_priority_band);
+}
+
 TEST_CASE("the report counts every module's tests and says who ran what",
           "[tester][evaluation]") {
   auto e = record(3);

@@ -50,3 +50,28 @@ TEST_CASE("malformed XML says so and keeps what it read", "[tester][junit]") {
   CHECK(cases.size() == 1);
   CHECK_THAT(err, Catch::Matchers::Contains("malformed JUnit XML"));
 }
+
+TEST_CASE("ctest's JUnit XML: the test's name is its id, a failure's output is "
+          "its system-out", "[tester][junit]") {
+  std::string xml = R"xml(<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="(empty)" tests="2" failures="1">
+  <testcase name="adds_up" classname="adds_up" time="0.004" status="run">
+    <system-out>fine</system-out>
+  </testcase>
+  <testcase name="wrong" classname="wrong" time="0.003" status="fail">
+    <failure message=""/>
+    <system-out>two and two make four
+</system-out>
+  </testcase>
+</testsuite>)xml";
+  std::string err;
+  auto cases = parse_junit(xml, 2048, err);
+  CHECK(err.empty());
+  REQUIRE(cases.size() == 2);
+  CHECK(cases[0].id == "adds_up");
+  CHECK(cases[0].outcome == "passed");
+  CHECK(cases[0].output.empty());
+  CHECK(cases[1].id == "wrong");
+  CHECK(cases[1].outcome == "failed");
+  CHECK_THAT(cases[1].output, Catch::Matchers::Contains("two and two make four"));
+}

@@ -74,3 +74,16 @@ TEST_CASE("collected test ids are the lines with ::", "[tester][module]") {
   CHECK(ids == std::vector<std::string>{"tests/test_a.py::test_x",
                                         "tests/test_a.py::TestK::test_y[1]"});
 }
+
+TEST_CASE("ctest's test list gives the names, and a name matches only itself",
+          "[tester][module]") {
+  std::string err;
+  auto names = parse_ctest_names(R"js({"kind":"ctestInfo","version":{"major":1},
+    "tests":[{"name":"adds_up","command":["a"]},{"name":"a.b (x)"}]})js", err);
+  CHECK(err.empty());
+  CHECK(names == std::vector<std::string>{"adds_up", "a.b (x)"});
+  CHECK(parse_ctest_names("CMake Error: no build tree", err).empty());
+  CHECK_THAT(err, Catch::Matchers::Contains("did not print a test list"));
+  CHECK(ctest_exact_regex("adds_up") == "^adds_up$");
+  CHECK(ctest_exact_regex("a.b (x)") == "^a\\.b \\(x\\)$");
+}
