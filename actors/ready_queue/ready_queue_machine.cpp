@@ -71,9 +71,21 @@ void ready_queue_machine::tick(millis now, ev::events& out) {
   auto skip = claimed_;
   if (locks_blocked(skip))
     later_ = now + cfg_.lock_recheck_ms;
+  // The scan above covers the head of this node's own walk; the common
+  // matching and the walk may reach further, so every task offered is
+  // checked too: none leaves without the locks it names.
+  auto lock_waits = [&](const std::string& id) {
+    const auto& t = tasks_.at(id);
+    if (!cfg_.take_locks || t.spec->locks_size() == 0
+        || cfg_.take_locks(*t.spec, t.attempt))
+      return false;
+    later_ = now + cfg_.lock_recheck_ms;
+    return true;
+  };
   std::vector<std::pair<std::string, bool>> offers; // (task, matched)
   for (auto& id : matched(skip))
-    offers.emplace_back(std::move(id), true);
+    if (!lock_waits(id))
+      offers.emplace_back(std::move(id), true);
   for (const auto& o : offers)
     skip.insert(o.first);
   while (offers.size() < free_) {
@@ -84,7 +96,8 @@ void ready_queue_machine::tick(millis now, ev::events& out) {
     if (!next)
       break;
     skip.insert(*next);
-    offers.emplace_back(*next, false);
+    if (!lock_waits(*next))
+      offers.emplace_back(*next, false);
   }
   for (const auto& o : offers)
     claimed_.insert(o.first);

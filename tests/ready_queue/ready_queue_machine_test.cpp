@@ -123,3 +123,27 @@ TEST_CASE("without a lock check every ready task is offered, locks or not",
   m.tick(0, out);
   CHECK(offered(out) == std::set<std::string>{"t-db"});
 }
+
+TEST_CASE("a long queue of tasks waiting for a lock never lets one of them "
+          "through, whatever order the matching walks",
+          "[ready_queue][mutex]") {
+  queue_config cfg;
+  cfg.take_locks = [](const wire::TaskSpec&, std::uint32_t) { return false; };
+  ready_queue_machine m("a", cfg);
+  ev::events out;
+  for (int i = 0; i < 300; ++i) {
+    auto e = ready("t-" + std::to_string(i), "echo");
+    auto spec = std::make_shared<wire::TaskSpec>(*e.spec);
+    spec->add_locks("db");
+    e.spec = spec;
+    m.on(e, 0, out);
+  }
+  ev::live_nodes live; // a peer with free seats: the common matching runs
+  live.count = 2;
+  live.peer_seats["b"] = ev::seats{2, 0};
+  m.on(live, 0, out);
+  m.on(ev::free_slots{4, 4, 0, {}}, 0, out);
+  for (millis t = 0; t <= 20 * cfg.claim_stagger_ms; t += 10)
+    m.tick(t, out);
+  CHECK(offered(out).empty());
+}
