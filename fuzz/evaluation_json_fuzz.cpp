@@ -7,17 +7,9 @@
 #include <string>
 
 #include "tester/evaluation_request.hpp"
+#include "fuzz_require.hpp"
 
-namespace {
-
-void require(bool ok, const char* what) {
-  if (ok)
-    return;
-  std::fprintf(stderr, "fuzz property failed: %s\n", what);
-  std::abort();
-}
-
-} // namespace
+using dice::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
                                       std::size_t size) {
@@ -26,9 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   std::string error;
   auto r = dice::parse_evaluation_json(body, cfg, error);
   if (!r) {
-    require(!error.empty(), "a refusal says why");
-    (void)nlohmann::json{{"error", error}}.dump(
-      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    dice::fuzz::refusal_renders(error);
     return 0;
   }
   require(!r->url.empty() || nlohmann::json::parse(body)["url"] == "",

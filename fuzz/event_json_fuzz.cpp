@@ -10,17 +10,9 @@
 
 #include "http_api/event_json.hpp"
 #include "mutex/lock_name.hpp"
+#include "fuzz_require.hpp"
 
-namespace {
-
-void require(bool ok, const char* what) {
-  if (ok)
-    return;
-  std::fprintf(stderr, "fuzz property failed: %s\n", what);
-  std::abort();
-}
-
-} // namespace
+using dice::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
                                       std::size_t size) {
@@ -28,9 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   std::string error;
   auto e = dice::parse_event_request(body, error);
   if (!e) {
-    require(!error.empty(), "a refusal says why");
-    (void)nlohmann::json{{"error", error}}.dump(
-      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    dice::fuzz::refusal_renders(error);
     return 0;
   }
   require(dice::lock_name_problem(e->topic, "topic").empty(),

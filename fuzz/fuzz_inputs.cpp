@@ -180,13 +180,6 @@ std::string join_datagrams(const std::vector<std::string>& datagrams) {
   return out;
 }
 
-void require(bool ok, const char* what) {
-  if (ok)
-    return;
-  std::fprintf(stderr, "fuzz property failed: %s\n", what);
-  std::abort();
-}
-
 void open_and_route(bridge_state& receiver,
                     const std::vector<std::string>& datagrams) {
   for (const auto& d : datagrams) {

@@ -9,6 +9,7 @@
 
 #include "broadcast_bridge/bridge_state.hpp"
 #include "dice.pb.h"
+#include "fuzz_require.hpp"
 
 namespace dice::fuzz {
 
@@ -44,10 +45,6 @@ std::vector<std::string> split_datagrams(const std::uint8_t* data,
                                          std::size_t size);
 /// The inverse of split_datagrams, for seeds.
 std::string join_datagrams(const std::vector<std::string>& datagrams);
-
-/// Stops the run with `what` when a property the target checks fails:
-/// libFuzzer treats the abort as a crash and saves the input.
-void require(bool ok, const char* what);
 
 /// Opens every datagram with `receiver` and takes the accepted ones apart
 /// as the bridge actor does, checking what open() promises of them.

@@ -7,17 +7,9 @@
 #include <string>
 
 #include "http_api/lock_json.hpp"
+#include "fuzz_require.hpp"
 
-namespace {
-
-void require(bool ok, const char* what) {
-  if (ok)
-    return;
-  std::fprintf(stderr, "fuzz property failed: %s\n", what);
-  std::abort();
-}
-
-} // namespace
+using dice::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
                                       std::size_t size) {
@@ -25,9 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   std::string error;
   auto r = dice::parse_lock_request(body, error);
   if (!r) {
-    require(!error.empty(), "a refusal says why");
-    (void)nlohmann::json{{"error", error}}.dump(
-      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    dice::fuzz::refusal_renders(error);
     return 0;
   }
   require(r->token.size() <= 128, "the token is at most 128 bytes");

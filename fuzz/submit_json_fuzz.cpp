@@ -10,15 +10,11 @@
 #include <string>
 
 #include "http_api/task_json.hpp"
+#include "fuzz_require.hpp"
 
 namespace {
 
-void require(bool ok, const char* what) {
-  if (ok)
-    return;
-  std::fprintf(stderr, "fuzz property failed: %s\n", what);
-  std::abort();
-}
+using dice::fuzz::require;
 
 const std::vector<std::string> kinds = {"sleep", "cpu", "echo", "shell"};
 

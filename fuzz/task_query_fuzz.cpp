@@ -7,17 +7,9 @@
 #include <string>
 
 #include "http_api/task_json.hpp"
+#include "fuzz_require.hpp"
 
-namespace {
-
-void require(bool ok, const char* what) {
-  if (ok)
-    return;
-  std::fprintf(stderr, "fuzz property failed: %s\n", what);
-  std::abort();
-}
-
-} // namespace
+using dice::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
                                       std::size_t size) {
