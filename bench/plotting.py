@@ -41,6 +41,18 @@ def panels(count, width=5.5, height=4.2):
     return fig, list(axes[0])
 
 
+def finish_axes(ax, title, xlabel, ylabel, log2_x=False):
+    """Titles, a y axis from zero, the legend and a light grid."""
+    if log2_x:
+        ax.set_xscale("log", base=2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+
+
 def label_bars(ax, bars, fmt="{:.0f}"):
     for b in bars:
         ax.annotate(fmt.format(b.get_height()), (b.get_x() + b.get_width() / 2, b.get_height()),

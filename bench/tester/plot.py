@@ -26,13 +26,8 @@ def main():
         points = sorted((int(r["nodes"]), float(r["value"])) for r in wall
                         if r["system"] == system and r["round"] == rnd)
         single.plot([p[0] for p in points], [p[1] for p in points], "o-", label=label)
-    single.set_xscale("log", base=2)
-    single.set_xlabel("workers / nodes N (2 cores)")
-    single.set_ylabel("wall s")
-    single.set_title("mpmath's suite, one project")
-    single.set_ylim(bottom=0)
-    single.legend(fontsize=8)
-    single.grid(alpha=0.3)
+    plotting.finish_axes(single, "mpmath's suite, one project",
+                         "workers / nodes N (2 cores)", "wall s", log2_x=True)
 
     serial = next(float(r["value"]) for r in data if r["metric"] == "serial_one_s")
     runs = sorted((int(r["nodes"]), float(r["value"])) for r in data
@@ -43,13 +38,7 @@ def main():
               label="physical limit (8 x serial / 2 cores)")
     many.plot(sorted(SEED_004), [SEED_004[n] for n in sorted(SEED_004)], "s:",
               label="seed 004 (one machine per node)")
-    many.set_xscale("log", base=2)
-    many.set_xlabel("nodes")
-    many.set_ylabel("wall s")
-    many.set_title("8 projects at once")
-    many.set_ylim(bottom=0)
-    many.legend(fontsize=8)
-    many.grid(alpha=0.3)
+    plotting.finish_axes(many, "8 projects at once", "nodes", "wall s", log2_x=True)
     plotting.save(fig, out)
 
 
