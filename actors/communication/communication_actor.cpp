@@ -35,89 +35,59 @@ void share_versions(self_ptr self) {
   self->send(st.members, versions_atom_v, std::move(hb));
 }
 
-// The next tick tells membership what changed, so a burst of ops costs one
-// message to membership; a peer's heartbeat changes nothing and wakes no
-// timer (every node hears dozens of them a second).
-void arm_for_versions(self_ptr self) {
-  if (versions_unshared(self))
-    arm(self, self->state.clock());
-  else
-    arm(self);
-}
-
-template <class F>
-void input(self_ptr self, F&& f) {
-  ev::events out;
-  f(*self->state.machine, self->state.clock(), out);
-  self->state.machine->send_acks(out);
-  dispatch(self, out);
-  arm_for_versions(self);
-}
-
 } // namespace
 
 communication_actor spawn_communication(caf::actor_system& sys,
                                         const subsystem_config& cfg,
                                         membership members) {
-  return sys.spawn([cfg, members](self_ptr self)
-                     -> communication_actor::behavior_type {
+  return spawn_subsystem<communication_actor, communication_machine,
+                         communication_state>(sys, [cfg, members](self_ptr self) {
     start_subsystem(self, cfg,
                     std::make_unique<communication_machine>(
                       make_communication_machine(cfg)));
-    self->state.members = members;
+    auto& st = self->state;
+    st.members = members;
     post_counters(self, cfg, stats_board::poster::communication);
-    return {
-      [self](queue_wiring& w) { wire_up_and_tick(self, std::move(w)); },
+    // Every input's acknowledgements leave with what it emitted.
+    st.before_dispatch = [self](ev::events& out) {
+      self->state.machine->send_acks(out);
+    };
+    // The next tick tells membership what changed, so a burst of ops costs
+    // one message to membership; a peer's heartbeat changes nothing and
+    // wakes no timer (every node hears dozens of them a second).
+    st.due_also = [self]() -> std::optional<millis> {
+      if (versions_unshared(self))
+        return self->state.clock();
+      return std::nullopt;
+    };
+    st.after_tick = [self] { share_versions(self); };
+    using c = communication_machine;
+    return std::make_tuple(
       [self](inbound_atom, const wire::Message& m) {
-        input(self, [&m](communication_machine& c, millis now, ev::events& out) {
-          c.on_received(m, now, out);
+        handle_input(self, [&m](c& cm, millis now, ev::events& out) {
+          cm.on_received(m, now, out);
         });
       },
       [self](inbound_atom, const std::vector<wire::Message>& ms) {
-        input(self, [&ms](communication_machine& c, millis now, ev::events& out) {
+        handle_input(self, [&ms](c& cm, millis now, ev::events& out) {
           for (const auto& m : ms)
-            c.on_received(m, now, out);
+            cm.on_received(m, now, out);
         });
       },
       [self](peer_event_atom, const peer_change& p) {
         // A restart loses whatever the old incarnation was running.
         if (p.to != peer_state::dead && !p.restarted)
           return;
-        input(self, [&p](communication_machine& c, millis now, ev::events& out) {
-          c.on_peer_dead(p.id, now, out);
+        handle_input(self, [&p](c& cm, millis now, ev::events& out) {
+          cm.on_peer_dead(p.id, now, out);
         });
       },
       [self](coordinator_atom, const std::string& who) {
-        input(self, [&who](communication_machine& c, millis now, ev::events& out) {
-          c.set_coordinator(who, now, out);
+        handle_input(self, [&who](c& cm, millis now, ev::events& out) {
+          cm.set_coordinator(who, now, out);
         });
       },
-      [self](const ev::batch& b) {
-        input(self, [&b](communication_machine& c, millis now, ev::events& out) {
-          feed(c, b, now, out);
-        });
-      },
-      [self](const ev::originate& e) {
-        input(self, [&e](communication_machine& c, millis now, ev::events& out) {
-          c.on(e, now, out);
-        });
-      },
-      [self](const ev::send_to& e) {
-        input(self, [&e](communication_machine& c, millis now, ev::events& out) {
-          c.on(e, now, out);
-        });
-      },
-      [self](const ev::replica_digest& e) {
-        input(self, [&e](communication_machine& c, millis now, ev::events& out) {
-          c.on(e, now, out);
-        });
-      },
-      [self](tick_atom) {
-        tick(self);
-        share_versions(self);
-      },
-      [self](runners_atom) { return self->state.machine->runners(); },
-    };
+      [self](runners_atom) { return self->state.machine->runners(); });
   });
 }
 

@@ -4,10 +4,14 @@
 // unknown_resolver) and of the node facade that fronts
 // them (replicated_queue.hpp). Each actor drives the state machine of its
 // folder; the events between them are those of queue_node/queue_events.hpp,
-// routed by queue_node/queue_routes.hpp.
+// routed by queue_node/queue_routes.hpp. Which events an actor takes follows
+// from its machine's `on` overloads; only what an actor takes besides
+// (datagrams, user operations, the executor's report) is listed here.
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include <caf/fwd.hpp>
@@ -22,6 +26,7 @@
 #include "queue_node/queue_config.hpp"
 #include "queue_node/queue_counters.hpp"
 #include "queue_node/queue_events.hpp"
+#include "queue_node/queue_routes.hpp"
 #include "queue_node/stats_board.hpp"
 #include "type_ids.hpp"
 
@@ -43,36 +48,10 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_counts)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::runner_capabilities>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_counters)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_wiring)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::task_changed)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::claim_heard)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::running_heard)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::unknown_seen)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::spec_learned)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::stale_seen)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::known_question)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::replica_digest)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::merge_message)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::merge_task)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::snapshot_wanted)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::question_heard)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::answer_seen)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::live_nodes)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::recover_member)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::tasks_adopted)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::originate)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::answer_due)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::free_slots)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::task_offer)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::start_execution)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::execution_over)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::execution_report)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::member_recovered)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::broadcast)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::send_to)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::unicast)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::run_order)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::cancel_order)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::acknowledged)
+// Every queue event travels between actors of one process as it is.
+#define DICE_ALLOW_EVENT(name) CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::name)
+DICE_QUEUE_EVENTS(DICE_ALLOW_EVENT)
+#undef DICE_ALLOW_EVENT
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::ev::batch)
 
 namespace dice {
@@ -80,23 +59,37 @@ namespace dice {
 using caf::reacts_to;
 using caf::replies_to;
 
-using communication_actor = caf::typed_actor<
-  reacts_to<queue_wiring>, reacts_to<ev::batch>,
+namespace detail {
+
+template <class Inputs, class... Extra>
+struct subsystem_signatures;
+template <class... Es, class... Extra>
+struct subsystem_signatures<std::tuple<Es...>, Extra...> {
+  using type = caf::typed_actor<reacts_to<queue_wiring>, reacts_to<ev::batch>,
+                                reacts_to<Es>..., Extra...>;
+};
+
+} // namespace detail
+
+/// A subsystem actor's typed interface, derived from its machine: the
+/// wiring, a batch, each event the machine has an `on` for, and a tick if
+/// it ticks. An actor that takes more extends it.
+template <class Machine>
+using subsystem_actor = std::conditional_t<
+  ticks<Machine>::value,
+  typename detail::subsystem_signatures<inputs_of<Machine>,
+                                        reacts_to<tick_atom>>::type,
+  typename detail::subsystem_signatures<inputs_of<Machine>>::type>;
+
+using communication_actor = subsystem_actor<communication_machine>::extend<
   reacts_to<inbound_atom, wire::Message>,  // queue, sync, heartbeats
   reacts_to<inbound_atom, std::vector<wire::Message>>, // several at once
   reacts_to<peer_event_atom, peer_change>, // deaths and restarts
   reacts_to<coordinator_atom, std::string>, // the election's outcome
-  reacts_to<ev::originate>, reacts_to<ev::replica_digest>,
-  reacts_to<ev::send_to>, reacts_to<tick_atom>,
   // what this node and its live peers can run
   replies_to<runners_atom>::with<std::vector<runner_capabilities>>>;
 
-using known_tasks_actor = caf::typed_actor<
-  reacts_to<queue_wiring>, reacts_to<ev::batch>,
-  reacts_to<ev::merge_message>, reacts_to<ev::merge_task>,
-  reacts_to<ev::snapshot_wanted>, reacts_to<ev::question_heard>,
-  reacts_to<ev::answer_due>, reacts_to<ev::member_recovered>,
-  reacts_to<ev::tasks_adopted>,
+using known_tasks_actor = subsystem_actor<known_tasks_machine>::extend<
   // once wired: load the journal's replica (when it has one)
   reacts_to<restore_atom>,
   // the paper's enqueue, of one or several tasks at once (a submit with a
@@ -109,31 +102,14 @@ using known_tasks_actor = caf::typed_actor<
   // the API's question: some tasks (counts go to the stats board)
   replies_to<tasks_atom, task_query>::with<std::vector<task_row>>>;
 
-using ready_queue_actor = caf::typed_actor<
-  reacts_to<queue_wiring>, reacts_to<ev::batch>,
-  reacts_to<ev::task_changed>, reacts_to<ev::live_nodes>,
-  reacts_to<ev::free_slots>, reacts_to<tick_atom>>;
+using ready_queue_actor = subsystem_actor<ready_queue_machine>;
 
-using ranking_actor = caf::typed_actor<
-  reacts_to<queue_wiring>, reacts_to<ev::batch>,
-  reacts_to<ev::task_changed>, reacts_to<ev::claim_heard>,
-  reacts_to<ev::task_offer>,
-  reacts_to<ev::execution_over>,
-  reacts_to<ev::live_nodes>, reacts_to<tick_atom>>;
+using ranking_actor = subsystem_actor<ranking_machine>;
 
-using running_tasks_actor = caf::typed_actor<
-  reacts_to<queue_wiring>, reacts_to<ev::batch>,
-  reacts_to<ev::task_changed>, reacts_to<ev::running_heard>,
-  reacts_to<ev::claim_heard>, reacts_to<ev::start_execution>,
-  reacts_to<ev::execution_report>,
-  reacts_to<executed_atom, execution_result>, // the executor's report
-  reacts_to<ev::recover_member>, reacts_to<tick_atom>>;
+using running_tasks_actor = subsystem_actor<running_tasks_machine>::extend<
+  reacts_to<executed_atom, execution_result>>; // the executor's report
 
-using unknown_resolver_actor = caf::typed_actor<
-  reacts_to<queue_wiring>, reacts_to<ev::batch>,
-  reacts_to<ev::unknown_seen>, reacts_to<ev::spec_learned>,
-  reacts_to<ev::stale_seen>, reacts_to<ev::known_question>,
-  reacts_to<ev::answer_seen>, reacts_to<tick_atom>>;
+using unknown_resolver_actor = subsystem_actor<unknown_resolver_machine>;
 
 /// What the subsystems tell the user (the node facade takes these); what
 /// they send the bridge and the executor goes to those directly.

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <functional>
+#include <tuple>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -33,8 +35,15 @@ struct subsystem_state {
   millis last_tick = 0;
   std::optional<millis> tick_at; // when the next scheduled tick comes
   /// Runs before what an input emitted is sent (known_tasks: the journal
-  /// takes the changes before any peer or user hears of them).
-  std::function<void()> before_dispatch;
+  /// takes the changes before any peer or user hears of them;
+  /// communication: acknowledgements join the output).
+  std::function<void(ev::events&)> before_dispatch;
+  /// Runs after each tick (communication: membership gets the version
+  /// vector heartbeats carry).
+  std::function<void()> after_tick;
+  /// A tick wanted besides the machine's deadlines (communication: at
+  /// once, while membership has not been told the latest versions).
+  std::function<std::optional<millis>()> due_also;
   /// Runs after every input: the counters go to the node's stats board.
   std::function<void()> post_stats;
   static inline const char* name = "queue_subsystem";
@@ -196,7 +205,7 @@ struct batching_sink {
 template <class Self>
 void dispatch(Self* self, ev::events& out) {
   if (self->state.before_dispatch)
-    self->state.before_dispatch();
+    self->state.before_dispatch(out);
   if (self->state.post_stats)
     self->state.post_stats();
   // The wiring is every actor's first message, so it is there when events
@@ -214,14 +223,6 @@ void dispatch(Self* self, ev::events& out) {
     route(e, batcher);
   batcher.send_batches();
 }
-
-template <class M, class E, class = void>
-struct takes : std::false_type {};
-template <class M, class E>
-struct takes<M, E,
-             std::void_t<decltype(std::declval<M&>().on(
-               std::declval<const E&>(), millis{},
-               std::declval<ev::events&>()))>> : std::true_type {};
 
 /// Hands the machine each event of a batch, in order. Only events the
 /// machine takes can be in it: the routing that batched them sends a lone
@@ -247,9 +248,10 @@ struct has_next_due<M, std::void_t<decltype(std::declval<const M&>().next_due())
 /// earlier), no sooner than tick_ms after the last tick. A tick already
 /// on its way in time is enough.
 template <class Self>
-void arm(Self* self, std::optional<millis> also = std::nullopt) {
+void arm(Self* self) {
   auto& st = self->state;
   auto due = st.machine->next_due();
+  auto also = st.due_also ? st.due_also() : std::nullopt;
   if (also && (!due || *also < *due))
     due = also;
   if (!due || !st.wiring)
@@ -267,27 +269,39 @@ void arm(Self* self, std::optional<millis> also = std::nullopt) {
     self->delayed_send(self, std::chrono::milliseconds(delay), tick_atom_v);
 }
 
-/// Hands one event to the machine and sends on what it emitted.
-template <class Self, class E>
-void handle(Self* self, const E& e) {
-  ev::events out;
-  self->state.machine->on(e, self->state.clock(), out);
-  dispatch(self, out);
+/// Runs one input through the machine (`f(machine, now, out)`), sends on
+/// what it emitted and schedules the machine's next tick; returns what `f`
+/// returns (a user operation's answer).
+template <class Self, class F>
+auto handle_input(Self* self, F&& f) {
   using machine_type = typename decltype(self->state.machine)::element_type;
-  if constexpr (has_next_due<machine_type>::value)
-    arm(self);
+  ev::events out;
+  auto finish = [&] {
+    dispatch(self, out);
+    if constexpr (has_next_due<machine_type>::value)
+      arm(self);
+  };
+  using result = decltype(f(*self->state.machine, millis{}, out));
+  if constexpr (std::is_void_v<result>) {
+    f(*self->state.machine, self->state.clock(), out);
+    finish();
+  } else {
+    auto r = f(*self->state.machine, self->state.clock(), out);
+    finish();
+    return r;
+  }
 }
 
-/// Hands the machine a batch of events and sends on what they emitted, at
-/// once.
-template <class Self>
-void handle_batch(Self* self, const ev::batch& b) {
-  ev::events out;
-  feed(*self->state.machine, b, self->state.clock(), out);
-  dispatch(self, out);
-  using machine_type = typename decltype(self->state.machine)::element_type;
-  if constexpr (has_next_due<machine_type>::value)
-    arm(self);
+/// Hands the machine one event, or a batch of them, and sends on what they
+/// emitted, at once.
+template <class Self, class E>
+void handle(Self* self, const E& e) {
+  handle_input(self, [&e](auto& m, millis now, ev::events& out) {
+    if constexpr (std::is_same_v<E, ev::batch>)
+      feed(m, e, now, out);
+    else
+      m.on(e, now, out);
+  });
 }
 
 template <class Self>
@@ -300,22 +314,55 @@ void tick(Self* self) {
   ev::events out;
   st.machine->tick(st.last_tick, out);
   dispatch(self, out);
+  if (st.after_tick)
+    st.after_tick();
   arm(self);
 }
 
-/// Takes the wiring.
+/// Takes the wiring; a ticking machine's timer starts with it.
 template <class Self>
 void wire_up(Self* self, queue_wiring w) {
+  using machine_type = typename decltype(self->state.machine)::element_type;
+  bool first = !self->state.wiring;
   self->state.wiring = std::move(w);
+  if constexpr (ticks<machine_type>::value)
+    if (first)
+      self->send(self, tick_atom_v);
 }
 
-/// Takes the wiring and starts the machine's timer.
-template <class Self>
-void wire_up_and_tick(Self* self, queue_wiring w) {
-  bool first = !self->state.wiring;
-  wire_up(self, std::move(w));
-  if (first)
-    self->send(self, tick_atom_v);
+/// The handlers every subsystem actor has, from its machine: the wiring, a
+/// batch, one per event the machine takes, and a tick if it ticks.
+template <class Machine, class Self, class... Es>
+auto subsystem_handlers(Self* self, std::tuple<Es...>*) {
+  auto common = std::make_tuple(
+    [self](queue_wiring& w) { wire_up(self, std::move(w)); },
+    [self](const ev::batch& b) { handle(self, b); },
+    [self](const Es& e) { handle(self, e); }...);
+  if constexpr (ticks<Machine>::value)
+    return std::tuple_cat(std::move(common),
+                          std::make_tuple([self](tick_atom) { tick(self); }));
+  else
+    return common;
+}
+
+/// Spawns the actor `Actor` of `Machine`: `setup(self)` starts the machine
+/// and returns a tuple of the handlers the actor has besides the common
+/// ones (std::tuple<>{} for none).
+template <class Actor, class Machine, class State = subsystem_state<Machine>,
+          class Setup>
+Actor spawn_subsystem(caf::actor_system& sys, Setup setup) {
+  using self_ptr = typename Actor::template stateful_pointer<State>;
+  return sys.spawn([setup](self_ptr self) -> typename Actor::behavior_type {
+    auto extra = setup(self);
+    auto all = std::tuple_cat(
+      subsystem_handlers<Machine>(self, static_cast<inputs_of<Machine>*>(nullptr)),
+      std::move(extra));
+    return std::apply(
+      [](auto&&... hs) {
+        return typename Actor::behavior_type{std::move(hs)...};
+      },
+      std::move(all));
+  });
 }
 
 } // namespace dice

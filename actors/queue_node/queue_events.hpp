@@ -234,14 +234,27 @@ struct acknowledged {
   std::string task_id;
 };
 
-using event = std::variant<
-  task_changed, claim_heard, running_heard, unknown_seen, spec_learned,
-  stale_seen, known_question, replica_digest, merge_message, merge_task, snapshot_wanted,
-  question_heard, answer_seen, live_nodes, recover_member, tasks_adopted,
-  originate, answer_due, free_slots, task_offer, start_execution,
-  execution_over, execution_report,
-  member_recovered, broadcast, send_to, unicast, run_order, cancel_order,
-  acknowledged>;
+/// Every event, once. The variant below, the routes (which subsystems take
+/// an event: those whose machine has an `on` for it; queue_routes.hpp) and
+/// the actors' message types (queue/queue_interfaces.hpp) follow from this
+/// list and from the machines' `on` overloads.
+#define DICE_QUEUE_EVENTS(X)                                                   \
+  X(task_changed) X(claim_heard) X(running_heard) X(unknown_seen)              \
+  X(spec_learned) X(stale_seen) X(known_question) X(replica_digest)            \
+  X(merge_message) X(merge_task) X(snapshot_wanted) X(question_heard)          \
+  X(answer_seen) X(live_nodes) X(recover_member) X(tasks_adopted)              \
+  X(originate) X(answer_due) X(free_slots) X(task_offer) X(start_execution)    \
+  X(execution_over) X(execution_report) X(member_recovered) X(broadcast)       \
+  X(send_to) X(unicast) X(run_order) X(cancel_order) X(acknowledged)
+
+namespace detail {
+template <class First, class... Es>
+using variant_of_rest = std::variant<Es...>;
+} // namespace detail
+
+#define DICE_COMMA_EVENT(name) , name
+using event = detail::variant_of_rest<void DICE_QUEUE_EVENTS(DICE_COMMA_EVENT)>;
+#undef DICE_COMMA_EVENT
 
 /// What a subsystem emits while handling one input.
 using events = std::vector<event>;

@@ -1,67 +1,134 @@
 #pragma once
-// Which subsystem takes which event: the one routing table, used both by
-// queue_node (all subsystems in one object) and by the actors of dice-node
-// (one actor per subsystem). A sink offers `deliver<station>(event)`.
+// Which subsystem takes which event, derived rather than listed: a
+// subsystem takes exactly the events its machine has an `on` for, and the
+// three stations outside the queue (the bridge, the executor, the user)
+// take the events named below. Used both by queue_node (all subsystems in
+// one object) and by the actors of dice-node (one actor per subsystem,
+// whose message types follow from the same `on` overloads:
+// queue/queue_interfaces.hpp). A sink offers `deliver<station>(event)`;
+// an event goes to its stations in the order of the station enum.
 #include <cstddef>
-#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 #include <variant>
 
-#include "known_tasks/task_state.hpp"
+#include "communication/communication_machine.hpp"
+#include "known_tasks/known_tasks_machine.hpp"
 #include "queue_node/queue_events.hpp"
 #include "queue_node/station.hpp"
+#include "ranking/ranking_machine.hpp"
+#include "ready_queue/ready_queue_machine.hpp"
+#include "running_tasks/running_tasks_machine.hpp"
+#include "unknown_resolver/unknown_resolver_machine.hpp"
 
 namespace dice {
 
+/// The machine of each subsystem's station.
+template <station S>
+struct machine_at {}; // the bridge, the executor and the user have none
+template <> struct machine_at<station::communication> { using type = communication_machine; };
+template <> struct machine_at<station::known_tasks> { using type = known_tasks_machine; };
+template <> struct machine_at<station::ready_queue> { using type = ready_queue_machine; };
+template <> struct machine_at<station::ranking> { using type = ranking_machine; };
+template <> struct machine_at<station::running_tasks> { using type = running_tasks_machine; };
+template <> struct machine_at<station::unknown_resolver> { using type = unknown_resolver_machine; };
+
+/// True if machine M handles E: it has `void on(const E&, millis,
+/// ev::events&)`, exactly (no conversion can make it take another event).
+template <class M, class E, class = void>
+struct takes : std::false_type {};
+template <class M, class E>
+struct takes<M, E,
+             std::void_t<decltype(static_cast<void (M::*)(
+                                    const E&, millis, ev::events&)>(&M::on))>>
+  : std::true_type {};
+
+template <class M, class = void>
+struct ticks : std::false_type {};
+template <class M>
+struct ticks<M, std::void_t<decltype(std::declval<M&>().tick(
+                  millis{}, std::declval<ev::events&>()))>> : std::true_type {};
+
+/// What leaves the queue: datagrams, executions, and what the user hears.
+template <class E>
+constexpr bool to_bridge_v = std::is_same_v<E, ev::broadcast>
+                             || std::is_same_v<E, ev::unicast>;
+template <class E>
+constexpr bool to_executor_v = std::is_same_v<E, ev::run_order>
+                               || std::is_same_v<E, ev::cancel_order>;
+template <class E>
+constexpr bool to_world_v = std::is_same_v<E, ev::task_changed>
+                            || std::is_same_v<E, ev::acknowledged>;
+
+/// True if station S takes event E.
+template <station S, class E>
+constexpr bool station_takes() {
+  if constexpr (S == station::bridge)
+    return to_bridge_v<E>;
+  else if constexpr (S == station::executor)
+    return to_executor_v<E>;
+  else if constexpr (S == station::world)
+    return to_world_v<E>;
+  else
+    return takes<typename machine_at<S>::type, E>::value;
+}
+
 namespace detail {
 
-template <station... To, class Event, class Sink>
-void to_all(const Event& e, Sink& sink) {
-  (sink.template deliver<To>(e), ...);
+template <class E, class Sink, std::size_t... I>
+void to_takers(const E& e, Sink& sink, std::index_sequence<I...>) {
+  (
+    [&] {
+      constexpr auto s = static_cast<station>(I);
+      if constexpr (station_takes<s, E>())
+        sink.template deliver<s>(e);
+    }(),
+    ...);
 }
 
-using S = station;
-
-// clang-format off
-template <class K> void route_one(const ev::task_changed& e, K& k) {
-  to_all<S::ready_queue, S::ranking, S::running_tasks, S::world>(e, k);
+template <class E, std::size_t... I>
+constexpr std::size_t takers(std::index_sequence<I...>) {
+  return (std::size_t{station_takes<static_cast<station>(I), E>()} + ...);
 }
-template <class K> void route_one(const ev::claim_heard& e, K& k) { to_all<S::ranking, S::running_tasks>(e, k); }
-template <class K> void route_one(const ev::running_heard& e, K& k) { to_all<S::running_tasks>(e, k); }
-template <class K> void route_one(const ev::unknown_seen& e, K& k) { to_all<S::unknown_resolver>(e, k); }
-template <class K> void route_one(const ev::spec_learned& e, K& k) { to_all<S::unknown_resolver>(e, k); }
-template <class K> void route_one(const ev::stale_seen& e, K& k) { to_all<S::unknown_resolver>(e, k); }
-template <class K> void route_one(const ev::known_question& e, K& k) { to_all<S::unknown_resolver>(e, k); }
-template <class K> void route_one(const ev::answer_seen& e, K& k) { to_all<S::unknown_resolver>(e, k); }
-template <class K> void route_one(const ev::replica_digest& e, K& k) { to_all<S::communication>(e, k); }
-template <class K> void route_one(const ev::originate& e, K& k) { to_all<S::communication>(e, k); }
-template <class K> void route_one(const ev::merge_message& e, K& k) { to_all<S::known_tasks>(e, k); }
-template <class K> void route_one(const ev::merge_task& e, K& k) { to_all<S::known_tasks>(e, k); }
-template <class K> void route_one(const ev::snapshot_wanted& e, K& k) { to_all<S::known_tasks>(e, k); }
-template <class K> void route_one(const ev::question_heard& e, K& k) { to_all<S::known_tasks>(e, k); }
-template <class K> void route_one(const ev::answer_due& e, K& k) { to_all<S::known_tasks>(e, k); }
-template <class K> void route_one(const ev::tasks_adopted& e, K& k) { to_all<S::known_tasks>(e, k); }
-template <class K> void route_one(const ev::member_recovered& e, K& k) { to_all<S::known_tasks>(e, k); }
-template <class K> void route_one(const ev::live_nodes& e, K& k) { to_all<S::ready_queue, S::ranking>(e, k); }
-template <class K> void route_one(const ev::free_slots& e, K& k) { to_all<S::ready_queue>(e, k); }
-template <class K> void route_one(const ev::task_offer& e, K& k) { to_all<S::ranking>(e, k); }
-template <class K> void route_one(const ev::execution_over& e, K& k) { to_all<S::ranking>(e, k); }
-template <class K> void route_one(const ev::recover_member& e, K& k) { to_all<S::running_tasks>(e, k); }
-template <class K> void route_one(const ev::start_execution& e, K& k) { to_all<S::running_tasks>(e, k); }
-template <class K> void route_one(const ev::execution_report& e, K& k) { to_all<S::running_tasks>(e, k); }
-template <class K> void route_one(const ev::broadcast& e, K& k) { to_all<S::bridge>(e, k); }
-template <class K> void route_one(const ev::send_to& e, K& k) { to_all<S::communication>(e, k); }
-template <class K> void route_one(const ev::unicast& e, K& k) { to_all<S::bridge>(e, k); }
-template <class K> void route_one(const ev::run_order& e, K& k) { to_all<S::executor>(e, k); }
-template <class K> void route_one(const ev::cancel_order& e, K& k) { to_all<S::executor>(e, k); }
-template <class K> void route_one(const ev::acknowledged& e, K& k) { to_all<S::world>(e, k); }
-// clang-format on
+
+template <class Variant>
+struct all_taken;
+template <class... Es>
+struct all_taken<std::variant<Es...>> {
+  static constexpr bool value =
+    ((takers<Es>(std::make_index_sequence<station_count>{}) > 0) && ...);
+};
+
+/// The events of `Variant` that M takes, as a tuple type.
+template <class M, class Variant>
+struct inputs;
+template <class M, class... Es>
+struct inputs<M, std::variant<Es...>> {
+  using type = decltype(std::tuple_cat(
+    std::declval<std::conditional_t<takes<M, Es>::value, std::tuple<Es>,
+                                    std::tuple<>>>()...));
+};
 
 } // namespace detail
 
+// An event nobody takes is a mistake: declare its `on` in the machine that
+// should handle it.
+static_assert(detail::all_taken<ev::event>::value,
+              "every queue event needs a station that takes it");
+
+/// The events machine M takes, as std::tuple<E...>.
+template <class M>
+using inputs_of = typename detail::inputs<M, ev::event>::type;
+
 /// Hands `e` to every station that takes it.
+template <class E, class Sink>
+void route_one(const E& e, Sink& sink) {
+  detail::to_takers(e, sink, std::make_index_sequence<station_count>{});
+}
 template <class Sink>
 void route(const ev::event& e, Sink& sink) {
-  std::visit([&sink](const auto& x) { detail::route_one(x, sink); }, e);
+  std::visit([&sink](const auto& x) { route_one(x, sink); }, e);
 }
 
 } // namespace dice
