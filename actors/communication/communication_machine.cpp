@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "common/defaults.hpp"
-#include "communication/communication.hpp"
-#include "ready_queue/ready_queue.hpp"
+#include "vocabulary/queue_messages.hpp"
+#include "vocabulary/hashes.hpp"
 
 namespace dice {
 

@@ -15,12 +15,12 @@
 #include <set>
 #include <string>
 
-#include "known_tasks/op_log.hpp"
-#include "known_tasks/version_vector.hpp"
-#include "queue_node/peer_versions.hpp"
-#include "queue_node/queue_config.hpp"
-#include "queue_node/queue_counters.hpp"
-#include "queue_node/queue_events.hpp"
+#include "communication/op_log.hpp"
+#include "vocabulary/version_vector.hpp"
+#include "communication/peer_versions.hpp"
+#include "vocabulary/queue_config.hpp"
+#include "vocabulary/queue_counters.hpp"
+#include "vocabulary/queue_events.hpp"
 
 namespace dice {
 

@@ -1,6 +1,6 @@
 #include "known_tasks/known_tasks.hpp"
 
-#include "ready_queue/ready_queue.hpp"
+#include "vocabulary/hashes.hpp"
 
 namespace dice {
 

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "common/defaults.hpp"
-#include "communication/communication.hpp"
+#include "vocabulary/queue_messages.hpp"
 #include "known_tasks/id_order.hpp"
 
 namespace dice {

@@ -12,9 +12,9 @@
 #include "known_tasks/known_tasks.hpp"
 #include "known_tasks/replica_sink.hpp"
 #include "known_tasks/task_query.hpp"
-#include "queue_node/queue_config.hpp"
-#include "queue_node/queue_counters.hpp"
-#include "queue_node/queue_events.hpp"
+#include "vocabulary/queue_config.hpp"
+#include "vocabulary/queue_counters.hpp"
+#include "vocabulary/queue_events.hpp"
 
 namespace dice {
 

@@ -14,7 +14,7 @@
 #include "known_tasks/task_query.hpp"
 #include "membership/membership_state.hpp"
 #include "membership/node_view.hpp"
-#include "queue_node/queue_counters.hpp"
+#include "vocabulary/queue_counters.hpp"
 
 namespace dice {
 

@@ -12,12 +12,12 @@
 #include "election/election.hpp"
 #include "executor/shell_kind.hpp"
 #include "executor/task_kinds.hpp"
-#include "queue_node/runner_capabilities.hpp"
+#include "vocabulary/runner_capabilities.hpp"
 #include "http_api/http_config.hpp"
 #include "journal/replica_journal.hpp"
 #include "membership/membership_state.hpp"
 #include "mutex/mutex.hpp"
-#include "queue_node/queue_config.hpp"
+#include "vocabulary/queue_config.hpp"
 #include "tester/tester_config.hpp"
 
 namespace dice {

@@ -3,7 +3,7 @@
 // communication, known_tasks, ready_queue, ranking, running_tasks,
 // unknown_resolver) and of the node facade that fronts
 // them (replicated_queue.hpp). Each actor drives the state machine of its
-// folder; the events between them are those of queue_node/queue_events.hpp,
+// folder; the events between them are those of vocabulary/queue_events.hpp,
 // routed by queue_node/queue_routes.hpp. Which events an actor takes follows
 // from its machine's `on` overloads; only what an actor takes besides
 // (datagrams, user operations, the executor's report) is listed here.
@@ -23,9 +23,9 @@
 #include "known_tasks/task_query.hpp"
 #include "membership/membership.hpp"
 #include "membership/node_view.hpp"
-#include "queue_node/queue_config.hpp"
-#include "queue_node/queue_counters.hpp"
-#include "queue_node/queue_events.hpp"
+#include "vocabulary/queue_config.hpp"
+#include "vocabulary/queue_counters.hpp"
+#include "vocabulary/queue_events.hpp"
 #include "queue_node/queue_routes.hpp"
 #include "queue_node/stats_board.hpp"
 #include "type_ids.hpp"

@@ -15,8 +15,8 @@
 
 #include "communication/communication_machine.hpp"
 #include "known_tasks/known_tasks_machine.hpp"
-#include "queue_node/queue_events.hpp"
-#include "queue_node/station.hpp"
+#include "vocabulary/queue_events.hpp"
+#include "vocabulary/station.hpp"
 #include "ranking/ranking_machine.hpp"
 #include "ready_queue/ready_queue_machine.hpp"
 #include "running_tasks/running_tasks_machine.hpp"

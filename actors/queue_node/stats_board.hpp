@@ -9,7 +9,7 @@
 #include <mutex>
 
 #include "known_tasks/task_query.hpp"
-#include "queue_node/queue_counters.hpp"
+#include "vocabulary/queue_counters.hpp"
 
 namespace dice {
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <utility>
 
-#include "communication/communication.hpp"
+#include "vocabulary/queue_messages.hpp"
 #include "known_tasks/task_state.hpp"
 #include "ranking/ranking.hpp"
-#include "ready_queue/ready_queue.hpp"
+#include "vocabulary/hashes.hpp"
 
 namespace dice {
 

@@ -23,9 +23,9 @@
 #include <set>
 #include <string>
 
-#include "queue_node/queue_config.hpp"
-#include "queue_node/queue_counters.hpp"
-#include "queue_node/queue_events.hpp"
+#include "vocabulary/queue_config.hpp"
+#include "vocabulary/queue_counters.hpp"
+#include "vocabulary/queue_events.hpp"
 
 namespace dice {
 

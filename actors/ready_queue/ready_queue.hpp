@@ -16,17 +16,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "vocabulary/hashes.hpp"
+
 namespace dice {
-
-/// 64-bit FNV-1a over `bytes`, continuing from `seed`.
-std::uint64_t fnv1a_64(std::string_view bytes,
-                       std::uint64_t seed = 0xcbf29ce484222325ULL);
-
-/// The rank of `task_id` for `node_id`; lower walks first. Same value on
-/// every platform: FNV-1a over length-prefixed bytes, then a mixing step so
-/// that ids differing in one character land far apart.
-std::uint64_t rendezvous_hash(std::string_view task_id,
-                              std::string_view node_id);
 
 class ready_queue {
 public:

@@ -18,8 +18,8 @@
 #include <set>
 #include <string>
 
-#include "queue_node/queue_config.hpp"
-#include "queue_node/queue_events.hpp"
+#include "vocabulary/queue_config.hpp"
+#include "vocabulary/queue_events.hpp"
 #include "ready_queue/ready_queue.hpp"
 
 namespace dice {

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
-#include "queue_node/station.hpp"
+#include "vocabulary/station.hpp"
 
 #include <algorithm>
 #include <iterator>
 #include <utility>
 
-#include "communication/communication.hpp"
+#include "vocabulary/queue_messages.hpp"
 #include "known_tasks/task_state.hpp"
 #include "ranking/ranking.hpp"
 

@@ -13,9 +13,9 @@
 #include <string>
 
 #include "common/pause_detector.hpp"
-#include "queue_node/queue_config.hpp"
-#include "queue_node/queue_counters.hpp"
-#include "queue_node/queue_events.hpp"
+#include "vocabulary/queue_config.hpp"
+#include "vocabulary/queue_counters.hpp"
+#include "vocabulary/queue_events.hpp"
 #include "running_tasks/running_tasks.hpp"
 
 namespace dice {

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "queue_node/station.hpp"
+#include "vocabulary/station.hpp"
 
 #include <utility>
 
-#include "communication/communication.hpp"
+#include "vocabulary/queue_messages.hpp"
 
 namespace dice {
 

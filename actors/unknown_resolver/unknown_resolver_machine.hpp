@@ -6,8 +6,8 @@
 #include <random>
 #include <string>
 
-#include "queue_node/queue_config.hpp"
-#include "queue_node/queue_events.hpp"
+#include "vocabulary/queue_config.hpp"
+#include "vocabulary/queue_events.hpp"
 #include "unknown_resolver/unknown_resolver.hpp"
 
 namespace dice {

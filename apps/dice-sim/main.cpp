@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim_cli.hpp"
-#include "sim_cluster/actor_cluster.hpp"
-#include "sim_cluster/sim_cluster.hpp"
+#include "simulation/actor_cluster.hpp"
+#include "simulation/sim_cluster.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // dice-sim's command line, parsed into sim_options.
 #include <string>
 
-#include "sim_cluster/sim_options.hpp"
+#include "simulation/sim_options.hpp"
 
 namespace dice {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "election/election_sim.hpp"
+#include "simulation/election_sim.hpp"
 
 using namespace dice;
 

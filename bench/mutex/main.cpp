@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "mutex/mutex_sim.hpp"
+#include "simulation/mutex_sim.hpp"
 
 using namespace dice;
 

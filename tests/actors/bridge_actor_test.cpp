@@ -16,7 +16,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "broadcast_bridge/broadcast_bridge.hpp"
-#include "broadcast_bridge/sim_transport.hpp"
+#include "simulation/sim_transport.hpp"
 #include "common/caf_setup.hpp"
 
 using namespace dice;

@@ -17,7 +17,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "broadcast_bridge/sim_transport.hpp"
+#include "simulation/sim_transport.hpp"
 #include "common/caf_setup.hpp"
 #include "election/election_actor.hpp"
 

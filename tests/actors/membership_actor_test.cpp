@@ -23,7 +23,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broadcast_bridge/broadcast_bridge.hpp"
-#include "broadcast_bridge/sim_transport.hpp"
+#include "simulation/sim_transport.hpp"
 #include "common/caf_setup.hpp"
 #include "membership/membership.hpp"
 

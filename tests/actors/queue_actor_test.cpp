@@ -8,7 +8,7 @@
 #include <vector>
 #include <string>
 
-#include "sim_cluster/actor_cluster.hpp"
+#include "simulation/actor_cluster.hpp"
 
 using namespace dice;
 

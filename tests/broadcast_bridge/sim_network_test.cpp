@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "broadcast_bridge/sim_network.hpp"
+#include "simulation/sim_network.hpp"
 
 using namespace dice;
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "broadcast_bridge/sim_transport.hpp"
+#include "simulation/sim_transport.hpp"
 
 using namespace dice;
 

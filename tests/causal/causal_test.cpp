@@ -10,7 +10,7 @@
 #include <map>
 #include <random>
 
-#include "broadcast_bridge/sim_network.hpp"
+#include "simulation/sim_network.hpp"
 #include "causal/causal_machine.hpp"
 
 using namespace dice;

@@ -4,7 +4,7 @@
 #include <variant>
 #include <vector>
 
-#include "queue_node/queue_events.hpp"
+#include "vocabulary/queue_events.hpp"
 
 namespace dice::test {
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/emitted_events.hpp"
-#include "communication/communication.hpp"
+#include "vocabulary/queue_messages.hpp"
 #include "communication/communication_machine.hpp"
 
 using namespace dice;

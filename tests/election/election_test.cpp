@@ -4,7 +4,7 @@
 #include <string>
 
 #include "election/election.hpp"
-#include "election/election_sim.hpp"
+#include "simulation/election_sim.hpp"
 
 using namespace dice;
 

@@ -3,7 +3,7 @@
 #include <variant>
 
 #include "common/emitted_events.hpp"
-#include "communication/communication.hpp"
+#include "vocabulary/queue_messages.hpp"
 #include "known_tasks/known_tasks_machine.hpp"
 
 using namespace dice;

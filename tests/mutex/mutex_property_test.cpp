@@ -10,7 +10,7 @@
 #include <random>
 #include <string>
 
-#include "mutex/mutex_sim.hpp"
+#include "simulation/mutex_sim.hpp"
 
 using namespace dice;
 

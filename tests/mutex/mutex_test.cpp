@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "mutex/mutex_sim.hpp"
+#include "simulation/mutex_sim.hpp"
 #include "mutex/voting.hpp"
 
 using namespace dice;

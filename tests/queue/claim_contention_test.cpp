@@ -4,7 +4,7 @@
 #include <set>
 #include <string>
 
-#include "lockstep.hpp"
+#include "simulation/lockstep.hpp"
 #include "ready_queue/claim_matching.hpp"
 
 using namespace dice;

@@ -28,8 +28,8 @@
 #include <typeinfo>
 #include <vector>
 
-#include "communication/communication.hpp"
-#include "lockstep.hpp"
+#include "vocabulary/queue_messages.hpp"
+#include "simulation/lockstep.hpp"
 
 using namespace dice;
 using namespace dice::test;

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <random>
 
-#include "communication/communication.hpp"
+#include "vocabulary/queue_messages.hpp"
 #include "known_tasks/known_tasks.hpp"
-#include "known_tasks/op_log.hpp"
-#include "known_tasks/version_vector.hpp"
+#include "communication/op_log.hpp"
+#include "vocabulary/version_vector.hpp"
 
 using namespace dice;
 

@@ -6,7 +6,7 @@
 
 #include <set>
 
-#include "lockstep.hpp"
+#include "simulation/lockstep.hpp"
 
 using namespace dice;
 using namespace dice::test;

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "communication/communication.hpp"
-#include "lockstep.hpp"
+#include "vocabulary/queue_messages.hpp"
+#include "simulation/lockstep.hpp"
 
 using namespace dice;
 using namespace dice::test;

@@ -8,7 +8,7 @@
 #include <iostream>
 #include <random>
 
-#include "sim_cluster/sim_cluster.hpp"
+#include "simulation/sim_cluster.hpp"
 
 using namespace dice;
 

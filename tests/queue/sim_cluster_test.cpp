@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "sim_cluster/sim_cluster.hpp"
+#include "simulation/sim_cluster.hpp"
 
 using namespace dice;
 

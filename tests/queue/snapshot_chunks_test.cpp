@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/defaults.hpp"
-#include "lockstep.hpp"
+#include "simulation/lockstep.hpp"
 
 using namespace dice;
 using namespace dice::test;

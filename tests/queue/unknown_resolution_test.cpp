@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "lockstep.hpp"
+#include "simulation/lockstep.hpp"
 
 using namespace dice;
 using namespace dice::test;

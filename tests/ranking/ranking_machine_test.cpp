@@ -3,7 +3,7 @@
 #include <memory>
 #include <variant>
 
-#include "communication/communication.hpp"
+#include "vocabulary/queue_messages.hpp"
 #include "common/emitted_events.hpp"
 #include "ranking/ranking.hpp"
 #include "ranking/ranking_machine.hpp"

@@ -4,7 +4,7 @@
 #include <variant>
 #include <vector>
 
-#include "communication/communication.hpp"
+#include "vocabulary/queue_messages.hpp"
 #include "communication/communication_machine.hpp"
 #include "known_tasks/task_state.hpp"
 #include "running_tasks/running_tasks_machine.hpp"

@@ -1,4 +1,4 @@
-#include "known_tasks/version_vector.hpp"
+#include "vocabulary/version_vector.hpp"
 
 #include <algorithm>
 

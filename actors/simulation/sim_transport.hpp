@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "broadcast_bridge/sim_network.hpp"
+#include "simulation/sim_network.hpp"
 #include "broadcast_bridge/transport.hpp"
 
 namespace dice {

@@ -15,7 +15,7 @@
 
 #include "common/time.hpp"
 #include "dice.pb.h"
-#include "known_tasks/version_vector.hpp"
+#include "vocabulary/version_vector.hpp"
 
 namespace dice::ev {
 

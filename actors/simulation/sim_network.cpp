@@ -1,4 +1,4 @@
-#include "broadcast_bridge/sim_network.hpp"
+#include "simulation/sim_network.hpp"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "communication/communication.hpp"
+#include "vocabulary/queue_messages.hpp"
 
 namespace dice {
 

@@ -1,4 +1,4 @@
-#include "broadcast_bridge/sim_transport.hpp"
+#include "simulation/sim_transport.hpp"
 
 #include <algorithm>
 #include <utility>

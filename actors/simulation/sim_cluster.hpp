@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "broadcast_bridge/bridge_state.hpp"
-#include "broadcast_bridge/sim_network.hpp"
+#include "simulation/sim_network.hpp"
 #include "membership/membership_state.hpp"
 #include "queue_node/queue_node.hpp"
-#include "sim_cluster/sim_options.hpp"
+#include "simulation/sim_options.hpp"
 
 namespace dice {
 

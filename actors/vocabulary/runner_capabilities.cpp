@@ -1,4 +1,4 @@
-#include "queue_node/runner_capabilities.hpp"
+#include "vocabulary/runner_capabilities.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "sim_cluster/sim_timeline.hpp"
+#include "simulation/sim_timeline.hpp"
 
 #include <numeric>
 

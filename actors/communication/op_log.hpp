@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "dice.pb.h"
-#include "known_tasks/version_vector.hpp"
+#include "vocabulary/version_vector.hpp"
 
 namespace dice {
 

@@ -1,4 +1,4 @@
-#include "mutex/mutex_sim.hpp"
+#include "simulation/mutex_sim.hpp"
 
 #include <algorithm>
 #include <cstdio>

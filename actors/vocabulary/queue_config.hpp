@@ -10,8 +10,8 @@
 
 #include "common/defaults.hpp"
 #include "common/time.hpp"
-#include "queue_node/runner_capabilities.hpp"
-#include "unknown_resolver/unknown_resolver.hpp"
+#include "vocabulary/runner_capabilities.hpp"
+#include "vocabulary/resolver_config.hpp"
 
 namespace dice {
 

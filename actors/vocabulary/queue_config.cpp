@@ -1,4 +1,4 @@
-#include "queue_node/queue_config.hpp"
+#include "vocabulary/queue_config.hpp"
 
 #include <algorithm>
 

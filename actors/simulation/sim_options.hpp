@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "broadcast_bridge/sim_network.hpp"
+#include "simulation/sim_network.hpp"
 #include "common/time.hpp"
 #include "membership/membership_state.hpp"
-#include "queue_node/queue_config.hpp"
-#include "sim_cluster/sim_timeline.hpp"
+#include "vocabulary/queue_config.hpp"
+#include "simulation/sim_timeline.hpp"
 
 namespace dice {
 

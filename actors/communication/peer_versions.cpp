@@ -1,4 +1,4 @@
-#include "queue_node/peer_versions.hpp"
+#include "communication/peer_versions.hpp"
 
 #include <algorithm>
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "broadcast_bridge/sim_network.hpp"
+#include "simulation/sim_network.hpp"
 #include "election/election.hpp"
 
 namespace dice {

@@ -1,4 +1,4 @@
-#include "sim_cluster/actor_cluster.hpp"
+#include "simulation/actor_cluster.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -17,9 +17,9 @@
 
 #include "broadcast_bridge/broadcast_bridge.hpp"
 #include "broadcast_bridge/bundle.hpp"
-#include "broadcast_bridge/sim_transport.hpp"
+#include "simulation/sim_transport.hpp"
 #include "common/caf_setup.hpp"
-#include "communication/communication.hpp"
+#include "vocabulary/queue_messages.hpp"
 #include "membership/membership.hpp"
 #include "queue/replicated_queue.hpp"
 

@@ -1,11 +1,11 @@
-#include "sim_cluster/sim_cluster.hpp"
+#include "simulation/sim_cluster.hpp"
 
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
 #include "broadcast_bridge/bundle.hpp"
-#include "communication/communication.hpp"
+#include "vocabulary/queue_messages.hpp"
 
 namespace dice {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "broadcast_bridge/sim_network.hpp"
+#include "simulation/sim_network.hpp"
 #include "mutex/mutex.hpp"
 
 namespace dice {

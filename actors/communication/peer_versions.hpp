@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "known_tasks/version_vector.hpp"
+#include "vocabulary/version_vector.hpp"
 
 namespace dice {
 

@@ -1,4 +1,4 @@
-#include "election/election_sim.hpp"
+#include "simulation/election_sim.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "known_tasks/op_log.hpp"
+#include "communication/op_log.hpp"
 
 namespace dice {
 

@@ -15,7 +15,7 @@
 
 #include "common/time.hpp"
 #include "queue/queue_interfaces.hpp"
-#include "sim_cluster/sim_cluster.hpp"
+#include "simulation/sim_cluster.hpp"
 
 namespace dice {
 
