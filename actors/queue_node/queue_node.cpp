@@ -93,15 +93,21 @@ void queue_node::deliver(const E& e) {
 
 namespace {
 
-// Puts each event in the mailbox of every station that takes it, bound to
-// its delivery there (the routes send a station only what it takes).
+// Puts each event in the mailbox of every subsystem that takes it, bound
+// to its delivery there (the routes send a station only what it takes).
+// What leaves the node goes to the outbox at once: the simulated network
+// and executor model their own delays.
 struct mailbox_sink {
   queue_node& node;
   std::array<std::deque<std::function<void()>>, station_count>& boxes;
   template <station S, class E>
   void deliver(const E& e) {
-    boxes[static_cast<std::size_t>(S)].emplace_back(
-      [n = &node, e] { n->deliver<S>(e); });
+    if constexpr (S == station::bridge || S == station::executor
+                  || S == station::world)
+      node.deliver<S>(e);
+    else
+      boxes[static_cast<std::size_t>(S)].emplace_back(
+        [n = &node, e] { n->deliver<S>(e); });
   }
 };
 
@@ -111,33 +117,81 @@ void queue_node::interleave(std::uint64_t seed) {
   interleaving_.emplace(seed);
 }
 
-void queue_node::run_interleaved(ev::events fresh) {
-  traced_cause_ = 0; // causes are traced in FIFO order only
+std::size_t queue_node::pending() const {
+  std::size_t n = 0;
+  for (const auto& box : boxes_)
+    n += box.size();
+  return n;
+}
+
+void queue_node::drain() {
+  if (interleaving_)
+    while (deliver_one(all_stations))
+      ;
+}
+
+bool queue_node::deliver_one(std::uint32_t from) {
+  std::array<std::size_t, station_count> ready{};
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < station_count; ++i)
+    if ((from >> i & 1) != 0 && !boxes_[i].empty())
+      ready[n++] = i;
+  if (n == 0)
+    return false;
+  auto i = ready[(*interleaving_)() % n];
+  auto handle = std::move(boxes_[i].front());
+  boxes_[i].pop_front();
+  handle();
   mailbox_sink sink{*this, boxes_};
-  for (const auto& e : fresh)
-    route(e, sink);
-  for (;;) {
-    std::array<std::size_t, station_count> ready{};
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < station_count; ++i)
-      if (!boxes_[i].empty())
-        ready[n++] = i;
-    if (n == 0)
+  for (const auto& next : emitted_)
+    route(next, sink);
+  emitted_.clear();
+  emitted_causes_.clear();
+  return true;
+}
+
+void queue_node::settle() {
+  // The actors keep up, at most max_waiting events wait after an input,
+  // but how far each got when the next input arrives is the seed's choice.
+  // (Long backlogs would model slow actors: the claim windows, a few ms,
+  // would then mostly measure that delay.)
+  constexpr std::size_t max_waiting = 4;
+  for (auto n = pending(); n > 0; n = pending()) {
+    if (n <= max_waiting && (*interleaving_)() % 16 == 0)
       return;
-    auto i = ready[(*interleaving_)() % n];
-    auto handle = std::move(boxes_[i].front());
-    boxes_[i].pop_front();
-    handle();
-    for (const auto& next : emitted_)
-      route(next, sink);
-    emitted_.clear();
-    emitted_causes_.clear();
+    deliver_one(all_stations);
   }
 }
 
+void queue_node::answer_after_waiting() {
+  if (!interleaving_)
+    return;
+  constexpr auto known_tasks = 1u << static_cast<unsigned>(station::known_tasks);
+  constexpr auto communication =
+    1u << static_cast<unsigned>(station::communication);
+  while (deliver_one(known_tasks | communication))
+    ;
+}
+
+void queue_node::post(station s, input handle) {
+  if (!interleaving_) {
+    ev::events out;
+    handle(out);
+    return run(std::move(out));
+  }
+  boxes_[static_cast<std::size_t>(s)].emplace_back(
+    [this, h = std::move(handle)] { h(emitted_); });
+  settle();
+}
+
 void queue_node::run(ev::events fresh) {
-  if (interleaving_)
-    return run_interleaved(std::move(fresh));
+  if (interleaving_) {
+    traced_cause_ = 0; // causes are traced in FIFO order only
+    mailbox_sink sink{*this, boxes_};
+    for (const auto& e : fresh)
+      route(e, sink);
+    return settle();
+  }
   for (auto& e : fresh) {
     mailbox_.push_back(std::move(e));
     causes_.push_back(0);
@@ -158,40 +212,58 @@ void queue_node::run(ev::events fresh) {
 }
 
 // -- inputs -------------------------------------------------------------------
+// Interleaved, each waits in its station's mailbox like a message to that
+// actor, and is handled with the time of its handling.
 
 void queue_node::on_message(const wire::Message& m, millis now) {
   now_ = now;
-  ev::events out;
-  communication_.on_received(m, now, out);
-  communication_.send_acks(out);
-  run(std::move(out));
+  post(station::communication, [this, m](ev::events& out) {
+    communication_.on_received(m, now_, out);
+    communication_.send_acks(out);
+  });
 }
 
 void queue_node::on_peer_heartbeat(const std::string& peer,
                                    std::uint64_t incarnation,
                                    const wire::Heartbeat& hb, millis now) {
   now_ = now;
-  ev::events out;
-  communication_.on_peer_heartbeat(peer, incarnation, hb, now, out);
-  run(std::move(out));
+  post(station::communication,
+       [this, peer, incarnation, hb](ev::events& out) {
+         communication_.on_peer_heartbeat(peer, incarnation, hb, now_, out);
+       });
 }
 
 void queue_node::on_peer_dead(const std::string& peer, millis now) {
   now_ = now;
-  ev::events out;
-  communication_.on_peer_dead(peer, now, out);
-  run(std::move(out));
+  post(station::communication, [this, peer](ev::events& out) {
+    communication_.on_peer_dead(peer, now_, out);
+  });
 }
 
 void queue_node::set_coordinator(const std::string& coordinator, millis now) {
   now_ = now;
-  ev::events out;
-  communication_.set_coordinator(coordinator, now, out);
-  run(std::move(out));
+  post(station::communication, [this, coordinator](ev::events& out) {
+    communication_.set_coordinator(coordinator, now_, out);
+  });
 }
 
 void queue_node::tick(millis now) {
   now_ = now;
+  if (interleaving_) {
+    // Each ticking subsystem's timer, with at most one tick waiting in
+    // its mailbox, as an actor's timer message.
+    tick_at(station::unknown_resolver,
+            [this](ev::events& out) { unknown_resolver_.tick(now_, out); });
+    tick_at(station::ranking,
+            [this](ev::events& out) { ranking_.tick(now_, out); });
+    tick_at(station::ready_queue,
+            [this](ev::events& out) { ready_queue_.tick(now_, out); });
+    tick_at(station::running_tasks,
+            [this](ev::events& out) { running_tasks_.tick(now_, out); });
+    tick_at(station::communication,
+            [this](ev::events& out) { communication_.tick(now_, out); });
+    return settle();
+  }
   ev::events out;
   unknown_resolver_.tick(now, out);
   ranking_.tick(now, out);
@@ -199,6 +271,17 @@ void queue_node::tick(millis now) {
   running_tasks_.tick(now, out);
   communication_.tick(now, out);
   run(std::move(out));
+}
+
+void queue_node::tick_at(station s, input handle) {
+  auto i = static_cast<std::size_t>(s);
+  if (tick_waiting_[i])
+    return;
+  tick_waiting_[i] = true;
+  boxes_[i].emplace_back([this, i, h = std::move(handle)] {
+    tick_waiting_[i] = false;
+    h(emitted_);
+  });
 }
 
 void queue_node::execution_finished(const std::string& task_id,
@@ -211,8 +294,13 @@ void queue_node::execution_finished(const std::string& task_id,
 
 // -- user operations ----------------------------------------------------------
 
+// Each answers at once, so it reaches known_tasks only after what waits
+// there; communication then numbers the ops waiting for it first, so the
+// next op id is this operation's.
+
 std::optional<wire::OpId> queue_node::submit(wire::TaskSpec spec, millis now) {
   now_ = now;
+  answer_after_waiting();
   auto op = communication_.next_op();
   ev::events out;
   if (!known_tasks_.submit(std::move(spec), now, out))
@@ -224,6 +312,7 @@ std::optional<wire::OpId> queue_node::submit(wire::TaskSpec spec, millis now) {
 std::optional<wire::OpId> queue_node::remove(const std::string& task_id,
                                              millis now) {
   now_ = now;
+  answer_after_waiting();
   auto op = communication_.next_op();
   ev::events out;
   if (!known_tasks_.remove(task_id, now, out))
@@ -234,6 +323,7 @@ std::optional<wire::OpId> queue_node::remove(const std::string& task_id,
 
 bool queue_node::cancel(const std::string& task_id, millis now) {
   now_ = now;
+  answer_after_waiting();
   ev::events out;
   if (!known_tasks_.cancel(task_id, now, out))
     return false;

@@ -4,9 +4,11 @@
 // tasks, unknown-task resolution; the paper's finished tasks are the
 // replica's terminal states, in known tasks), each a state machine of
 // its own folder, exchanging the events of queue_events.hpp, which this
-// class delivers until all are handled: each subsystem from its own
-// mailbox in an order drawn from a seed (interleave(), as CAF may run the
-// actors; what dice-sim and the seeded sweeps use), or else in one FIFO.
+// class delivers: each subsystem from its own mailbox in an order drawn
+// from a seed, some events left waiting from one input to the next
+// (interleave(), as CAF may run the actors; what dice-sim and the seeded
+// sweeps use; drain() handles what waits), or else in one FIFO, all
+// handled before the input returns.
 // dice-node runs the same machines as one actor each (queue/). Inputs are
 // received messages, timer ticks, peers' version vectors and liveness, user
 // operations and executor reports; outputs are collected in an outbox.
@@ -78,6 +80,9 @@ public:
   /// Throws std::invalid_argument for an empty id or a config with a problem.
   queue_node(std::string id, std::uint64_t incarnation, std::uint64_t seed,
              queue_config cfg = {});
+  // The mailboxes hold handlers bound to this object.
+  queue_node(const queue_node&) = delete;
+  queue_node& operator=(const queue_node&) = delete;
 
   // -- inputs -------------------------------------------------------------
 
@@ -183,15 +188,40 @@ public:
 
   /// From now on, runs the subsystems as CAF may run their actors: each
   /// has its own mailbox, handled in order, and a choice seeded by `seed`
-  /// picks whose next event is handled. Without it every event waits in
-  /// one FIFO, the order a single mailbox would give.
+  /// picks whose next event is handled. An input waits in its subsystem's
+  /// mailbox behind what is there; after each input a seeded number of
+  /// events is handled and a few may wait for the next inputs, as events
+  /// still queued at one actor when the next datagram or tick arrives.
+  /// What leaves the node (outbox) leaves when emitted.
+  /// Without it every event waits in one FIFO, the order a single mailbox
+  /// would give, and is handled before the input returns.
   void interleave(std::uint64_t seed);
+  /// Handles everything waiting in the mailboxes (interleaved), and all
+  /// it leads to: call it before reading results that must be complete.
+  void drain();
+  /// Events and inputs waiting in the mailboxes (always 0 in FIFO order).
+  std::size_t pending() const;
 
 private:
-  // Delivers `fresh` and everything it leads to, in FIFO order, or
-  // interleaved by subsystem.
+  using input = std::function<void(ev::events&)>;
+  static constexpr std::uint32_t all_stations = (1u << station_count) - 1;
+
+  // Delivers `fresh` and everything it leads to, in FIFO order, or puts it
+  // in the mailboxes and settles.
   void run(ev::events fresh);
-  void run_interleaved(ev::events fresh);
+  // An input to station `s`: FIFO, handled now; interleaved, put last in
+  // s's mailbox.
+  void post(station s, input handle);
+  // A tick for station `s`, unless one waits in its mailbox already.
+  void tick_at(station s, input handle);
+  // Interleaved: a seeded number of deliveries after an input.
+  void settle();
+  // Delivers the next event of a mailbox the seed picks among the
+  // non-empty ones of `from` (a bit per station); false if all are empty.
+  bool deliver_one(std::uint32_t from);
+  // Interleaved: a user operation answers at once, so first known_tasks
+  // and communication handle what waits for them.
+  void answer_after_waiting();
   template <class E>
   void to_world(const E& e);
 
@@ -208,9 +238,11 @@ private:
   millis now_ = 0;
   ev::events emitted_;
   std::deque<ev::event> mailbox_;
-  // Interleaved: each station's mailbox (each event bound to its
-  // delivery there), and the choice of the next one.
+  // Interleaved: each subsystem's mailbox (each event or input bound to
+  // its handling there), whether a tick waits in it, and the choice of
+  // the next one.
   std::array<std::deque<std::function<void()>>, station_count> boxes_;
+  std::array<bool, station_count> tick_waiting_{};
   std::optional<std::mt19937_64> interleaving_;
   queue_outbox out_;
   tracer tracer_;

@@ -382,6 +382,14 @@ void sim_cluster::heal() {
   net_.heal();
 }
 
+void sim_cluster::drain() {
+  for (auto& n : nodes_)
+    if (n.up) {
+      n.queue->drain();
+      flush(n);
+    }
+}
+
 bool sim_cluster::converged() const {
   const queue_node* ref = nullptr;
   for (const auto& n : nodes_)
@@ -608,8 +616,17 @@ sim_report run_simulation(const sim_options& opts) {
   for (std::size_t i = 0; i < cluster.size(); ++i)
     cluster.restart(i);
   millis first = opts.submit_at_ms;
-  while (cluster.now() < opts.max_time_ms && !cluster.converged())
+  // What still waits in a node's mailboxes may change its replica: the
+  // run is over once the cluster is converged with nothing waiting.
+  auto settled = [&] {
+    if (!cluster.converged())
+      return false;
+    cluster.drain();
+    return cluster.converged();
+  };
+  while (cluster.now() < opts.max_time_ms && !settled())
     cluster.run_until(cluster.now() + 50);
+  cluster.drain();
   if (opts.timeline_every_ms > 0)
     cluster.sample_timeline(); // the end, whatever the sampling period
   auto report = cluster.report();

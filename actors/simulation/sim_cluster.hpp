@@ -38,6 +38,10 @@ public:
   void restart(std::size_t i);
   void partition(const std::vector<std::vector<std::size_t>>& groups);
   void heal();
+  /// Every live node handles what waits in its subsystems' mailboxes and
+  /// sends what that leads to: before reading results that must be
+  /// complete (converged(), report()).
+  void drain();
 
   // -- observing ----------------------------------------------------------
 

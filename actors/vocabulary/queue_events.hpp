@@ -3,8 +3,9 @@
 // state machine that reads only its own state: what it needs of another's,
 // it learns from these events. queue_node delivers them in one process
 // (each subsystem from its own mailbox, in an order drawn from a seed, as
-// CAF may run the actors; or in one FIFO); in dice-node each subsystem is
-// an actor and they travel as actor messages. No CAF here.
+// CAF may run the actors, some waiting there from one input to the next;
+// or in one FIFO); in dice-node each subsystem is an actor and they travel
+// as actor messages. No CAF here.
 #include <cstdint>
 #include <map>
 #include <memory>

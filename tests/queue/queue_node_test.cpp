@@ -136,3 +136,67 @@ TEST_CASE("a DONE task tells every replica when it became ready and when "
   }
   CHECK(net.at("b").replica().same_as(net.at("a").replica()));
 }
+
+TEST_CASE("interleaved, events wait in the subsystems' mailboxes from one "
+          "input to the next, and drain() handles them all",
+          "[queue][interleave]") {
+  // A lone node acknowledges a submit itself: in FIFO order before
+  // submit() returns.
+  queue_node fifo("a", 1, 1);
+  REQUIRE(fifo.submit(spec_of("t"), 0));
+  CHECK(fifo.take_outbox().acknowledged == std::vector<std::string>{"t"});
+  CHECK(fifo.pending() == 0);
+
+  // Interleaved, some seeds leave the acknowledgment on its way when
+  // submit() returns; the following inputs (ticks) carry it on.
+  int waited = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    CAPTURE(seed);
+    queue_node n("a", 1, seed);
+    n.interleave(seed);
+    REQUIRE(n.submit(spec_of("t"), 0));
+    if (!n.take_outbox().acknowledged.empty())
+      continue;
+    REQUIRE(n.pending() > 0);
+    ++waited;
+    std::vector<std::string> acknowledged;
+    for (millis now = 1; now <= 200 && acknowledged.empty(); ++now) {
+      n.tick(now);
+      acknowledged = n.take_outbox().acknowledged;
+    }
+    CHECK(acknowledged == std::vector<std::string>{"t"});
+    n.drain();
+    CHECK(n.pending() == 0);
+  }
+  CHECK(waited >= 3);
+}
+
+TEST_CASE("interleaved, a submit answers with its ENQUEUE's op id though "
+          "earlier submits' events still wait",
+          "[queue][interleave]") {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    CAPTURE(seed);
+    queue_node n("a", 1, seed);
+    n.interleave(seed);
+    std::map<std::string, std::uint64_t> answered;
+    std::size_t most = 0;
+    for (int i = 0; i < 20; ++i) {
+      auto id = "t" + std::to_string(i);
+      auto op = n.submit(spec_of(id), i);
+      REQUIRE(op);
+      CHECK(op->origin() == n.origin());
+      answered[id] = op->seq();
+      most = std::max(most, n.pending());
+    }
+    CHECK(most > 0);
+    n.drain();
+    CHECK(n.pending() == 0);
+    auto ops = n.log().missing({}, n.seen(), 100);
+    REQUIRE(ops);
+    std::map<std::string, std::uint64_t> logged;
+    for (const auto& m : *ops)
+      if (m.has_enqueue())
+        logged[task_id_of(m)] = op_of(m)->seq();
+    CHECK(logged == answered);
+  }
+}

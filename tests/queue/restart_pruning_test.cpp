@@ -64,6 +64,7 @@ TEST_CASE("after hundreds of restarts under loss and a partition, version "
   while (c.now() < end && !c.converged())
     c.run_until(c.now() + 500);
   c.run_until(c.now() + 5000); // the last superseded origins leave too
+  c.drain();
   INFO(c.report().summary());
   CHECK(c.converged());
   CHECK(c.report().violations.empty());

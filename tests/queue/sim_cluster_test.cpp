@@ -105,6 +105,40 @@ TEST_CASE("the sweeps interleave each node's subsystems as CAF's mailboxes "
   CHECK(interleaved.summary() != fifo.summary());
 }
 
+TEST_CASE("in the sweeps, events wait in a node's mailboxes from one step "
+          "to the next; drain() hands them all on",
+          "[sim]") {
+  auto o = scenario(11);
+  o.faults.loss = 0.1;
+  sim_cluster cluster(o);
+  for (std::size_t t = 0; t < 6; ++t) {
+    cluster.run_until(1500 + 50 * static_cast<millis>(t));
+    wire::TaskSpec spec;
+    spec.set_id("t" + std::to_string(t));
+    cluster.submit(t % cluster.size(), spec);
+  }
+  int steps_with_waiting = 0;
+  while (cluster.now() < 4000) {
+    cluster.run_until(cluster.now() + o.tick_ms);
+    for (std::size_t i = 0; i < cluster.size(); ++i)
+      if (cluster.is_up(i) && cluster.node(i).pending() > 0) {
+        ++steps_with_waiting;
+        break;
+      }
+  }
+  CHECK(steps_with_waiting > 0);
+  cluster.drain();
+  for (std::size_t i = 0; i < cluster.size(); ++i)
+    CHECK(cluster.node(i).pending() == 0);
+  cluster.run_until(20'000);
+  cluster.drain();
+  auto r = cluster.report();
+  INFO(r.summary() << "\n" << cluster.dump());
+  CHECK(r.violations.empty());
+  CHECK(r.converged);
+  CHECK(r.done == 6);
+}
+
 TEST_CASE("200 seeded cluster runs with loss, duplication, reordering, a "
           "partition and crashes: no accepted task lost, all replicas equal",
           "[sim]") {
@@ -168,12 +202,14 @@ TEST_CASE("the harness flags a lost accepted task", "[sim]") {
   spec.set_id("t");
   cluster.submit(0, spec);
   cluster.run_until(1900); // acknowledged, not yet run everywhere
+  cluster.drain();
   REQUIRE(cluster.report().accepted == 1);
   for (std::size_t i = 0; i < cluster.size(); ++i)
     cluster.crash(i);
   for (std::size_t i = 0; i < cluster.size(); ++i)
     cluster.restart(i);
   cluster.run_until(6000);
+  cluster.drain();
   auto r = cluster.report();
   INFO(r.summary());
   REQUIRE_FALSE(r.violations.empty());
@@ -191,6 +227,7 @@ TEST_CASE("the harness flags diverged replicas", "[sim]") {
   spec.set_id("t");
   cluster.submit(0, spec);
   cluster.run_until(5000);
+  cluster.drain();
   auto r = cluster.report();
   INFO(r.summary());
   CHECK_FALSE(r.converged);
@@ -200,6 +237,7 @@ TEST_CASE("the harness flags diverged replicas", "[sim]") {
   CHECK(diverged);
   cluster.heal();
   cluster.run_until(12'000);
+  cluster.drain();
   CHECK(cluster.converged());
 }
 
