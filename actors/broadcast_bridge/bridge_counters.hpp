@@ -38,6 +38,9 @@ struct bridge_counters {
   std::uint64_t dropped_version = 0;         // unknown protocol version
   std::uint64_t dropped_cluster = 0;         // another cluster id
   std::uint64_t dropped_self = 0;            // our own datagram looped back
+  // IncarnationProbes (accepted): answered, or not for the rate limit.
+  std::uint64_t probes_answered = 0;
+  std::uint64_t probes_unanswered = 0;
   /// Sealed and accepted messages by family.
   std::map<std::string, kind_traffic> by_kind;
 

@@ -89,6 +89,37 @@ void bridge_state::restore(const replay_floors& floors) {
     replay_.restore(sender, f);
 }
 
+std::optional<wire::Message> bridge_state::answer_probe(const wire::Message& probe,
+                                                       millis now) {
+  if (!probe.has_incarnation_probe())
+    return std::nullopt;
+  if (now < notices_since_ || now - notices_since_ >= 1000) {
+    notices_since_ = now;
+    notices_in_second_ = 0;
+  }
+  if (notices_in_second_ >= limits_.notices_per_second) {
+    ++counters_.probes_unanswered;
+    return std::nullopt;
+  }
+  ++notices_in_second_;
+  ++counters_.probes_answered;
+  // Windows are kept per sender id and address (see open()): any address
+  // the id spoke from counts. The address never holds '@'.
+  const auto& id = probe.sender_id();
+  std::uint64_t highest = 0;
+  for (const auto& [sender, f] : replay_.floors())
+    if (sender.size() > id.size() && sender[id.size()] == '@'
+        && sender.compare(0, id.size(), id) == 0
+        && sender.find('@', id.size() + 1) == std::string::npos)
+      highest = std::max(highest, f.incarnation);
+  wire::Message notice;
+  auto* body = notice.mutable_incarnation_notice();
+  body->set_id(id);
+  body->set_highest(highest);
+  body->set_nonce(probe.incarnation_probe().nonce());
+  return notice;
+}
+
 void bridge_state::count_sent(std::size_t bytes, bool ok) {
   if (!ok) {
     ++counters_.send_errors;
@@ -125,6 +156,16 @@ std::optional<wire::Message> bridge_state::open(const std::string& datagram) {
     return drop(counters_.dropped_cluster);
   if (m.sender_id() == self_.node_id)
     return drop(counters_.dropped_self);
+  if (m.has_incarnation_notice() && m.incarnation_notice().id().empty())
+    return drop(counters_.dropped_malformed);
+  if (m.has_incarnation_probe()) {
+    // It asserts nothing, so a stale or replayed one costs only an answer
+    // (rate-limited); recording it would let a restarted node's probe
+    // (incarnation 0) or the node's later traffic look replayed.
+    ++counters_.accepted;
+    count_kind(m, false);
+    return m;
+  }
   // Per sender id and address: two nodes started with one id keep separate
   // windows, so the newcomer's higher incarnation cannot make the first
   // node's datagrams look stale before membership has judged the clash.

@@ -27,6 +27,7 @@ struct bridge_limits {
   std::size_t max_datagram_bytes = defaults::max_datagram_bytes;
   std::size_t bundle_bytes = defaults::bundle_bytes;
   std::uint64_t replay_window = defaults::replay_window;
+  std::uint32_t notices_per_second = defaults::incarnation_notices_per_second;
 };
 
 /// The bytes of bundled parts one datagram of `self` may carry: the bundle
@@ -53,7 +54,16 @@ public:
 
   /// Opens a received datagram; nullopt means dropped (and counted). A
   /// bundle comes back whole and checked: take it apart with unbundle().
+  /// An IncarnationProbe passes without the replay check (it asserts
+  /// nothing): answer it with answer_probe(), nothing else.
   std::optional<wire::Message> open(const std::string& datagram);
+
+  /// The IncarnationNotice (body only) for an opened probe: the highest
+  /// incarnation of the prober's id heard here, from any address, to be
+  /// sealed and sent to probe.sender_addr(). nullopt when over
+  /// notices_per_second (counted) or `probe` is no probe.
+  std::optional<wire::Message> answer_probe(const wire::Message& probe,
+                                            millis now);
 
   /// What the replay windows hold, to be kept across a restart, and what a
   /// restarted node takes back from its previous life.
@@ -78,6 +88,8 @@ private:
   bridge_limits limits_;
   std::uint64_t next_sequence_ = 1;
   replay_window replay_;
+  millis notices_since_ = 0;        // start of the current second
+  std::uint32_t notices_in_second_ = 0;
   bridge_counters counters_;
 };
 

@@ -168,6 +168,13 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
         auto opened = st.logic->open(d.bytes);
         if (!opened)
           continue;
+        if (opened->has_incarnation_probe()) {
+          // Not heard(): a probe asserts nothing, not even where its id
+          // listens (a second node with a live node's id may send one).
+          if (auto notice = st.logic->answer_probe(*opened, st.clock()))
+            send_one(self, opened->sender_addr(), *notice);
+          continue;
+        }
         // Authenticated: an answer to it may go where it came from.
         st.addresses->heard(opened->sender_id(), opened->sender_addr());
         for (auto& m : unbundle(std::move(*opened))) {

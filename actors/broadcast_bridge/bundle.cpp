@@ -50,8 +50,9 @@ bool well_formed_bundle(const wire::Message& m) {
   if (m.bundle().parts_size() == 0)
     return false;
   for (const auto& p : m.bundle().parts())
-    if (p.body_case() == wire::Message::BODY_NOT_SET || p.has_bundle())
-      return false;
+    if (p.body_case() == wire::Message::BODY_NOT_SET || p.has_bundle()
+        || p.has_incarnation_probe() || p.has_incarnation_notice())
+      return false; // never bundled: see dice.proto
   return true;
 }
 

@@ -10,6 +10,9 @@ std::string topic_of(const wire::Message& m) {
     case M::kConnectRep:
     case M::kIdInUse:
       return "membership";
+    case M::kIncarnationProbe:  // answered by the bridge itself
+    case M::kIncarnationNotice: // taken by a starting node's probe only
+      return "identity";
     case M::kSyncRequest:
     case M::kSyncReply:
       return "sync";

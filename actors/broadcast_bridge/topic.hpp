@@ -6,7 +6,8 @@
 
 namespace dice {
 
-/// "membership", "queue", "sync", "election", "tester", "mutex" or "causal".
+/// "membership", "queue", "sync", "election", "tester", "mutex", "causal"
+/// or "identity" (incarnation probes and notices, which no subsystem takes).
 std::string topic_of(const wire::Message& m);
 
 } // namespace dice

@@ -22,6 +22,17 @@ constexpr std::uint64_t replay_window = 1024;
 /// a clean stop): after kill -9, datagrams of at most this last stretch
 /// before the crash could be replayed once at the restarted node.
 constexpr millis replay_floors_save_ms = 1000;
+/// A node without a data dir waits at most this long at start for its
+/// peers to say which incarnation of its id they heard (it stops at once
+/// when every peer it asked has answered). Longer than a heartbeat
+/// interval, so that a peer that still sends it heartbeats is heard, and
+/// asked, even when no --peer is given. 0: no probe (the start time).
+constexpr millis incarnation_probe_ms = 500;
+/// The probe is sent again this often to peers that did not answer yet.
+constexpr millis incarnation_probe_retry_ms = 100;
+/// Incarnation notices a node sends per second at most: a replayed probe
+/// (it asserts nothing, so it is always answered) costs one notice.
+constexpr std::uint32_t incarnation_notices_per_second = 32;
 
 // -- network --------------------------------------------------------------------
 constexpr const char* listen = "0.0.0.0:7400";

@@ -1,19 +1,80 @@
 #include "node/node.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <random>
 #include <stdexcept>
+#include <vector>
 
 #include <caf/actor_system.hpp>
 #include <caf/send.hpp>
 
+#include "broadcast_bridge/incarnation_probe.hpp"
 #include "broadcast_bridge/udp_transport.hpp"
 
 namespace dice {
+
+namespace {
+
+/// Runs `probe` over `net` until it is done, then stops the transport
+/// again (the bridge starts it anew). Blocks the caller at most the
+/// probe's window.
+void run_probe(transport& net, incarnation_probe& probe) {
+  using clock = std::chrono::steady_clock;
+  auto origin = clock::now();
+  auto now = [origin] {
+    return static_cast<millis>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 clock::now() - origin)
+                                 .count());
+  };
+  std::mutex mtx;
+  std::condition_variable arrived;
+  std::vector<datagram> inbox;
+  net.start([&](std::vector<datagram> batch) {
+    std::lock_guard<std::mutex> guard{mtx};
+    for (auto& d : batch)
+      inbox.push_back(std::move(d));
+    arrived.notify_one();
+  });
+  for (;;) {
+    for (auto& [to, bytes] : probe.due(now())) {
+      if (to.empty())
+        net.broadcast({}, bytes); // the multicast group
+      else
+        net.send_to(to, bytes);
+    }
+    std::vector<datagram> got;
+    {
+      std::unique_lock<std::mutex> lock{mtx};
+      auto wait = std::max<millis>(probe.next_wakeup() - now(), 0);
+      arrived.wait_for(lock, std::chrono::milliseconds(wait),
+                       [&] { return !inbox.empty(); });
+      got.swap(inbox);
+    }
+    for (const auto& d : got)
+      probe.on_datagram(d, now());
+    if (probe.done(now()))
+      break;
+  }
+  // Joins the receiving thread: nothing touches inbox afterwards.
+  net.stop();
+}
+
+std::uint64_t random_nonce() {
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+
+} // namespace
 
 node::node(caf::actor_system& sys, node_config cfg,
            std::shared_ptr<transport> net)
   : cfg_(std::move(cfg)),
     // Without a data dir, the start time orders incarnations across
-    // restarts (a clock set back then makes the restart look older).
+    // restarts, unless a peer heard a later one (the clock was set back):
+    // see the probe below.
     incarnation_(static_cast<std::uint64_t>(wall_clock_ms())) {
   if (auto problem = cfg_.problem(); !problem.empty())
     throw std::runtime_error(problem);
@@ -53,6 +114,22 @@ node::node(caf::actor_system& sys, node_config cfg,
     net = std::make_shared<udp_transport>(opts);
   }
   auto addr = cfg_.advertised().to_string();
+  if (!data_ && cfg_.incarnation_probe_ms > 0) {
+    // Memory only: what the peers heard of this id, before anything is
+    // built from the incarnation (bridge, membership, queue origin, mutex).
+    incarnation_probe_config pc;
+    pc.self = bridge_identity{cfg_.cluster_id, cfg_.id, addr, incarnation_};
+    pc.cluster_key = cfg_.cluster_key;
+    pc.limits = cfg_.limits;
+    for (const auto& p : cfg_.peers)
+      pc.peers.push_back(p.to_string());
+    pc.group = cfg_.multicast.has_value();
+    pc.nonce = random_nonce();
+    pc.window_ms = cfg_.incarnation_probe_ms;
+    incarnation_probe probe{std::move(pc), 0};
+    run_probe(*net, probe);
+    incarnation_ = probe.incarnation();
+  }
   bridge_config bc;
   bc.self = bridge_identity{cfg_.cluster_id, cfg_.id, addr, incarnation_};
   bc.cluster_key = cfg_.cluster_key;

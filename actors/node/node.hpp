@@ -19,9 +19,11 @@ namespace dice {
 
 class node {
 public:
-  /// Binds the sockets and spawns the actors. Throws std::runtime_error with
-  /// a one-line reason (bad config, port in use). `net` replaces the UDP
-  /// transport (the simulated network in tests).
+  /// Binds the sockets and spawns the actors. Without a data dir it first
+  /// asks the peers for this id's last incarnation, which blocks for up to
+  /// cfg.incarnation_probe_ms (see incarnation_probe.hpp). Throws
+  /// std::runtime_error with a one-line reason (bad config, port in use).
+  /// `net` replaces the UDP transport (the simulated network in tests).
   node(caf::actor_system& sys, node_config cfg,
        std::shared_ptr<transport> net = nullptr);
   ~node();

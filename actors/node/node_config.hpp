@@ -51,8 +51,12 @@ struct node_config {
   shell_config shell;                    // the `shell` kind, off by default
   tester_config tester;                  // dice test; runs tests with --tester
   /// Where the replica's journal and the incarnation counter live; empty:
-  /// memory only (the incarnation is then the start time).
+  /// memory only (the incarnation is then the start time, or one above the
+  /// highest incarnation of this id the peers answer to a probe).
   std::string data_dir;
+  /// Without a data dir: how long the start waits at most for the peers'
+  /// answers (it stops once every peer asked answered); 0: no probe.
+  millis incarnation_probe_ms = defaults::incarnation_probe_ms;
   journal_sync sync = journal_sync::batch;
   millis sync_batch_ms = defaults::journal_sync_batch_ms;
   /// Told once, with a one-line reason, when the node must not go on (a

@@ -134,6 +134,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
             finished_hold = q.finished_hold_ms,
             shell_timeout = n.shell.timeout_ms,
             sync_batch = n.sync_batch_ms,
+            incarnation_probe = n.incarnation_probe_ms,
             gossip_peers = static_cast<long long>(n.timing.gossip_peers_per_heartbeat),
             scheduler_threads = static_cast<long long>(out.scheduler_threads),
             bundle_bytes = static_cast<long long>(n.limits.bundle_bytes),
@@ -187,6 +188,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("cluster-key-file", po::value(&key_file), "file holding the shared key (>= 16 bytes); every datagram is HMAC-SHA256 signed with it")
     ("insecure", po::bool_switch(&n.insecure), "allow listening off loopback without a cluster key")
     ("data-dir", po::value(&data_dir)->default_value(data_dir), "directory of the replica's journal and the incarnation counter; auto: /var/lib/dice/CLUSTER/ID as root, else $XDG_STATE_HOME/dice/CLUSTER/ID or ~/.local/state/dice/CLUSTER/ID; none: memory only (a restart of every node loses every task)")
+    ("incarnation-probe-ms", po::value(&incarnation_probe)->default_value(incarnation_probe), "--data-dir none: how long the start waits at most for peers to say which incarnation of this id they heard, so that a restart with the clock set back is not ignored as an older one; ends once every peer asked answered; 0: no probe")
     ("sync", po::value(&sync)->default_value(sync), "when journal appends are fsynced: always (before the node answers), batch (within --sync-batch-ms; a killed process loses nothing, a machine crash at most that much) or none (left to the kernel)")
     ("sync-batch-ms", po::value(&sync_batch)->default_value(sync_batch), "--sync batch: appends of this long share one fsync")
     ("heartbeat-ms", po::value(&n.timing.heartbeat_interval_ms)->default_value(defaults::heartbeat_interval_ms), "heartbeat interval")
@@ -317,6 +319,8 @@ node_options parse_node_options(int argc, const char* const* argv) {
     throw std::runtime_error("--sync: '" + sync
                              + "' is not one of always, batch, none");
   n.sync_batch_ms = ranged("sync-batch-ms", sync_batch, 1, 10'000);
+  n.incarnation_probe_ms = ranged("incarnation-probe-ms", incarnation_probe, 0,
+                                  10'000);
   constexpr long long day_ms = 86'400'000;
   q.slots = ranged("slots", slots, 1, defaults::max_slots);
   q.max_attempts = ranged("max-attempts", max_attempts, 1, 100);

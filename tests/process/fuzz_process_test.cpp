@@ -84,6 +84,11 @@ bool would_be_accepted(const std::string& bytes, const std::string& key,
     return false;
   if (m.cluster_id() != cluster_id || m.sender_id() == target_id)
     return false;
+  if (m.has_incarnation_notice() && m.incarnation_notice().id().empty())
+    return false;
+  // A probe asserts nothing: it skips the replay check.
+  if (m.has_incarnation_probe())
+    return true;
   // Replay windows are per sender id and address: only the primed one's
   // first sequence number is a replay.
   bool primed = m.sender_id() == fuzzer_id && m.sender_addr() == primed_addr

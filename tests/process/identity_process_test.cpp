@@ -73,6 +73,77 @@ TEST_CASE("a node restarted with its clock an hour behind its previous "
                            "--timeout", "20"}, "behind.log") == 0);
 }
 
+/// The incarnation `observer` holds for `id` (/nodes), 0 if none.
+static std::uint64_t incarnation_at(const node_process& observer, const std::string& id) {
+  auto n = observer.nodes();
+  if (!n || !n->contains("nodes"))
+    return 0;
+  for (auto& row : (*n)["nodes"])
+    if (row.value("id", "") == id)
+      return row.value("incarnation", std::uint64_t{0});
+  return 0;
+}
+
+TEST_CASE("a node without a data dir restarted with its clock an hour behind "
+          "its previous start rejoins within 2 s and takes work",
+          "[process][identity]") {
+  // Memory only, so its incarnation cannot come from a counter on disk:
+  // its peer tells it which one it heard last.
+  cluster c;
+  auto& a = c.start(c.make_spec("mem-1"));
+  auto b_spec = c.make_spec("mem-2");
+  b_spec.data_dir.clear();
+  b_spec.peers = {a.spec().udp_addr()};
+  c.start(b_spec);
+  REQUIRE(wait_until([&] { return a.state_of("mem-2") == "alive"; },
+                     millis(5000)));
+  auto before = incarnation_at(a, "mem-2");
+  c[1].proc().kill_now();
+  REQUIRE(wait_until([&] { return a.state_of("mem-2") == "dead"; },
+                     millis(5000)));
+
+  node_process* back = nullptr;
+  {
+    fake_clock behind("-1h");
+    back = &c.start(b_spec);
+  }
+  INFO("logs:\n" << c.logs());
+  CHECK(wait_until([&] { return a.state_of("mem-2") == "alive"
+                                && back->state_of("mem-1") == "alive"; },
+                   millis(2000)));
+  CHECK(incarnation_at(a, "mem-2") > before);
+  CHECK(run_cli(c, *back, {"submit", "echo", "hi", "--count", "4", "--wait",
+                           "--timeout", "20"}, "behind.log") == 0);
+}
+
+TEST_CASE("a node without a data dir and without --peer, restarted with its "
+          "clock an hour behind, rejoins within 2 s: a peer that still "
+          "sends it heartbeats is asked",
+          "[process][identity]") {
+  cluster c;
+  auto a_spec = c.make_spec("lone-1");
+  a_spec.data_dir.clear();
+  auto& a = c.start(a_spec);
+  auto b_spec = c.make_spec("lone-2");
+  b_spec.peers = {a.spec().udp_addr()};
+  auto& b = c.start(b_spec);
+  REQUIRE(wait_until([&] { return b.state_of("lone-1") == "alive"; },
+                     millis(5000)));
+  c[0].proc().kill_now();
+  REQUIRE(wait_until([&] { return b.state_of("lone-1") == "dead"; },
+                     millis(5000)));
+
+  node_process* back = nullptr;
+  {
+    fake_clock behind("-1h");
+    back = &c.start(a_spec);
+  }
+  INFO("logs:\n" << c.logs());
+  CHECK(wait_until([&] { return b.state_of("lone-1") == "alive"
+                                && back->state_of("lone-2") == "alive"; },
+                   millis(2000)));
+}
+
 TEST_CASE("a second node started with the id of a live node stops at once "
           "with one line naming the holder, the first keeps its place",
           "[process][identity]") {
