@@ -324,20 +324,30 @@ void communication_machine::on_sync_request(const wire::Message& m,
   }
   if (ops->empty())
     return; // nothing the asker lacks
-  // Stop short of a datagram, leaving room for the header; the asker asks
-  // again for the rest.
-  wire::Message reply;
-  auto* r = reply.mutable_sync_reply();
-  const std::size_t budget = defaults::max_datagram_bytes - 4096;
+  // Replies of one wire budget each, so every datagram stays within a
+  // frame; all but the last say more follow, and the asker asks again for
+  // what is still missing once the last one is in.
+  std::vector<wire::Message> replies;
   std::size_t bytes = 0;
+  std::size_t total = 0;
   for (auto& op : *ops) {
-    bytes += op.ByteSizeLong() + 8;
-    if (bytes > budget && r->ops_size() > 0)
+    auto size = op.ByteSizeLong() + 4; // the op, its tag and length
+    if (total + size > cfg_.sync_reply_bytes && !replies.empty())
       break;
-    *r->add_ops() = std::move(op);
+    // The reply's own tag and length, and the continued flag.
+    if (replies.empty() || (bytes + size > cfg_.wire_budget && bytes > 8)) {
+      replies.emplace_back().mutable_sync_reply();
+      bytes = 8;
+    }
+    bytes += size;
+    total += size;
+    *replies.back().mutable_sync_reply()->add_ops() = std::move(op);
   }
-  ++counters_.sync_replies;
-  send(m.sender_id(), std::move(reply), out);
+  for (std::size_t i = 0; i < replies.size(); ++i) {
+    replies[i].mutable_sync_reply()->set_continued(i + 1 < replies.size());
+    ++counters_.sync_replies;
+    send(m.sender_id(), std::move(replies[i]), out);
+  }
 }
 
 void communication_machine::on_sync_reply(const wire::Message& m, millis now,
@@ -350,12 +360,21 @@ void communication_machine::on_sync_reply(const wire::Message& m, millis now,
     for (const auto& t : r.snapshot())
       if (!t.spec().id().empty())
         out.push_back(ev::merge_task{t.spec(), t.spec_unknown(), t.state()});
-    if (snapshot_chunk(m.sender_id(), r)) {
+    auto step = snapshot_chunk(m.sender_id(), r);
+    if (r.continued())
+      return; // the rest of this answer is on its way
+    if (step == snapshot_step::more
+        || (step == snapshot_step::out_of_order && snapshot_
+            && snapshot_->peer == m.sender_id())) {
+      // The answer's last chunk: ask for the next ones (after a lost chunk,
+      // from the last one taken in order).
       request_sync(m.sender_id(), now, true, out);
       return;
     }
-    // The whole snapshot is in: its origins came without their ops.
-    note_origins(now);
+    if (step == snapshot_step::complete)
+      note_origins(now); // the whole snapshot is in: its origins came without their ops
+  } else if (r.continued()) {
+    return; // the rest of this answer is on its way
   }
   // A partial batch: ask straight away for the rest.
   if (const auto* theirs = peers_.find(m.sender_id());
@@ -363,8 +382,9 @@ void communication_machine::on_sync_reply(const wire::Message& m, millis now,
     request_sync(m.sender_id(), now, false, out);
 }
 
-bool communication_machine::snapshot_chunk(const std::string& peer,
-                                           const wire::SyncReply& r) {
+communication_machine::snapshot_step
+communication_machine::snapshot_chunk(const std::string& peer,
+                                      const wire::SyncReply& r) {
   // Merging a chunk's tasks is always safe; raising our version vector is
   // not until every chunk arrived. The first chunk's vector is the one to
   // raise to: each later chunk was cut later, and task states only grow, so
@@ -372,20 +392,39 @@ bool communication_machine::snapshot_chunk(const std::string& peer,
   if (r.snapshot_after().empty())
     snapshot_ = snapshot_progress{peer,
                                   version_vector::from_wire(r.snapshot_versions()),
-                                  ""};
-  else if (!snapshot_ || snapshot_->peer != peer
-           || snapshot_->cursor != r.snapshot_after())
-    return false; // a stale or repeated chunk: its tasks are merged, that is all
-  if (r.snapshot_size() > 0)
-    snapshot_->cursor = r.snapshot(r.snapshot_size() - 1).spec().id();
-  if (r.snapshot_more())
-    return true;
-  strip_pruned(snapshot_->base);
-  seen_.raise_to(snapshot_->base);
+                                  "", {}};
+  else if (!snapshot_ || snapshot_->peer != peer)
+    return snapshot_step::out_of_order; // of a transfer no longer under way
+  auto& p = *snapshot_;
+  // The chunk holds every task in (after, last]; the last one holds every
+  // task after `after`.
+  auto last = r.snapshot_size() > 0 ? r.snapshot(r.snapshot_size() - 1).spec().id()
+                                    : r.snapshot_after();
+  bool final = !r.snapshot_more();
+  if (r.snapshot_after() > p.cursor) {
+    p.ahead[r.snapshot_after()] = {last, final};
+    return snapshot_step::out_of_order;
+  }
+  auto before = p.cursor;
+  bool complete = final;
+  p.cursor = std::max(p.cursor, last);
+  // Chunks that waited for this one.
+  while (!complete && !p.ahead.empty() && p.ahead.begin()->first <= p.cursor) {
+    auto [end, ends] = p.ahead.begin()->second;
+    p.ahead.erase(p.ahead.begin());
+    p.cursor = std::max(p.cursor, end);
+    complete = ends;
+  }
+  if (!complete)
+    return p.cursor != before || r.snapshot_after().empty()
+             ? snapshot_step::more
+             : snapshot_step::out_of_order;
+  strip_pruned(p.base);
+  seen_.raise_to(p.base);
   ++heartbeat_changes_;
   snapshot_.reset();
   ++counters_.snapshots_applied;
-  return false;
+  return snapshot_step::complete;
 }
 
 // -- membership and the coordinator role ------------------------------------------

@@ -27,6 +27,7 @@ nlohmann::json bridge_json(const bridge_counters& c) {
     {"send_errors", c.send_errors},
     {"bundles_sent", c.bundles_sent},
     {"unaddressed", c.unaddressed},
+    {"sent_over_bundle_bytes", c.sent_over_bundle_bytes},
     {"datagrams_received", c.datagrams_received},
     {"bytes_received", c.bytes_received},
     {"accepted", c.accepted},

@@ -6,6 +6,7 @@
 #include <caf/send.hpp>
 
 #include "broadcast_bridge/udp_transport.hpp"
+#include "broadcast_bridge/wire_budget.hpp"
 
 namespace dice {
 
@@ -54,7 +55,8 @@ node::node(caf::actor_system& sys, node_config cfg,
   }
   auto addr = cfg_.advertised().to_string();
   bridge_config bc;
-  bc.self = bridge_identity{cfg_.cluster_id, cfg_.id, addr, incarnation_};
+  bridge_identity bc_self{cfg_.cluster_id, cfg_.id, addr, incarnation_};
+  bc.self = bc_self;
   bc.cluster_key = cfg_.cluster_key;
   bc.limits = cfg_.limits;
   bc.net = std::move(net);
@@ -80,6 +82,7 @@ node::node(caf::actor_system& sys, node_config cfg,
   qc.node_id = cfg_.id;
   qc.incarnation = incarnation_;
   qc.queue = cfg_.queue;
+  qc.queue.wire_budget = body_budget(bc_self, cfg_.limits);
   qc.queue.runner = cfg_.runner();
   // The ranking's first criterion made real: blobs this node holds.
   qc.queue.objects_held = [blobs = tester_->blobs](const wire::TaskSpec& t) {
