@@ -215,6 +215,15 @@ constexpr millis prune_superseded_after_ms = 30'000;
 /// Pruned origins remembered, so their ops relayed late are not taken for
 /// new ones (oldest forgotten first; ~40 bytes each).
 constexpr std::size_t pruned_origins_kept = 65'536;
+/// Bytes the version vector may take in a heartbeat; past it, superseded
+/// origins that every live peer has settled leave at once instead of after
+/// prune_superseded_after_ms (restarts faster than that would otherwise
+/// grow every heartbeat). One frame (bundle_bytes, 1400) less what else a
+/// heartbeat datagram carries: the sealed envelope with a 16-byte address
+/// (~110), gossip_peers_per_heartbeat peers of ~40 bytes (~320) and the
+/// node info and digest (~50). 32 current origins of a dice-node (id of 3-8
+/// characters, a 13-digit incarnation) take 750-900 of it.
+constexpr std::size_t heartbeat_versions_bytes = 920;
 /// Unfinished tasks of a dead enqueuer adopted by one recovery (announced in
 /// as many Recovery messages of wire_budget bytes as they need).
 constexpr std::size_t recovery_adopt_limit = 1000;

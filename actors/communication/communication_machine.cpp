@@ -1,5 +1,6 @@
 #include "communication/communication_machine.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
@@ -219,7 +220,40 @@ void communication_machine::on_ack(const wire::Message& m, ev::events& out) {
 
 void communication_machine::fill_heartbeat(wire::Heartbeat* hb) const {
   hb->clear_versions();
-  seen_.to_wire(hb->mutable_versions());
+  if (superseded_.empty() || versions_bytes() <= cfg_.heartbeat_versions_bytes) {
+    seen_.to_wire(hb->mutable_versions());
+  } else {
+    // Over the budget with superseded origins some peer still catches up
+    // on (the settled ones left already): every current origin, then the
+    // superseded ones, newest first, while they fit. A peer reads an
+    // origin left out as one this replica pruned; the oldest are the ones
+    // most likely settled and about to leave everywhere.
+    std::vector<std::pair<millis, std::string>> newest_first;
+    std::size_t bytes = 0;
+    auto entry_bytes = [this](const std::string& origin) {
+      wire::Heartbeat one;
+      seen_.only(origin).to_wire(one.mutable_versions());
+      return one.ByteSizeLong();
+    };
+    for (const auto& [origin, seq] : seen_.entries())
+      if (auto s = superseded_.find(origin); s != superseded_.end())
+        newest_first.emplace_back(s->second, origin);
+      else
+        bytes += entry_bytes(origin);
+    std::sort(newest_first.rbegin(), newest_first.rend());
+    std::set<std::string> reported;
+    for (const auto& [since, origin] : newest_first) {
+      auto more = entry_bytes(origin);
+      if (bytes + more > cfg_.heartbeat_versions_bytes)
+        break;
+      bytes += more;
+      reported.insert(origin);
+    }
+    // In the vector's order, as peers expect it.
+    for (const auto& [origin, seq] : seen_.entries())
+      if (superseded_.count(origin) == 0 || reported.count(origin) > 0)
+        seen_.only(origin).to_wire(hb->mutable_versions());
+  }
   hb->set_replica_digest(digest_);
   // What the claim matching counts as this node's seats on every node.
   hb->mutable_info()->set_slots(static_cast<std::uint32_t>(cfg_.slots));
@@ -270,6 +304,13 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   else
     differed_.erase(peer);
   peers_.update(peer, incarnation, reported);
+  // A superseded origin the peer no longer reports, it pruned (or leaves
+  // out of a full heartbeat): reports of one incarnation are joined, but
+  // its old report of that origin must not hold back our own prune, nor
+  // make us ask it for ops it dropped.
+  for (const auto& [origin, since] : superseded_)
+    if (reported.get(origin) == 0 && !reported.has_gaps(origin))
+      peers_.forget_origin(peer, origin);
   // Every heartbeat of every peer passes here: note a change in O(log n)
   // rather than comparing the whole map (quadratic in a large cluster).
   ev::seats said;
@@ -361,6 +402,10 @@ void communication_machine::on_sync_reply(const wire::Message& m, millis now,
       if (!t.spec().id().empty())
         out.push_back(ev::merge_task{t.spec(), t.spec_unknown(), t.state()});
     auto step = snapshot_chunk(m.sender_id(), r);
+    // The whole snapshot is in (its last chunk may come before others of
+    // the same answer): its origins came without their ops.
+    if (step == snapshot_step::complete)
+      note_origins(now);
     if (r.continued())
       return; // the rest of this answer is on its way
     if (step == snapshot_step::more
@@ -371,8 +416,6 @@ void communication_machine::on_sync_reply(const wire::Message& m, millis now,
       request_sync(m.sender_id(), now, true, out);
       return;
     }
-    if (step == snapshot_step::complete)
-      note_origins(now); // the whole snapshot is in: its origins came without their ops
   } else if (r.continued()) {
     return; // the rest of this answer is on its way
   }
@@ -588,9 +631,14 @@ void communication_machine::tick(millis now, ev::events& out) {
     compact_to(peers_.floors(seen_));
     next_compact_ = now + cfg_.compact_interval_ms;
   }
-  if (!superseded_.empty() && now >= next_prune_) {
+  bool early = heartbeat_over_budget_ && now >= next_early_prune_;
+  if (!superseded_.empty() && (now >= next_prune_ || early)) {
     prune(now);
-    next_prune_ = now + cfg_.stable_point_interval_ms;
+    if (now >= next_prune_)
+      next_prune_ = now + cfg_.stable_point_interval_ms;
+    // Over the budget with an origin some peer still catches up on: look
+    // again once a sync round may have settled it.
+    next_early_prune_ = now + cfg_.sync_interval_ms;
   }
   check_acks(out);
 }
@@ -609,6 +657,8 @@ std::optional<millis> communication_machine::next_due() const {
     for (const auto& [origin, since] : superseded_)
       oldest = std::min(oldest, since);
     at(std::max(next_prune_, oldest + cfg_.prune_superseded_after_ms));
+    if (heartbeat_over_budget_)
+      at(next_early_prune_);
   }
   return due;
 }

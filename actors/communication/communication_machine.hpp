@@ -125,6 +125,12 @@ private:
   void note_origins(millis now); // every origin of seen_
   // Drops the superseded origins every live peer has caught up on.
   void prune(millis now);
+  // No live peer reports other ops of `origin` than this replica has seen.
+  bool settled(const std::string& origin) const;
+  // Bytes the version vector takes in a heartbeat.
+  std::size_t versions_bytes() const;
+  bool over_heartbeat_budget() const;
+  void forget_superseded(const std::string& origin);
   void strip_pruned(version_vector& v) const;
 
   std::string id_;
@@ -146,6 +152,10 @@ private:
   std::map<std::string, std::uint64_t> newest_incarnation_;
   std::map<std::string, millis> superseded_;
   millis next_prune_ = 0;
+  // The version vector outgrew cfg_.heartbeat_versions_bytes with a
+  // superseded origin in it: prune the settled ones without waiting.
+  bool heartbeat_over_budget_ = false;
+  millis next_early_prune_ = 0;
   std::set<std::string> pruned_;
   std::deque<std::string> pruned_order_;
   // What each live peer can run, as its heartbeats advertise.

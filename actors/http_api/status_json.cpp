@@ -83,6 +83,7 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"acks_sent", c.acks_sent},
           {"matched_claims", c.matched_claims},
           {"origins_pruned", c.origins_pruned},
+          {"origins_pruned_early", c.origins_pruned_early},
           {"journal",
            {{"records_loaded", c.journal_records_loaded},
             {"bad_tails", c.journal_bad_tails},

@@ -83,6 +83,12 @@ node::node(caf::actor_system& sys, node_config cfg,
   qc.incarnation = incarnation_;
   qc.queue = cfg_.queue;
   qc.queue.wire_budget = body_budget(bc_self, cfg_.limits);
+  if (cfg_.limits.bundle_bytes > 0) {
+    // What a heartbeat frame leaves for the version vector (defaults.hpp).
+    constexpr auto rest = defaults::bundle_bytes - defaults::heartbeat_versions_bytes;
+    qc.queue.heartbeat_versions_bytes =
+      cfg_.limits.bundle_bytes > rest ? cfg_.limits.bundle_bytes - rest : 0;
+  }
   qc.queue.runner = cfg_.runner();
   // The ranking's first criterion made real: blobs this node holds.
   qc.queue.objects_held = [blobs = tester_->blobs](const wire::TaskSpec& t) {

@@ -36,6 +36,9 @@ struct queue_config {
   /// Body bytes one reply or announcement may fill so its datagram stays
   /// within --bundle-bytes (the node derives it from its envelope).
   std::size_t wire_budget = defaults::wire_budget;
+  /// Bytes the version vector may take in a heartbeat before superseded
+  /// origins leave without waiting prune_superseded_after_ms.
+  std::size_t heartbeat_versions_bytes = defaults::heartbeat_versions_bytes;
   millis sync_interval_ms = defaults::sync_interval_ms;
   millis compact_interval_ms = defaults::compact_interval_ms;
   millis stable_point_interval_ms = defaults::stable_point_interval_ms;
