@@ -314,11 +314,15 @@ TEST_CASE("a snapshot whose last chunk overtakes an earlier one still has "
   base.observe("b#2", 1);
   base.observe("c#1", 1);
   a.on_received(heard("c", 1, reporting(base)), 1, out);
-  a.on_received(heard("c", 1, snapshot_chunk("t1", "t2", false, false, &base)),
-                10, out);
-  CHECK(a.seen().get("b#1") == 0); // waits for the chunk before it
-  a.on_received(heard("c", 1, snapshot_chunk("", "t1", true, true, &base)), 12,
+  // Chunks 1, 3 (the last of the answer), then 2 (which says more of the
+  // answer follow, as it was sent before 3).
+  a.on_received(heard("c", 1, snapshot_chunk("", "t1", true, true, &base)), 10,
                 out);
+  a.on_received(heard("c", 1, snapshot_chunk("t2", "t3", false, false, nullptr)),
+                11, out);
+  CHECK(a.seen().get("b#1") == 0); // waits for the chunk before it
+  a.on_received(heard("c", 1, snapshot_chunk("t1", "t2", true, true, nullptr)),
+                12, out);
   REQUIRE(a.seen().get("b#1") == 1); // complete: raised to the base
   CHECK(a.counters().snapshots_applied == 1);
   a.on_received(heard("b", 2, reporting(base)), 20, out);
