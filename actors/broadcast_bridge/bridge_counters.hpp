@@ -26,6 +26,7 @@ struct bridge_counters {
   // Messages for a node id with no known address: neither membership nor
   // a datagram of its said where it listens, so they could not go.
   std::uint64_t unaddressed = 0;
+  std::uint64_t sent_over_bundle_bytes = 0; // datagrams larger than --bundle-bytes
   std::uint64_t datagrams_received = 0;
   std::uint64_t bytes_received = 0;
   std::uint64_t accepted = 0;

@@ -8,6 +8,7 @@
 #include "broadcast_bridge/bundle.hpp"
 #include "broadcast_bridge/hmac.hpp"
 #include "broadcast_bridge/topic.hpp"
+#include "broadcast_bridge/wire_budget.hpp"
 
 namespace dice {
 
@@ -64,8 +65,7 @@ std::optional<std::string> bridge_state::seal(wire::Message m, millis now) {
 std::size_t bundle_budget(const bridge_identity& self,
                           const bridge_limits& limits) {
   // Room for the bundle's header and the envelope around it.
-  auto overhead = 128 + self.cluster_id.size() + self.node_id.size()
-                  + self.addr.size();
+  auto overhead = envelope_bytes(self);
   auto size = std::min(limits.bundle_bytes, limits.max_datagram_bytes);
   return size > overhead ? size - overhead : 0;
 }
@@ -127,6 +127,9 @@ void bridge_state::count_sent(std::size_t bytes, bool ok) {
   }
   ++counters_.datagrams_sent;
   counters_.bytes_sent += bytes;
+  // Larger than one frame: fragmented, and lost whole when any fragment is.
+  if (limits_.bundle_bytes > 0 && bytes > limits_.bundle_bytes)
+    ++counters_.sent_over_bundle_bytes;
 }
 
 std::optional<wire::Message> bridge_state::open(const std::string& datagram) {

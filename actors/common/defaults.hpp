@@ -16,6 +16,14 @@ constexpr std::size_t max_datagram_bytes = 60 * 1024;
 /// One Ethernet frame's payload: IP loses a fragmented datagram whole when
 /// any fragment is lost, so larger bundles would multiply loss on a LAN.
 constexpr std::size_t bundle_bytes = 1400;
+/// Bytes a sealed datagram adds around a message's body, besides the
+/// cluster id, node id and address it carries: varint header fields,
+/// framing, the HMAC tag (see broadcast_bridge/wire_budget.hpp).
+constexpr std::size_t envelope_overhead = 128;
+/// Body bytes of one queue reply (sync reply, snapshot chunk, Recovery):
+/// bundle_bytes less the envelope with ids and an address of 64 bytes each.
+/// dice-node derives it from --bundle-bytes and its own ids.
+constexpr std::size_t wire_budget = bundle_bytes - envelope_overhead - 3 * 64;
 /// Sequence numbers remembered per (sender, incarnation) against replays.
 constexpr std::uint64_t replay_window = 1024;
 /// How often the replay windows' floors are written to the data dir (and at
@@ -189,10 +197,14 @@ constexpr std::size_t slots = 1;
 constexpr std::uint32_t max_attempts = 3;
 /// Queue operations kept for retransmission; beyond it, state transfer.
 constexpr std::size_t op_log_limit = 4096;
-/// Operations in one SyncReply (a reply also stops short of a datagram's
-/// size): under heavy loss a node misses a fifth of all ops, and it must
+/// Operations that answer one SyncRequest (in replies of wire_budget
+/// bytes): under heavy loss a node misses a fifth of all ops, and it must
 /// catch up faster than executions time out.
 constexpr std::size_t sync_batch_ops = 128;
+/// Bytes of replies (several datagrams of wire_budget each) that answer one
+/// SyncRequest: what one 56 KB reply carried before replies were cut to a
+/// frame, so a snapshot of 10,000 tasks still takes a few dozen round trips.
+constexpr std::size_t sync_reply_bytes = max_datagram_bytes - 4096;
 /// Least time between two SyncRequests of a node that is behind.
 /// A lost request or reply costs this much catch-up time: keep it a few
 /// round trips, not more.
@@ -214,8 +226,17 @@ constexpr millis prune_superseded_after_ms = 30'000;
 /// Pruned origins remembered, so their ops relayed late are not taken for
 /// new ones (oldest forgotten first; ~40 bytes each).
 constexpr std::size_t pruned_origins_kept = 65'536;
-/// Unfinished tasks of a dead enqueuer listed in one Recovery announcement
-/// (a datagram's worth of ids).
+/// Bytes the version vector may take in a heartbeat; past it, superseded
+/// origins that every live peer has settled leave at once instead of after
+/// prune_superseded_after_ms (restarts faster than that would otherwise
+/// grow every heartbeat). One frame (bundle_bytes, 1400) less what else a
+/// heartbeat datagram carries: the sealed envelope with a 16-byte address
+/// (~110), gossip_peers_per_heartbeat peers of ~40 bytes (~320) and the
+/// node info and digest (~50). 32 current origins of a dice-node (id of 3-8
+/// characters, a 13-digit incarnation) take 750-900 of it.
+constexpr std::size_t heartbeat_versions_bytes = 920;
+/// Unfinished tasks of a dead enqueuer adopted by one recovery (announced in
+/// as many Recovery messages of wire_budget bytes as they need).
 constexpr std::size_t recovery_adopt_limit = 1000;
 /// Tasks submitted to one node and not yet held by another replica, at
 /// most. A submit that would pass it is refused whole (HTTP 429), so a

@@ -1,5 +1,6 @@
 #include "communication/communication_machine.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
@@ -219,7 +220,40 @@ void communication_machine::on_ack(const wire::Message& m, ev::events& out) {
 
 void communication_machine::fill_heartbeat(wire::Heartbeat* hb) const {
   hb->clear_versions();
-  seen_.to_wire(hb->mutable_versions());
+  if (superseded_.empty() || versions_bytes() <= cfg_.heartbeat_versions_bytes) {
+    seen_.to_wire(hb->mutable_versions());
+  } else {
+    // Over the budget with superseded origins some peer still catches up
+    // on (the settled ones left already): every current origin, then the
+    // superseded ones, newest first, while they fit. A peer reads an
+    // origin left out as one this replica pruned; the oldest are the ones
+    // most likely settled and about to leave everywhere.
+    std::vector<std::pair<millis, std::string>> newest_first;
+    std::size_t bytes = 0;
+    auto entry_bytes = [this](const std::string& origin) {
+      wire::Heartbeat one;
+      seen_.only(origin).to_wire(one.mutable_versions());
+      return one.ByteSizeLong();
+    };
+    for (const auto& [origin, seq] : seen_.entries())
+      if (auto s = superseded_.find(origin); s != superseded_.end())
+        newest_first.emplace_back(s->second, origin);
+      else
+        bytes += entry_bytes(origin);
+    std::sort(newest_first.rbegin(), newest_first.rend());
+    std::set<std::string> reported;
+    for (const auto& [since, origin] : newest_first) {
+      auto more = entry_bytes(origin);
+      if (bytes + more > cfg_.heartbeat_versions_bytes)
+        break;
+      bytes += more;
+      reported.insert(origin);
+    }
+    // In the vector's order, as peers expect it.
+    for (const auto& [origin, seq] : seen_.entries())
+      if (superseded_.count(origin) == 0 || reported.count(origin) > 0)
+        seen_.only(origin).to_wire(hb->mutable_versions());
+  }
   hb->set_replica_digest(digest_);
   // What the claim matching counts as this node's seats on every node.
   hb->mutable_info()->set_slots(static_cast<std::uint32_t>(cfg_.slots));
@@ -270,6 +304,13 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   else
     differed_.erase(peer);
   peers_.update(peer, incarnation, reported);
+  // A superseded origin the peer no longer reports, it pruned (or leaves
+  // out of a full heartbeat): reports of one incarnation are joined, but
+  // its old report of that origin must not hold back our own prune, nor
+  // make us ask it for ops it dropped.
+  for (const auto& [origin, since] : superseded_)
+    if (reported.get(origin) == 0 && !reported.has_gaps(origin))
+      peers_.forget_origin(peer, origin);
   // Every heartbeat of every peer passes here: note a change in O(log n)
   // rather than comparing the whole map (quadratic in a large cluster).
   ev::seats said;
@@ -324,20 +365,30 @@ void communication_machine::on_sync_request(const wire::Message& m,
   }
   if (ops->empty())
     return; // nothing the asker lacks
-  // Stop short of a datagram, leaving room for the header; the asker asks
-  // again for the rest.
-  wire::Message reply;
-  auto* r = reply.mutable_sync_reply();
-  const std::size_t budget = defaults::max_datagram_bytes - 4096;
+  // Replies of one wire budget each, so every datagram stays within a
+  // frame; all but the last say more follow, and the asker asks again for
+  // what is still missing once the last one is in.
+  std::vector<wire::Message> replies;
   std::size_t bytes = 0;
+  std::size_t total = 0;
   for (auto& op : *ops) {
-    bytes += op.ByteSizeLong() + 8;
-    if (bytes > budget && r->ops_size() > 0)
+    auto size = op.ByteSizeLong() + 4; // the op, its tag and length
+    if (total + size > cfg_.sync_reply_bytes && !replies.empty())
       break;
-    *r->add_ops() = std::move(op);
+    // The reply's own tag and length, and the continued flag.
+    if (replies.empty() || (bytes + size > cfg_.wire_budget && bytes > 8)) {
+      replies.emplace_back().mutable_sync_reply();
+      bytes = 8;
+    }
+    bytes += size;
+    total += size;
+    *replies.back().mutable_sync_reply()->add_ops() = std::move(op);
   }
-  ++counters_.sync_replies;
-  send(m.sender_id(), std::move(reply), out);
+  for (std::size_t i = 0; i < replies.size(); ++i) {
+    replies[i].mutable_sync_reply()->set_continued(i + 1 < replies.size());
+    ++counters_.sync_replies;
+    send(m.sender_id(), std::move(replies[i]), out);
+  }
 }
 
 void communication_machine::on_sync_reply(const wire::Message& m, millis now,
@@ -350,12 +401,23 @@ void communication_machine::on_sync_reply(const wire::Message& m, millis now,
     for (const auto& t : r.snapshot())
       if (!t.spec().id().empty())
         out.push_back(ev::merge_task{t.spec(), t.spec_unknown(), t.state()});
-    if (snapshot_chunk(m.sender_id(), r)) {
+    auto step = snapshot_chunk(m.sender_id(), r);
+    // The whole snapshot is in (its last chunk may come before others of
+    // the same answer): its origins came without their ops.
+    if (step == snapshot_step::complete)
+      note_origins(now);
+    if (r.continued())
+      return; // the rest of this answer is on its way
+    if (step == snapshot_step::more
+        || (step == snapshot_step::out_of_order && snapshot_
+            && snapshot_->peer == m.sender_id())) {
+      // The answer's last chunk: ask for the next ones (after a lost chunk,
+      // from the last one taken in order).
       request_sync(m.sender_id(), now, true, out);
       return;
     }
-    // The whole snapshot is in: its origins came without their ops.
-    note_origins(now);
+  } else if (r.continued()) {
+    return; // the rest of this answer is on its way
   }
   // A partial batch: ask straight away for the rest.
   if (const auto* theirs = peers_.find(m.sender_id());
@@ -363,8 +425,9 @@ void communication_machine::on_sync_reply(const wire::Message& m, millis now,
     request_sync(m.sender_id(), now, false, out);
 }
 
-bool communication_machine::snapshot_chunk(const std::string& peer,
-                                           const wire::SyncReply& r) {
+communication_machine::snapshot_step
+communication_machine::snapshot_chunk(const std::string& peer,
+                                      const wire::SyncReply& r) {
   // Merging a chunk's tasks is always safe; raising our version vector is
   // not until every chunk arrived. The first chunk's vector is the one to
   // raise to: each later chunk was cut later, and task states only grow, so
@@ -372,20 +435,39 @@ bool communication_machine::snapshot_chunk(const std::string& peer,
   if (r.snapshot_after().empty())
     snapshot_ = snapshot_progress{peer,
                                   version_vector::from_wire(r.snapshot_versions()),
-                                  ""};
-  else if (!snapshot_ || snapshot_->peer != peer
-           || snapshot_->cursor != r.snapshot_after())
-    return false; // a stale or repeated chunk: its tasks are merged, that is all
-  if (r.snapshot_size() > 0)
-    snapshot_->cursor = r.snapshot(r.snapshot_size() - 1).spec().id();
-  if (r.snapshot_more())
-    return true;
-  strip_pruned(snapshot_->base);
-  seen_.raise_to(snapshot_->base);
+                                  "", {}};
+  else if (!snapshot_ || snapshot_->peer != peer)
+    return snapshot_step::out_of_order; // of a transfer no longer under way
+  auto& p = *snapshot_;
+  // The chunk holds every task in (after, last]; the last one holds every
+  // task after `after`.
+  auto last = r.snapshot_size() > 0 ? r.snapshot(r.snapshot_size() - 1).spec().id()
+                                    : r.snapshot_after();
+  bool final = !r.snapshot_more();
+  if (r.snapshot_after() > p.cursor) {
+    p.ahead[r.snapshot_after()] = {last, final};
+    return snapshot_step::out_of_order;
+  }
+  auto before = p.cursor;
+  bool complete = final;
+  p.cursor = std::max(p.cursor, last);
+  // Chunks that waited for this one.
+  while (!complete && !p.ahead.empty() && p.ahead.begin()->first <= p.cursor) {
+    auto [end, ends] = p.ahead.begin()->second;
+    p.ahead.erase(p.ahead.begin());
+    p.cursor = std::max(p.cursor, end);
+    complete = ends;
+  }
+  if (!complete)
+    return p.cursor != before || r.snapshot_after().empty()
+             ? snapshot_step::more
+             : snapshot_step::out_of_order;
+  strip_pruned(p.base);
+  seen_.raise_to(p.base);
   ++heartbeat_changes_;
   snapshot_.reset();
   ++counters_.snapshots_applied;
-  return false;
+  return snapshot_step::complete;
 }
 
 // -- membership and the coordinator role ------------------------------------------
@@ -549,9 +631,14 @@ void communication_machine::tick(millis now, ev::events& out) {
     compact_to(peers_.floors(seen_));
     next_compact_ = now + cfg_.compact_interval_ms;
   }
-  if (!superseded_.empty() && now >= next_prune_) {
+  bool early = heartbeat_over_budget_ && now >= next_early_prune_;
+  if (!superseded_.empty() && (now >= next_prune_ || early)) {
     prune(now);
-    next_prune_ = now + cfg_.stable_point_interval_ms;
+    if (now >= next_prune_)
+      next_prune_ = now + cfg_.stable_point_interval_ms;
+    // Over the budget with an origin some peer still catches up on: look
+    // again once a sync round may have settled it.
+    next_early_prune_ = now + cfg_.sync_interval_ms;
   }
   check_acks(out);
 }
@@ -570,6 +657,8 @@ std::optional<millis> communication_machine::next_due() const {
     for (const auto& [origin, since] : superseded_)
       oldest = std::min(oldest, since);
     at(std::max(next_prune_, oldest + cfg_.prune_superseded_after_ms));
+    if (heartbeat_over_budget_)
+      at(next_early_prune_);
   }
   return due;
 }

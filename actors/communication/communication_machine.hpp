@@ -94,8 +94,11 @@ private:
   void on_sync_reply(const wire::Message& m, millis now, ev::events& out);
   void request_sync(const std::string& peer, millis now, bool snapshot,
                     ev::events& out);
-  // Takes in a snapshot chunk's progress; true if more chunks are to come.
-  bool snapshot_chunk(const std::string& peer, const wire::SyncReply& r);
+  // A snapshot chunk's place in the transfer: it moved the cursor with more
+  // to come, it completed the transfer, or it moved nothing (a chunk before
+  // it was lost, then it waits in `ahead`; or it repeats one).
+  enum class snapshot_step { more, complete, out_of_order };
+  snapshot_step snapshot_chunk(const std::string& peer, const wire::SyncReply& r);
   void recover(const std::string& peer, ev::events& out);
   void on_recovery(const wire::Message& m, ev::events& out);
   void announce_stable_point(millis now, ev::events& out);
@@ -122,6 +125,12 @@ private:
   void note_origins(millis now); // every origin of seen_
   // Drops the superseded origins every live peer has caught up on.
   void prune(millis now);
+  // No live peer reports other ops of `origin` than this replica has seen.
+  bool settled(const std::string& origin) const;
+  // Bytes the version vector takes in a heartbeat.
+  std::size_t versions_bytes() const;
+  bool over_heartbeat_budget() const;
+  void forget_superseded(const std::string& origin);
   void strip_pruned(version_vector& v) const;
 
   std::string id_;
@@ -143,6 +152,10 @@ private:
   std::map<std::string, std::uint64_t> newest_incarnation_;
   std::map<std::string, millis> superseded_;
   millis next_prune_ = 0;
+  // The version vector outgrew cfg_.heartbeat_versions_bytes with a
+  // superseded origin in it: prune the settled ones without waiting.
+  bool heartbeat_over_budget_ = false;
+  millis next_early_prune_ = 0;
   std::set<std::string> pruned_;
   std::deque<std::string> pruned_order_;
   // What each live peer can run, as its heartbeats advertise.
@@ -155,7 +168,11 @@ private:
   struct snapshot_progress {
     std::string peer;
     version_vector base;
-    std::string cursor;
+    std::string cursor; // every task up to this id is in
+    // Chunks that came after a lost one: their start -> (their last id,
+    // whether they end the snapshot). Taken in once the cursor reaches
+    // them, so a lost chunk costs itself, not the chunks behind it.
+    std::map<std::string, std::pair<std::string, bool>> ahead;
   };
   std::optional<snapshot_progress> snapshot_;
   millis next_compact_ = 0;

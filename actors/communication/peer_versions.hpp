@@ -18,6 +18,11 @@ public:
   void update(const std::string& peer, std::uint64_t incarnation,
               const version_vector& seen);
   void forget(const std::string& peer) { peers_.erase(peer); }
+  /// Drops `origin` from the peer's report (it no longer reports it).
+  void forget_origin(const std::string& peer, const std::string& origin) {
+    if (auto i = peers_.find(peer); i != peers_.end())
+      i->second.seen.forget(origin);
+  }
   /// Drops `origin` from every report (it was pruned here).
   void forget_origin(const std::string& origin) {
     for (auto& kv : peers_)

@@ -7,6 +7,7 @@
 // than taken for ops this replica lacks; a replica that never got some of
 // a pruned origin's ops converges by snapshot, as for any difference the
 // op log cannot tell (equal vectors, different digests).
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 
@@ -51,43 +52,90 @@ void communication_machine::note_origin(const std::string& origin, millis now) {
   if (!parts)
     return;
   auto newest = newest_incarnation_.find(parts->first);
-  if (newest != newest_incarnation_.end() && parts->second < newest->second)
+  if (newest != newest_incarnation_.end() && parts->second < newest->second) {
     superseded_.emplace(origin, now);
+    ++heartbeat_changes_; // it may now be left out of heartbeats
+    heartbeat_over_budget_ = heartbeat_over_budget_ || over_heartbeat_budget();
+  }
+}
+
+bool communication_machine::settled(const std::string& origin) const {
+  // Every live peer has seen exactly its ops that this replica has (gaps
+  // included: ops lost with a node that died cannot be filled by anyone),
+  // or reports nothing of it: pruned already, or it will get what it
+  // lacks by snapshot.
+  auto mine = seen_.only(origin);
+  bool settled = true;
+  peers_.for_each([&](const version_vector& theirs) {
+    auto seen = theirs.only(origin);
+    settled = settled && (seen == mine || seen == version_vector{});
+  });
+  return settled;
+}
+
+std::size_t communication_machine::versions_bytes() const {
+  wire::Heartbeat hb;
+  seen_.to_wire(hb.mutable_versions());
+  return hb.ByteSizeLong();
+}
+
+bool communication_machine::over_heartbeat_budget() const {
+  return !superseded_.empty() && versions_bytes() > cfg_.heartbeat_versions_bytes;
+}
+
+void communication_machine::forget_superseded(const std::string& origin) {
+  seen_.forget(origin);
+  peers_.forget_origin(origin);
+  log_.compact([&origin](const std::string& o) {
+    return o == origin ? std::numeric_limits<std::uint64_t>::max()
+                       : std::uint64_t{0};
+  });
+  pruned_.insert(origin);
+  pruned_order_.push_back(origin);
+  if (pruned_order_.size() > defaults::pruned_origins_kept) {
+    pruned_.erase(pruned_order_.front());
+    pruned_order_.pop_front();
+  }
+  ++heartbeat_changes_;
+  ++counters_.origins_pruned;
 }
 
 void communication_machine::prune(millis now) {
   for (auto i = superseded_.begin(); i != superseded_.end();) {
-    const auto& origin = i->first;
-    // Every live peer has seen exactly its ops that this replica has (gaps
-    // included: ops lost with a node that died cannot be filled by anyone),
-    // or reports nothing of it: pruned already, or it will get what it
-    // lacks by snapshot.
-    auto mine = seen_.only(origin);
-    bool caught_up = now - i->second >= cfg_.prune_superseded_after_ms;
-    peers_.for_each([&](const version_vector& theirs) {
-      auto seen = theirs.only(origin);
-      caught_up = caught_up && (seen == mine || seen == version_vector{});
-    });
-    if (!caught_up) {
+    if (now - i->second < cfg_.prune_superseded_after_ms
+        || !settled(i->first)) {
       ++i;
       continue;
     }
-    seen_.forget(origin);
-    peers_.forget_origin(origin);
-    log_.compact([&origin](const std::string& o) {
-      return o == origin ? std::numeric_limits<std::uint64_t>::max()
-                         : std::uint64_t{0};
-    });
-    pruned_.insert(origin);
-    pruned_order_.push_back(origin);
-    if (pruned_order_.size() > defaults::pruned_origins_kept) {
-      pruned_.erase(pruned_order_.front());
-      pruned_order_.pop_front();
-    }
-    ++heartbeat_changes_;
-    ++counters_.origins_pruned;
+    forget_superseded(i->first);
     i = superseded_.erase(i);
   }
+  // Restarts faster than prune_superseded_after_ms would grow the vector
+  // (and every heartbeat) with the restart rate. Past the heartbeat budget
+  // the settled superseded origins leave without waiting, oldest first:
+  // waiting only covers ops still relayed late, and a replica that gets
+  // one of them after the prune converges by snapshot, as for any pruned
+  // origin. An origin some live peer is still catching up on stays.
+  heartbeat_over_budget_ = over_heartbeat_budget();
+  if (!heartbeat_over_budget_)
+    return;
+  std::vector<std::pair<millis, std::string>> oldest_first;
+  for (const auto& [origin, since] : superseded_)
+    oldest_first.emplace_back(since, origin);
+  std::sort(oldest_first.begin(), oldest_first.end());
+  auto bytes = versions_bytes();
+  for (const auto& [since, origin] : oldest_first) {
+    if (bytes <= cfg_.heartbeat_versions_bytes)
+      break;
+    if (!settled(origin))
+      continue;
+    forget_superseded(origin);
+    superseded_.erase(origin);
+    ++counters_.origins_pruned_early;
+    bytes = versions_bytes();
+  }
+  heartbeat_over_budget_ = !superseded_.empty()
+                           && bytes > cfg_.heartbeat_versions_bytes;
 }
 
 void communication_machine::strip_pruned(version_vector& v) const {

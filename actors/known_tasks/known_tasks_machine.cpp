@@ -118,34 +118,54 @@ void known_tasks_machine::on(const ev::merge_task& e, millis,
 
 void known_tasks_machine::on(const ev::snapshot_wanted& e, millis,
                              ev::events& out) {
-  wire::Message reply;
-  auto* r = reply.mutable_sync_reply();
-  e.versions.to_wire(r->mutable_snapshot_versions());
-  r->set_snapshot_after(e.after);
-  // Tasks in id order after `after`, as many as fit in one datagram.
-  const std::size_t budget = defaults::max_datagram_bytes - 4096;
-  std::size_t bytes = r->ByteSizeLong();
+  // Tasks in id order after `after`, in chunks of one wire budget each, up
+  // to sync_reply_bytes per request: every datagram stays within a frame,
+  // and a catch-up still moves tens of kilobytes per round trip. Each chunk
+  // names the id it continues after, so the asker resumes from the last
+  // one it got.
   const auto& all = tasks_.tasks();
-  for (auto i = all.upper_bound(e.after); i != all.end(); ++i) {
-    const auto& [task_id, task] = *i;
-    wire::TakeMyTask t;
-    if (task.has_spec) {
-      *t.mutable_spec() = task.spec;
-    } else {
-      t.mutable_spec()->set_id(task_id);
-      t.set_spec_unknown(true);
+  auto next = all.upper_bound(e.after);
+  std::string after = e.after;
+  std::vector<wire::Message> chunks;
+  std::size_t total = 0;
+  do {
+    wire::Message reply;
+    auto* r = reply.mutable_sync_reply();
+    // The asker raises its vector to the first chunk's alone; an empty
+    // chunk carries it too, or it would not read as a snapshot.
+    if (after.empty() || next == all.end())
+      e.versions.to_wire(r->mutable_snapshot_versions());
+    r->set_snapshot_after(after);
+    // The flags (more, continued) and each task's tag and length.
+    std::size_t bytes = r->ByteSizeLong() + 4;
+    for (; next != all.end(); ++next) {
+      const auto& [task_id, task] = *next;
+      wire::TakeMyTask t;
+      if (task.has_spec) {
+        *t.mutable_spec() = task.spec;
+      } else {
+        t.mutable_spec()->set_id(task_id);
+        t.set_spec_unknown(true);
+      }
+      *t.mutable_state() = task.state;
+      auto size = t.ByteSizeLong() + 4;
+      if (bytes + size > cfg_.wire_budget && r->snapshot_size() > 0)
+        break;
+      bytes += size;
+      *r->add_snapshot() = std::move(t);
     }
-    *t.mutable_state() = task.state;
-    bytes += t.ByteSizeLong() + 8;
-    if (bytes > budget && r->snapshot_size() > 0) {
-      r->set_snapshot_more(true);
-      break;
-    }
-    *r->add_snapshot() = std::move(t);
+    r->set_snapshot_more(next != all.end());
+    if (r->snapshot_size() > 0)
+      after = r->snapshot(r->snapshot_size() - 1).spec().id();
+    total += bytes;
+    chunks.push_back(std::move(reply));
+  } while (next != all.end() && total < cfg_.sync_reply_bytes);
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    chunks[i].mutable_sync_reply()->set_continued(i + 1 < chunks.size());
+    out.push_back(ev::send_to{e.peer, std::move(chunks[i])});
   }
   ++counters_.snapshots_sent;
-  ++counters_.sync_replies;
-  out.push_back(ev::send_to{e.peer, std::move(reply)});
+  counters_.sync_replies += chunks.size();
 }
 
 void known_tasks_machine::on(const ev::question_heard& e, millis,
@@ -169,24 +189,48 @@ void known_tasks_machine::on(const ev::member_recovered& e, millis,
                              ev::events& out) {
   if (!e.announce)
     return; // every node recovers for itself: nothing to announce
-  wire::Message m;
-  auto* r = m.mutable_recovery();
-  r->set_node_id(e.node);
+  // One Recovery per wire budget: each names the dead node, so any one of
+  // them alone is a whole announcement of the ids it lists.
+  std::vector<wire::Message> parts;
+  auto start = [&] {
+    wire::Message m;
+    m.mutable_recovery()->set_node_id(e.node);
+    parts.push_back(std::move(m));
+    return parts.back().recovery().ByteSizeLong();
+  };
+  std::size_t bytes = start();
+  auto add = [&](const std::string& task_id, bool adopted) {
+    auto size = task_id.size() + 3;
+    auto* r = parts.back().mutable_recovery();
+    if (bytes + size > cfg_.wire_budget
+        && r->requeued_size() + r->adopted_size() > 0) {
+      bytes = start();
+      r = parts.back().mutable_recovery();
+    }
+    bytes += size;
+    if (adopted)
+      r->add_adopted(task_id);
+    else
+      r->add_requeued(task_id);
+  };
   for (const auto& task_id : e.requeued)
-    r->add_requeued(task_id);
+    add(task_id, false);
   // The dead node can no longer answer for what it enqueued: the
   // coordinator becomes the enqueuer of record of its unfinished tasks.
+  std::size_t adopted = 0;
   for (const auto& [task_id, task] : tasks_.tasks()) {
-    if (static_cast<std::size_t>(r->adopted_size()) >= cfg_.recovery_adopt_limit)
+    if (adopted >= cfg_.recovery_adopt_limit)
       break;
     if (task.has_spec && task.spec.enqueuer() == e.node
         && !is_terminal(task.state.phase()) && owner_of(task_id) == e.node) {
       adopted_by_[task_id] = id_;
-      r->add_adopted(task_id);
+      add(task_id, true);
+      ++adopted;
       ++counters_.adopted;
     }
   }
-  out.push_back(ev::broadcast{std::move(m)});
+  for (auto& m : parts)
+    out.push_back(ev::broadcast{std::move(m)});
 }
 
 void known_tasks_machine::on(const ev::tasks_adopted& e, millis,

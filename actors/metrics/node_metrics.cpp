@@ -81,6 +81,9 @@ void wire_families(families& f, const bridge_counters& w) {
       .sample(k.bytes_received, {{"direction", "received"}, {"kind", kind}});
   f.one("dice_datagrams_accepted_total",
         "Received datagrams that passed every check", counter, w.accepted);
+  f.one("dice_datagrams_over_bundle_bytes_total",
+        "Datagrams sent larger than --bundle-bytes (one message that alone "
+        "exceeds it)", counter, w.sent_over_bundle_bytes);
   f.one("dice_send_errors_total", "Datagrams that could not be sent", counter,
         w.send_errors);
   f.one("dice_unaddressed_total",

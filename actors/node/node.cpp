@@ -13,6 +13,7 @@
 
 #include "broadcast_bridge/incarnation_probe.hpp"
 #include "broadcast_bridge/udp_transport.hpp"
+#include "broadcast_bridge/wire_budget.hpp"
 
 namespace dice {
 
@@ -131,7 +132,8 @@ node::node(caf::actor_system& sys, node_config cfg,
     incarnation_ = probe.incarnation();
   }
   bridge_config bc;
-  bc.self = bridge_identity{cfg_.cluster_id, cfg_.id, addr, incarnation_};
+  bridge_identity bc_self{cfg_.cluster_id, cfg_.id, addr, incarnation_};
+  bc.self = bc_self;
   bc.cluster_key = cfg_.cluster_key;
   bc.limits = cfg_.limits;
   bc.net = std::move(net);
@@ -157,6 +159,13 @@ node::node(caf::actor_system& sys, node_config cfg,
   qc.node_id = cfg_.id;
   qc.incarnation = incarnation_;
   qc.queue = cfg_.queue;
+  qc.queue.wire_budget = body_budget(bc_self, cfg_.limits);
+  if (cfg_.limits.bundle_bytes > 0) {
+    // What a heartbeat frame leaves for the version vector (defaults.hpp).
+    constexpr auto rest = defaults::bundle_bytes - defaults::heartbeat_versions_bytes;
+    qc.queue.heartbeat_versions_bytes =
+      cfg_.limits.bundle_bytes > rest ? cfg_.limits.bundle_bytes - rest : 0;
+  }
   qc.queue.runner = cfg_.runner();
   // The ranking's first criterion made real: blobs this node holds.
   qc.queue.objects_held = [blobs = tester_->blobs](const wire::TaskSpec& t) {

@@ -60,6 +60,7 @@ sim_cluster::sim_cluster(sim_options opts)
   done_by_.assign(opts_.nodes, 0);
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     nodes_[i].id = "n" + std::to_string(i + 1);
+    nodes_[i].incarnation = opts_.first_incarnation;
     timeline_.nodes.push_back(nodes_[i].id);
     index_[nodes_[i].id] = i;
     net_.attach(nodes_[i].id);
@@ -194,6 +195,8 @@ void sim_cluster::send_heartbeat(sim_node& n) {
   auto m = n.membership->make_heartbeat();
   n.queue->fill_heartbeat(m.mutable_heartbeat());
   auto bytes = encode(n, m);
+  traffic_.largest_heartbeat_bytes =
+    std::max(traffic_.largest_heartbeat_bytes, bytes.size());
   for (const auto& to : n.membership->heartbeat_targets()) {
     ++traffic_.membership_heartbeats;
     net_.send(now_, n.id, to, bytes);

@@ -48,6 +48,9 @@ struct sim_options {
   /// Give up (and report non-convergence) after this.
   millis max_time_ms = 90'000;
   millis tick_ms = 5;
+  /// Every node's first incarnation (dice-node takes the start time in ms,
+  /// 13 digits, so origins on the wire are as long as a real node's).
+  std::uint64_t first_incarnation = 1;
   /// Run the queue's coordinator role with a perfect election: each node's
   /// coordinator is the highest id it sees alive (what bully settles on),
   /// so partitions have one each and a crashed coordinator is replaced.
@@ -98,6 +101,9 @@ struct sim_report {
   double bytes_per_task = 0;
   std::uint64_t crashes = 0;
   std::uint64_t snapshots = 0;
+  /// The largest membership heartbeat sent (peers and version vector, with
+  /// the header fields; unsealed: no HMAC tag).
+  std::size_t largest_heartbeat_bytes = 0;
   // Summed over the live nodes' queue counters.
   std::uint64_t canceled = 0, requeues = 0, reclaims = 0, claims_lost = 0;
   /// Invariant violations, each a one-line description; empty when sound.

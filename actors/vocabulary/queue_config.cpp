@@ -35,6 +35,8 @@ std::string queue_config::problem() const {
     return "op log limit must be at least 1";
   if (sync_batch_ops == 0)
     return "sync batch must hold at least 1 op";
+  if (wire_budget == 0 || sync_reply_bytes == 0)
+    return "wire budget and sync reply bytes must be positive";
   if (sync_interval_ms <= 0)
     return "sync interval must be positive";
   if (compact_interval_ms < 0)

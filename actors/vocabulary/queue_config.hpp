@@ -32,6 +32,13 @@ struct queue_config {
   std::uint32_t max_attempts = defaults::max_attempts;
   std::size_t op_log_limit = defaults::op_log_limit;
   std::size_t sync_batch_ops = defaults::sync_batch_ops;
+  std::size_t sync_reply_bytes = defaults::sync_reply_bytes;
+  /// Body bytes one reply or announcement may fill so its datagram stays
+  /// within --bundle-bytes (the node derives it from its envelope).
+  std::size_t wire_budget = defaults::wire_budget;
+  /// Bytes the version vector may take in a heartbeat before superseded
+  /// origins leave without waiting prune_superseded_after_ms.
+  std::size_t heartbeat_versions_bytes = defaults::heartbeat_versions_bytes;
   millis sync_interval_ms = defaults::sync_interval_ms;
   millis compact_interval_ms = defaults::compact_interval_ms;
   millis stable_point_interval_ms = defaults::stable_point_interval_ms;

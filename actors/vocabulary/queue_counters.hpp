@@ -32,6 +32,9 @@ struct queue_counters {
   std::uint64_t matched_claims = 0;
   /// Superseded origins (old incarnations) pruned from the version vector.
   std::uint64_t origins_pruned = 0;
+  // Of those, pruned before prune_superseded_after_ms: the version vector
+  // outgrew the heartbeat budget.
+  std::uint64_t origins_pruned_early = 0;
   // The replica's journal (known_tasks): records merged at start, torn or
   // corrupt tails cut then, appends, fsyncs, rewrites, refused writes.
   std::uint64_t journal_records_loaded = 0;
@@ -67,6 +70,7 @@ struct queue_counters {
     acks_sent += o.acks_sent;
     matched_claims += o.matched_claims;
     origins_pruned += o.origins_pruned;
+    origins_pruned_early += o.origins_pruned_early;
     journal_records_loaded += o.journal_records_loaded;
     journal_bad_tails += o.journal_bad_tails;
     journal_records_written += o.journal_records_written;

@@ -138,6 +138,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
             gossip_peers = static_cast<long long>(n.timing.gossip_peers_per_heartbeat),
             scheduler_threads = static_cast<long long>(out.scheduler_threads),
             bundle_bytes = static_cast<long long>(n.limits.bundle_bytes),
+            op_log_limit = static_cast<long long>(q.op_log_limit),
             shell_output = static_cast<long long>(n.shell.max_output_bytes),
             http_threads = static_cast<long long>(n.api.threads),
             http_max_connections = static_cast<long long>(n.api.max_connections),
@@ -197,7 +198,8 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("failure-check-ms", po::value(&n.timing.failure_check_ms)->default_value(defaults::failure_check_ms), "how often silence is judged (at most the heartbeat interval)")
     ("gossip-peers", po::value(&gossip_peers)->default_value(gossip_peers), "peers listed in one heartbeat (the rest rotate through later ones)")
     ("max-datagram-bytes", po::value(&n.limits.max_datagram_bytes)->default_value(defaults::max_datagram_bytes), "larger datagrams are dropped")
-    ("bundle-bytes", po::value(&bundle_bytes)->default_value(bundle_bytes), "broadcasts sent at once share datagrams up to this size (0: one message per datagram)")
+    ("bundle-bytes", po::value(&bundle_bytes)->default_value(bundle_bytes), "broadcasts sent at once share datagrams up to this size (0: one message per datagram); replies and announcements are cut to fit it")
+    ("op-log-limit", po::value(&op_log_limit)->default_value(op_log_limit), "queue operations kept for retransmission to a peer that missed them; one further behind gets the replica by state transfer")
     ("election", po::value(&n.election_algorithm)->default_value(defaults::election_algorithm), "coordinator election: bully, ring (Chang-Roberts), hs (Hirschberg-Sinclair), invitation or echo")
     ("capacity", po::value(&capacity)->default_value(0), "echo: this node's capacity (e.g. battery); the highest wins, ties to the higher id")
     ("election-timeout-ms", po::value(&n.election.answer_timeout_ms)->default_value(defaults::election_answer_timeout_ms), "election: how long to wait for a peer's answer")
@@ -366,6 +368,8 @@ node_options parse_node_options(int argc, const char* const* argv) {
                              + std::to_string(running_interval) + ")");
   n.timing.gossip_peers_per_heartbeat = ranged("gossip-peers", gossip_peers, 1, 256);
   n.limits.bundle_bytes = ranged("bundle-bytes", bundle_bytes, 0, 65'535);
+  q.op_log_limit = static_cast<std::size_t>(
+    ranged("op-log-limit", op_log_limit, 1, 100'000'000));
   if (out.scheduler_policy != "sharing" && out.scheduler_policy != "stealing")
     throw std::runtime_error("--scheduler: '" + out.scheduler_policy
                              + "' is not one of sharing, stealing");

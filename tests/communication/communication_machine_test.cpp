@@ -274,3 +274,119 @@ TEST_CASE("a node's own earlier incarnations are superseded by its current one",
   a.tick(1500, out);
   CHECK(a.seen().get("a#6") == 0);
 }
+
+namespace {
+
+// One chunk of a snapshot answer: the tasks after `after`, and whether more
+// chunks of the snapshot (more) or of this answer (continued) follow.
+wire::Message snapshot_chunk(const std::string& after, const std::string& task,
+                             bool more, bool continued,
+                             const version_vector* base) {
+  wire::Message m;
+  auto* r = m.mutable_sync_reply();
+  if (base)
+    base->to_wire(r->mutable_snapshot_versions());
+  r->set_snapshot_after(after);
+  auto* t = r->add_snapshot();
+  t->mutable_spec()->set_id(task);
+  t->mutable_spec()->set_kind("echo");
+  r->set_snapshot_more(more);
+  r->set_continued(continued);
+  return m;
+}
+
+} // namespace
+
+TEST_CASE("a snapshot whose last chunk overtakes an earlier one still has "
+          "the superseded origins it brought pruned",
+          "[communication][restarts][snapshot]") {
+  // An answer is several chunks sent at once; with jittered delays its last
+  // chunk often arrives first, and the transfer completes on a chunk that
+  // says more of the answer follow. The origins the snapshot brought came
+  // without their ops, so nothing else marks them superseded.
+  queue_config cfg;
+  cfg.prune_superseded_after_ms = 1000;
+  communication_machine a("a", "a#1", cfg);
+  ev::events out;
+  a.on_received(heard("b", 2, heartbeat()), 0, out); // b restarted: b#1 is old
+  version_vector base;
+  base.observe("b#1", 1);
+  base.observe("b#2", 1);
+  base.observe("c#1", 1);
+  a.on_received(heard("c", 1, reporting(base)), 1, out);
+  // Chunks 1, 3 (the last of the answer), then 2 (which says more of the
+  // answer follow, as it was sent before 3).
+  a.on_received(heard("c", 1, snapshot_chunk("", "t1", true, true, &base)), 10,
+                out);
+  a.on_received(heard("c", 1, snapshot_chunk("t2", "t3", false, false, nullptr)),
+                11, out);
+  CHECK(a.seen().get("b#1") == 0); // waits for the chunk before it
+  a.on_received(heard("c", 1, snapshot_chunk("t1", "t2", true, true, nullptr)),
+                12, out);
+  REQUIRE(a.seen().get("b#1") == 1); // complete: raised to the base
+  CHECK(a.counters().snapshots_applied == 1);
+  a.on_received(heard("b", 2, reporting(base)), 20, out);
+  a.tick(1500, out);
+  CHECK(a.seen().get("b#1") == 0);
+  CHECK(a.seen().get("b#2") == 1);
+  CHECK(a.counters().origins_pruned == 1);
+}
+
+TEST_CASE("past the heartbeat budget, settled superseded origins leave "
+          "without waiting, oldest first; one a peer still lacks stays",
+          "[communication][restarts][heartbeat]") {
+  queue_config cfg;
+  cfg.prune_superseded_after_ms = 30'000;
+  communication_machine a("a", "a#1", cfg);
+  ev::events out;
+  a.on_received(heard("b", 1, heartbeat()), 0, out);
+  a.on_received(heard("c", 1, heartbeat()), 0, out);
+  // Old incarnations of d, each with one op both peers have, and one (d#9)
+  // that c lacks.
+  version_vector all;
+  for (int inc = 1; inc <= 9; ++inc) {
+    auto origin = "d#" + std::to_string(inc);
+    a.on_received(heard("b", 1, enqueue_op("t" + std::to_string(inc), origin, 1)),
+                  inc, out);
+    all.observe(origin, 1);
+  }
+  auto lacking = all;
+  lacking.forget("d#9");
+  a.on_received(heard("b", 1, reporting(all)), 20, out);
+  a.on_received(heard("c", 1, reporting(lacking)), 20, out);
+  a.on_received(heard("d", 10, heartbeat()), 30, out); // d restarted again
+  wire::Heartbeat hb;
+  a.fill_heartbeat(&hb);
+  auto before = hb.versions_size(); // a#1 has no op yet: the 9 of d
+  REQUIRE(before == 9);
+
+  SECTION("within the budget they wait prune_superseded_after_ms") {
+    a.tick(1000, out);
+    CHECK(a.seen().entries().size() == 9);
+    CHECK(a.counters().origins_pruned == 0);
+  }
+  SECTION("past it the settled ones leave until the vector fits") {
+    // Room for about four entries of d: the oldest settled ones go.
+    cfg.heartbeat_versions_bytes = 4 * 9;
+    communication_machine small("a", "a#1", cfg);
+    for (int inc = 1; inc <= 9; ++inc)
+      small.on_received(
+        heard("b", 1, enqueue_op("t" + std::to_string(inc),
+                                 "d#" + std::to_string(inc), 1)),
+        inc, out);
+    small.on_received(heard("b", 1, reporting(all)), 20, out);
+    small.on_received(heard("c", 1, reporting(lacking)), 20, out);
+    small.on_received(heard("d", 10, heartbeat()), 30, out);
+    auto due = small.next_due();
+    REQUIRE(due);
+    CHECK(*due < 1000); // not prune_superseded_after_ms later
+    small.tick(std::max<millis>(*due, 31), out);
+    CHECK(small.seen().get("d#1") == 0);
+    CHECK(small.seen().get("d#9") == 1); // c still lacks it
+    CHECK(small.counters().origins_pruned_early > 0);
+    wire::Heartbeat versions;
+    small.seen().to_wire(versions.mutable_versions());
+    CHECK(versions.ByteSizeLong() <= cfg.heartbeat_versions_bytes);
+    CHECK(small.counters().origins_pruned == small.counters().origins_pruned_early);
+  }
+}
