@@ -41,7 +41,9 @@ wire::Message body_only(wire::Message m) {
 void send(const wire::Bundle& bundle, bridge_limits limits) {
   std::vector<wire::Message> parts;
   for (const auto& p : bundle.parts())
-    if (p.body_case() != wire::Message::BODY_NOT_SET && !p.has_bundle())
+    // A notice naming no id is malformed: the bridge never builds one.
+    if (p.body_case() != wire::Message::BODY_NOT_SET && !p.has_bundle()
+        && !(p.has_incarnation_notice() && p.incarnation_notice().id().empty()))
       parts.push_back(p);
   bridge_state sender({cluster_id, sender_id, "127.0.0.2:7400", 1}, cluster_key,
                       limits);

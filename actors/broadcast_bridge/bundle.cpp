@@ -11,6 +11,13 @@ std::size_t packed_size(const wire::Message& part) {
   return part.ByteSizeLong() + 6;
 }
 
+// A bundle, and the identity probe and notice (see dice.proto), travel
+// alone.
+bool never_bundled(const wire::Message& m) {
+  return m.has_bundle() || m.has_incarnation_probe()
+         || m.has_incarnation_notice();
+}
+
 wire::Message wrap(std::vector<wire::Message>& group) {
   if (group.size() == 1)
     return std::move(group.front());
@@ -31,6 +38,14 @@ std::vector<wire::Message> pack_bundles(std::vector<wire::Message> parts,
   std::size_t used = 0;
   for (auto& p : parts) {
     auto size = packed_size(p);
+    if (never_bundled(p)) {
+      if (!group.empty())
+        out.push_back(wrap(group));
+      group.clear();
+      used = 0;
+      out.push_back(std::move(p));
+      continue;
+    }
     if (!group.empty() && used + size > budget) {
       out.push_back(wrap(group));
       group.clear();
@@ -50,9 +65,8 @@ bool well_formed_bundle(const wire::Message& m) {
   if (m.bundle().parts_size() == 0)
     return false;
   for (const auto& p : m.bundle().parts())
-    if (p.body_case() == wire::Message::BODY_NOT_SET || p.has_bundle()
-        || p.has_incarnation_probe() || p.has_incarnation_notice())
-      return false; // never bundled: see dice.proto
+    if (p.body_case() == wire::Message::BODY_NOT_SET || never_bundled(p))
+      return false;
   return true;
 }
 

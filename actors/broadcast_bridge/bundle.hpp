@@ -10,8 +10,9 @@
 namespace dice {
 
 /// Packs `parts` (bodies only), in order, into as few messages as keep each
-/// within `budget` serialized bytes: a single part stays a plain message, and
-/// a part over budget on its own goes alone (its seal then refuses it).
+/// within `budget` serialized bytes: a single part stays a plain message, a
+/// part over budget on its own goes alone (its seal then refuses it), and so
+/// do an identity probe and notice, which peers never accept in a bundle.
 std::vector<wire::Message> pack_bundles(std::vector<wire::Message> parts,
                                         std::size_t budget);
 

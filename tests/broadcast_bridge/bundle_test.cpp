@@ -85,6 +85,22 @@ TEST_CASE("pack_bundles keeps order, leaves a lone message plain and "
   CHECK(pack_bundles({}, 1000).empty());
 }
 
+TEST_CASE("pack_bundles sends an identity probe or notice alone, between "
+          "the bundles of what came before and after it",
+          "[bridge][bundle][incarnation]") {
+  auto parts = enqueues(2);
+  wire::Message probe;
+  probe.mutable_incarnation_probe()->set_nonce(7);
+  parts.push_back(probe);
+  for (auto& m : enqueues(2))
+    parts.push_back(m);
+  auto packed = pack_bundles(std::move(parts), 60'000);
+  REQUIRE(packed.size() == 3);
+  CHECK(packed[0].bundle().parts_size() == 2);
+  CHECK(packed[1].has_incarnation_probe());
+  CHECK(packed[2].bundle().parts_size() == 2);
+}
+
 TEST_CASE("a burst sealed together arrives as one datagram and comes apart "
           "in order with the sender's header",
           "[bridge][bundle]") {
