@@ -46,6 +46,26 @@ std::vector<wire::Message> sync_replies(const lockstep& net) {
   return out;
 }
 
+// "b" comes back after "a" took `tasks` tasks of `payload` bytes each, and
+// they exchange versions for 2 s; executions never end, so states stay put.
+void catch_up(lockstep& net, const queue_config& cfg, int tasks,
+              std::size_t payload, char fill) {
+  net.task_ms = 100'000'000;
+  net.add("a", cfg);
+  net.add("b", cfg);
+  net.down = {"b"};
+  for (int i = 0; i < tasks; ++i) {
+    auto s = spec_of("t" + std::to_string(100000 + i));
+    s.set_payload(std::string(payload, fill));
+    REQUIRE(net.at("a").submit(s, net.now));
+  }
+  net.flush();
+  net.sent.clear();
+  net.down.clear();
+  net.versions_every_ms = 200;
+  net.run_for(2'000, 5);
+}
+
 } // namespace
 
 TEST_CASE("a snapshot is sent in chunks that each fit in one frame and "
@@ -54,21 +74,8 @@ TEST_CASE("a snapshot is sent in chunks that each fit in one frame and "
   auto cfg = budgeted();
   cfg.op_log_limit = 16; // the newcomer's ops are long gone
   lockstep net;
-  net.task_ms = 100'000'000; // executions never end: states stay put
-  net.add("a", cfg);
-  net.add("b", cfg);
-  net.down = {"b"};
   constexpr int tasks = 2000;
-  for (int i = 0; i < tasks; ++i) {
-    auto s = spec_of("t" + std::to_string(100000 + i));
-    s.set_payload(std::string(150, 'x'));
-    REQUIRE(net.at("a").submit(s, net.now));
-  }
-  net.flush();
-  net.sent.clear();
-  net.down.clear();
-  net.versions_every_ms = 200;
-  net.run_for(2'000, 5);
+  catch_up(net, cfg, tasks, 150, 'x');
 
   auto& a = net.at("a");
   auto& b = net.at("b");
@@ -88,21 +95,8 @@ TEST_CASE("missed ops are resent in replies that each fit in one frame",
           "[queue][wire]") {
   auto cfg = budgeted();
   lockstep net;
-  net.task_ms = 100'000'000;
-  net.add("a", cfg);
-  net.add("b", cfg);
-  net.down = {"b"};
   constexpr int tasks = 600;
-  for (int i = 0; i < tasks; ++i) {
-    auto s = spec_of("t" + std::to_string(100000 + i));
-    s.set_payload(std::string(100, 'y'));
-    REQUIRE(net.at("a").submit(s, net.now));
-  }
-  net.flush();
-  net.sent.clear();
-  net.down.clear();
-  net.versions_every_ms = 200;
-  net.run_for(2'000, 5);
+  catch_up(net, cfg, tasks, 100, 'y');
 
   auto& b = net.at("b");
   REQUIRE(b.replica().size() == tasks);
