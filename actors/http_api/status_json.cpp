@@ -32,6 +32,10 @@ nlohmann::json bridge_json(const bridge_counters& c) {
     {"bytes_received", c.bytes_received},
     {"accepted", c.accepted},
     {"bundles_received", c.bundles_received},
+    // restarted memory-only peers asking which incarnation of their id we
+    // heard: answered, or not (over the rate limit)
+    {"incarnation_probes_answered", c.probes_answered},
+    {"incarnation_probes_unanswered", c.probes_unanswered},
     {"dropped", c.dropped()},
     {"dropped_by_reason",
      {{"malformed", c.dropped_malformed},

@@ -84,6 +84,11 @@ void wire_families(families& f, const bridge_counters& w) {
   f.one("dice_datagrams_over_bundle_bytes_total",
         "Datagrams sent larger than --bundle-bytes (one message that alone "
         "exceeds it)", counter, w.sent_over_bundle_bytes);
+  f.family("dice_incarnation_probes_total",
+           "Restarted memory-only peers' incarnation probes, answered or "
+           "not (over the rate limit)", counter)
+    .sample(w.probes_answered, {{"answer", "sent"}})
+    .sample(w.probes_unanswered, {{"answer", "refused"}});
   f.one("dice_send_errors_total", "Datagrams that could not be sent", counter,
         w.send_errors);
   f.one("dice_unaddressed_total",

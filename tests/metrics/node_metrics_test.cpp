@@ -13,6 +13,7 @@ node_metrics sample() {
   m.wire.datagrams_sent = 10;
   m.wire.bytes_received = 2048;
   m.wire.dropped_replayed = 3;
+  m.wire.probes_answered = 2;
   m.wire.by_kind["queue"] = {6, 600, 4, 420};
   m.queue.claims = 7;
   m.queue.claims_lost = 2;
@@ -56,6 +57,8 @@ TEST_CASE("the exposition shows what a scraper needs: queue depth per state, "
   CHECK(has_line(text, "dice_datagrams_total{direction=\"sent\"} 10"));
   CHECK(has_line(text, "dice_datagram_bytes_total{direction=\"received\"} 2048"));
   CHECK(has_line(text, "dice_datagrams_dropped_total{reason=\"replayed\"} 3"));
+  CHECK(has_line(text, "dice_incarnation_probes_total{answer=\"sent\"} 2"));
+  CHECK(has_line(text, "dice_incarnation_probes_total{answer=\"refused\"} 0"));
   CHECK(has_line(text, "dice_messages_total{direction=\"sent\",kind=\"queue\"} 6"));
   CHECK(has_line(text, "dice_messages_total{direction=\"received\",kind=\"queue\"} 4"));
   CHECK(has_line(text, "dice_message_bytes_total{direction=\"sent\",kind=\"queue\"} 600"));

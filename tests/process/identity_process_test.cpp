@@ -142,6 +142,10 @@ TEST_CASE("a node without a data dir and without --peer, restarted with its "
   CHECK(wait_until([&] { return b.state_of("lone-1") == "alive"
                                 && back->state_of("lone-2") == "alive"; },
                    millis(2000)));
+  // The peer it asked says so.
+  auto stats = b.stats();
+  REQUIRE(stats);
+  CHECK((*stats)["wire"].value("incarnation_probes_answered", 0) >= 1);
 }
 
 TEST_CASE("a second node started with the id of a live node stops at once "
