@@ -37,9 +37,12 @@ std::string announce_upload(std::uint16_t port, unsigned long long length) {
     ::close(fd);
     return {};
   }
+  // Headers only: the answer must come without any body byte. (Body bytes
+  // sent but never read make the node's close a TCP reset, which may
+  // discard its 413 before this side reads it.)
   std::string head = "POST /evaluation HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                      "Content-Type: application/octet-stream\r\nContent-Length: "
-                     + std::to_string(length) + "\r\n\r\n" + std::string(1024, 'x');
+                     + std::to_string(length) + "\r\n\r\n";
   [[maybe_unused]] auto sent = ::send(fd, head.data(), head.size(), MSG_NOSIGNAL);
   std::string answer;
   char buf[4096];
