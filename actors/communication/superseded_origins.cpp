@@ -51,6 +51,10 @@ void communication_machine::note_origin(const std::string& origin, millis now) {
   auto parts = split_origin(origin);
   if (!parts)
     return;
+  // Ops of an incarnation prove it exists: its node's older ones are
+  // superseded, whether or not a heartbeat of it was ever heard here.
+  if (parts->second > newest_incarnation_[parts->first])
+    return note_incarnation(parts->first, parts->second, now);
   auto newest = newest_incarnation_.find(parts->first);
   if (newest != newest_incarnation_.end() && parts->second < newest->second) {
     superseded_.emplace(origin, now);
