@@ -249,27 +249,28 @@ void queue_node::set_coordinator(const std::string& coordinator, millis now) {
 
 void queue_node::tick(millis now) {
   now_ = now;
+  // The ticking subsystems, in the order a single mailbox handles them.
+  const std::pair<station, input> timers[] = {
+    {station::unknown_resolver,
+     [this](ev::events& out) { unknown_resolver_.tick(now_, out); }},
+    {station::ranking, [this](ev::events& out) { ranking_.tick(now_, out); }},
+    {station::ready_queue,
+     [this](ev::events& out) { ready_queue_.tick(now_, out); }},
+    {station::running_tasks,
+     [this](ev::events& out) { running_tasks_.tick(now_, out); }},
+    {station::communication,
+     [this](ev::events& out) { communication_.tick(now_, out); }},
+  };
   if (interleaving_) {
-    // Each ticking subsystem's timer, with at most one tick waiting in
-    // its mailbox, as an actor's timer message.
-    tick_at(station::unknown_resolver,
-            [this](ev::events& out) { unknown_resolver_.tick(now_, out); });
-    tick_at(station::ranking,
-            [this](ev::events& out) { ranking_.tick(now_, out); });
-    tick_at(station::ready_queue,
-            [this](ev::events& out) { ready_queue_.tick(now_, out); });
-    tick_at(station::running_tasks,
-            [this](ev::events& out) { running_tasks_.tick(now_, out); });
-    tick_at(station::communication,
-            [this](ev::events& out) { communication_.tick(now_, out); });
+    // Each subsystem's timer, with at most one tick waiting in its
+    // mailbox, as an actor's timer message.
+    for (const auto& [s, handle] : timers)
+      tick_at(s, handle);
     return settle();
   }
   ev::events out;
-  unknown_resolver_.tick(now, out);
-  ranking_.tick(now, out);
-  ready_queue_.tick(now, out);
-  running_tasks_.tick(now, out);
-  communication_.tick(now, out);
+  for (const auto& [s, handle] : timers)
+    handle(out);
   run(std::move(out));
 }
 
