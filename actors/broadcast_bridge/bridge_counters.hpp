@@ -27,6 +27,9 @@ struct bridge_counters {
   // a datagram of its said where it listens, so they could not go.
   std::uint64_t unaddressed = 0;
   std::uint64_t sent_over_bundle_bytes = 0; // datagrams larger than --bundle-bytes
+  // The messages behind them, sealed once each, by body name ("bundle" for
+  // a bundle): which sender outgrew the budget.
+  std::map<std::string, std::uint64_t> over_bundle_bytes_by_body;
   std::uint64_t datagrams_received = 0;
   std::uint64_t bytes_received = 0;
   std::uint64_t accepted = 0;

@@ -58,6 +58,8 @@ std::optional<std::string> bridge_state::seal(wire::Message m, millis now) {
     ++counters_.send_errors;
     return std::nullopt;
   }
+  if (limits_.bundle_bytes > 0 && bytes.size() > limits_.bundle_bytes)
+    ++counters_.over_bundle_bytes_by_body[body_name(m)];
   count_kind(m, true);
   return bytes;
 }

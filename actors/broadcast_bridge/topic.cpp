@@ -1,5 +1,7 @@
 #include "broadcast_bridge/topic.hpp"
 
+#include <google/protobuf/descriptor.h>
+
 namespace dice {
 
 std::string topic_of(const wire::Message& m) {
@@ -31,6 +33,12 @@ std::string topic_of(const wire::Message& m) {
     default:
       return "queue";
   }
+}
+
+std::string body_name(const wire::Message& m) {
+  const auto* field =
+    wire::Message::descriptor()->FindFieldByNumber(m.body_case());
+  return field ? field->name() : std::string{};
 }
 
 } // namespace dice

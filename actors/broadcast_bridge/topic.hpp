@@ -10,4 +10,8 @@ namespace dice {
 /// or "identity" (incarnation probes and notices, which no subsystem takes).
 std::string topic_of(const wire::Message& m);
 
+/// The name of `m`'s body field in dice.proto ("sync_reply", "bundle", ...),
+/// or "" when it has none.
+std::string body_name(const wire::Message& m);
+
 } // namespace dice

@@ -235,6 +235,10 @@ constexpr std::size_t pruned_origins_kept = 65'536;
 /// node info and digest (~50). 32 current origins of a dice-node (id of 3-8
 /// characters, a 13-digit incarnation) take 750-900 of it.
 constexpr std::size_t heartbeat_versions_bytes = 920;
+/// Bytes of ops seen past a gap that a version vector reports on the wire
+/// (see version_vector::to_wire): a snapshot's first chunk must still hold
+/// a task beside it, and a heartbeat its current origins.
+constexpr std::size_t wire_beyond_bytes = 192;
 /// Unfinished tasks of a dead enqueuer adopted by one recovery (announced in
 /// as many Recovery messages of wire_budget bytes as they need).
 constexpr std::size_t recovery_adopt_limit = 1000;

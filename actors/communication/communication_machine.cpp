@@ -249,10 +249,12 @@ void communication_machine::fill_heartbeat(wire::Heartbeat* hb) const {
       bytes += more;
       reported.insert(origin);
     }
-    // In the vector's order, as peers expect it.
+    // One vector, so the origins with gaps share one beyond budget.
+    version_vector kept;
     for (const auto& [origin, seq] : seen_.entries())
       if (superseded_.count(origin) == 0 || reported.count(origin) > 0)
-        seen_.only(origin).to_wire(hb->mutable_versions());
+        kept.raise_to(seen_.only(origin));
+    kept.to_wire(hb->mutable_versions());
   }
   hb->set_replica_digest(digest_);
   // What the claim matching counts as this node's seats on every node.

@@ -28,6 +28,7 @@ nlohmann::json bridge_json(const bridge_counters& c) {
     {"bundles_sent", c.bundles_sent},
     {"unaddressed", c.unaddressed},
     {"sent_over_bundle_bytes", c.sent_over_bundle_bytes},
+    {"over_bundle_bytes_by_body", c.over_bundle_bytes_by_body},
     {"datagrams_received", c.datagrams_received},
     {"bytes_received", c.bytes_received},
     {"accepted", c.accepted},

@@ -1,6 +1,7 @@
 #include "vocabulary/version_vector.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace dice {
 
@@ -139,18 +140,44 @@ bool version_vector::behind(const version_vector& other) const {
   return false;
 }
 
+namespace {
+
+std::size_t varint_bytes(std::uint64_t v) {
+  std::size_t n = 1;
+  for (; v >= 0x80; v >>= 7)
+    ++n;
+  return n;
+}
+
+} // namespace
+
 void version_vector::to_wire(
-  google::protobuf::RepeatedPtrField<wire::VersionEntry>* out) const {
+  google::protobuf::RepeatedPtrField<wire::VersionEntry>* out,
+  std::size_t beyond_bytes) const {
   out->Reserve(out->size() + static_cast<int>(contiguous_.size()));
+  // Each origin with gaps gets an equal share of beyond_bytes.
+  auto share = beyond_gap_.empty() ? 0 : beyond_bytes / beyond_gap_.size();
   for (const auto& [origin, seq] : contiguous_) {
     auto* e = out->Add();
     e->set_origin(origin);
     e->set_seq(seq);
     if (beyond_gap_.empty())
       continue;
-    if (auto g = beyond_gap_.find(origin); g != beyond_gap_.end())
-      for (auto s : g->second)
-        e->add_beyond(s);
+    auto g = beyond_gap_.find(origin);
+    if (g == beyond_gap_.end())
+      continue;
+    // The newest fit, written in ascending order as the set holds them.
+    auto first = g->second.end();
+    std::size_t used = 0;
+    while (first != g->second.begin()) {
+      auto bytes = varint_bytes(*std::prev(first));
+      if (used + bytes > share)
+        break;
+      used += bytes;
+      --first;
+    }
+    for (auto s = first; s != g->second.end(); ++s)
+      e->add_beyond(*s);
   }
 }
 

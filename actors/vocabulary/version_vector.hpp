@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/defaults.hpp"
 #include "dice.pb.h"
 
 namespace dice {
@@ -57,8 +58,12 @@ public:
     return beyond_gap_;
   }
 
-  void to_wire(google::protobuf::RepeatedPtrField<wire::VersionEntry>* out)
-    const;
+  /// Every origin's contiguous seq, and the newest ops seen past a gap in
+  /// `beyond_bytes` at most, shared among the origins with gaps. Leaving
+  /// some out under-reports what was seen, which costs a resend, never a
+  /// loss; all of them would outgrow a frame while a long gap stays open.
+  void to_wire(google::protobuf::RepeatedPtrField<wire::VersionEntry>* out,
+               std::size_t beyond_bytes = defaults::wire_beyond_bytes) const;
   static version_vector
   from_wire(const google::protobuf::RepeatedPtrField<wire::VersionEntry>& in);
 

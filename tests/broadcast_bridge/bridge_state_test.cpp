@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -467,6 +468,19 @@ TEST_CASE("messages and their bytes are counted by family, a bundle part "
   // A dropped datagram counts for no family.
   CHECK_FALSE(b.open(datagrams.front())); // replayed
   CHECK(b.counters().by_kind.at("queue").received == 1);
+}
+
+TEST_CASE("a message sealed over --bundle-bytes is counted under its body's "
+          "name", "[bridge]") {
+  bridge_limits limits;
+  limits.bundle_bytes = 600;
+  bridge_state a{who("n1"), key, limits};
+  auto datagrams = a.seal_all({heartbeat(), with_payload(2000)}, 1000);
+  REQUIRE(datagrams.size() == 2); // the large one could not share a frame
+  CHECK(datagrams[0].size() <= 600);
+  CHECK(datagrams[1].size() > 600);
+  CHECK(a.counters().over_bundle_bytes_by_body
+        == std::map<std::string, std::uint64_t>{{"enqueue", 1}});
 }
 
 TEST_CASE("hmac_sha256 matches RFC 4231", "[bridge]") {

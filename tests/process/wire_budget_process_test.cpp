@@ -64,7 +64,9 @@ TEST_CASE("a node joining a queue whose op log moved on catches up by "
   INFO("w-4 stats: " << s4->dump());
   CHECK((*s4)["queue"].value("snapshots_applied", 0) >= 1);
   for (auto& n : c.nodes()) {
-    INFO("node " << n->id());
+    auto s = n->stats();
+    INFO("node " << n->id() << " over budget by body: "
+         << (s ? (*s)["wire"]["over_bundle_bytes_by_body"].dump() : "?"));
     CHECK(over_budget(*n) == 0);
   }
 }

@@ -91,6 +91,35 @@ TEST_CASE("a snapshot is sent in chunks that each fit in one frame and "
   CHECK(a.counters().snapshots_sent < replies.size() / 8);
 }
 
+TEST_CASE("a snapshot's first chunk fits in one frame while the sender "
+          "waits on a long gap of ops", "[queue][wire]") {
+  auto cfg = budgeted();
+  known_tasks_machine k("a", cfg);
+  ev::events out;
+  for (int i = 0; i < 50; ++i) {
+    wire::TaskSpec s;
+    s.set_id("task-" + std::to_string(i));
+    s.set_payload(std::string(200, 'p'));
+    wire::TaskState st;
+    st.set_phase(wire::DONE);
+    st.set_result(std::string(200, 'r'));
+    k.on(ev::merge_task{s, false, st}, 0, out);
+  }
+  // Ops 369-400 of one origin went missing; 401-2400 came in.
+  version_vector seen;
+  for (std::uint64_t s = 1; s <= 2400; ++s)
+    if (s <= 368 || s > 400)
+      seen.observe("node-with-a-long-name-0002#1700000000000", s);
+  out.clear();
+  k.on(ev::snapshot_wanted{"b", "", seen}, 0, out);
+  std::vector<wire::Message> chunks;
+  for (const auto& s : test::emitted<ev::send_to>(out))
+    chunks.push_back(s.message);
+  REQUIRE(chunks.size() > 1);
+  CHECK(chunks.front().sync_reply().snapshot_versions_size() == 1);
+  CHECK(largest_sealed(chunks) <= defaults::bundle_bytes);
+}
+
 TEST_CASE("missed ops are resent in replies that each fit in one frame",
           "[queue][wire]") {
   auto cfg = budgeted();
