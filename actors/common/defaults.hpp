@@ -380,6 +380,10 @@ constexpr millis tester_hello_ms = 1000;
 constexpr std::size_t tester_blob_replicas = 2;
 /// Most modules (tasks) one evaluation is split into.
 constexpr std::size_t tester_max_modules = 10'000;
+/// Module tasks an evaluation aims at per live runner node: enough for
+/// longest-first to even out the nodes' ends, few enough that light pytest
+/// modules share an interpreter start (see evaluation_plan.hpp).
+constexpr std::size_t tester_tasks_per_runner = 4;
 /// Test modules take priorities 0 (an evaluation's first module) down to
 /// -tester_priority_band (its later ones): a user task at the default
 /// priority 0 is never outranked by a module, and modules of equal rank in

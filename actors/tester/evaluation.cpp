@@ -14,7 +14,7 @@ std::string encode_evaluation(const evaluation_record& e) {
               {"blob", e.blob},       {"blob_bytes", e.blob_bytes},
               {"runner", e.runner},   {"split", e.split},
               {"timeout_s", e.timeout_s}, {"reruns", e.reruns},
-              {"modules", e.modules}, {"origin", e.origin},
+              {"modules", e.modules}, {"tasks", e.tasks}, {"origin", e.origin},
               {"submitted_ms", e.submitted_ms}}
     .dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -34,6 +34,7 @@ std::optional<evaluation_record> decode_evaluation(const std::string& payload) {
     e.timeout_s = j.value("timeout_s", 0u);
     e.reruns = j.value("reruns", 0u);
     e.modules = j.at("modules").get<std::uint32_t>();
+    e.tasks = j.value("tasks", e.modules);
     e.origin = j.value("origin", "");
     e.submitted_ms = j.value("submitted_ms", std::int64_t{0});
     return e;
@@ -68,58 +69,69 @@ struct tally {
   json modules = json::array();
 };
 
+// What an ended module task reports: its result, or the error of a task
+// that failed or was canceled.
+module_result task_result(const module_row& row) {
+  if (row.state.phase() == wire::DONE)
+    return decode_module_result(row.state.result());
+  module_result r;
+  r.error = "module task " + phase_name(row.state.phase())
+            + (row.state.reason().empty() ? "" : ": " + row.state.reason());
+  r.counts.errors = 1;
+  if (row.state.has_claim())
+    r.node = row.state.claim().node_id();
+  return r;
+}
+
 tally count(const std::vector<module_row>& rows, bool with_modules) {
   tally t;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto& row = rows[i];
-    json m;
+  std::size_t index = 0;
+  for (const auto& row : rows) {
+    json base;
     if (with_modules)
-      m = {{"index", i}, {"state", row.known ? phase_name(row.state.phase()) : std::string("unknown")}};
-    if (!row.known) {
+      base = {{"state", row.known ? phase_name(row.state.phase()) : std::string("unknown")}};
+    std::string err;
+    auto task = row.known ? decode_module_task(row.spec.payload(), err) : std::nullopt;
+    auto names = task ? task->modules() : std::vector<std::string>{""};
+    if (row.known && with_modules) {
+      base["id"] = row.spec.id();
+      base["attempts"] = row.state.attempt();
+      if (row.state.has_claim() && row.state.phase() != wire::READY)
+        base["node"] = row.state.claim().node_id();
+    }
+    std::vector<module_result> parts;
+    if (ended(row))
+      parts = split_group_result(task_result(row), names);
+    for (std::size_t k = 0; k < names.size(); ++k, ++index) {
+      json m = base;
+      if (with_modules) {
+        m["index"] = index;
+        if (task)
+          m["module"] = names[k];
+      }
+      if (!parts.empty()) {
+        const auto& r = parts[k];
+        ++t.done;
+        t.totals.add(r.counts);
+        auto& n = t.per_node[r.node.empty() ? "?" : r.node];
+        ++n.first;
+        n.second.add(r.counts);
+        if (with_modules) {
+          m["counts"] = counts_json(r.counts);
+          m["duration_ms"] = r.duration_ms;
+          if (!r.error.empty())
+            m["error"] = r.error;
+          if (!r.output.empty())
+            m["output"] = r.output;
+          auto tests = json::array();
+          for (auto& tc : r.tests)
+            tests.push_back(test_case_json(tc));
+          m["tests"] = std::move(tests);
+        }
+      }
       if (with_modules)
         t.modules.push_back(std::move(m));
-      continue;
     }
-    std::string err;
-    if (auto task = decode_module_task(row.spec.payload(), err); task && with_modules)
-      m["module"] = task->module;
-    if (with_modules) {
-      m["id"] = row.spec.id();
-      m["attempts"] = row.state.attempt();
-      if (row.state.has_claim() && row.state.phase() != wire::READY)
-        m["node"] = row.state.claim().node_id();
-    }
-    if (ended(row)) {
-      ++t.done;
-      module_result r;
-      if (row.state.phase() == wire::DONE) {
-        r = decode_module_result(row.state.result());
-      } else {
-        r.error = "module task " + phase_name(row.state.phase())
-                  + (row.state.reason().empty() ? "" : ": " + row.state.reason());
-        r.counts.errors = 1;
-        if (row.state.has_claim())
-          r.node = row.state.claim().node_id();
-      }
-      t.totals.add(r.counts);
-      auto& n = t.per_node[r.node.empty() ? "?" : r.node];
-      ++n.first;
-      n.second.add(r.counts);
-      if (with_modules) {
-        m["counts"] = counts_json(r.counts);
-        m["duration_ms"] = r.duration_ms;
-        if (!r.error.empty())
-          m["error"] = r.error;
-        if (!r.output.empty())
-          m["output"] = r.output;
-        auto tests = json::array();
-        for (auto& tc : r.tests)
-          tests.push_back(test_case_json(tc));
-        m["tests"] = std::move(tests);
-      }
-    }
-    if (with_modules)
-      t.modules.push_back(std::move(m));
   }
   return t;
 }
@@ -132,7 +144,7 @@ json header(const evaluation_record& e, const tally& t, std::size_t rows) {
           {"split", e.split},
           {"origin", e.origin},
           {"submitted_ms", e.submitted_ms},
-          {"state", t.done == e.modules && rows == e.modules ? "done" : "running"},
+          {"state", t.done == e.modules && rows == e.tasks ? "done" : "running"},
           {"modules_total", e.modules},
           {"modules_done", t.done},
           {"totals", counts_json(t.totals)}};

@@ -27,6 +27,8 @@ struct evaluation_record {
   std::uint32_t timeout_s = 0;
   std::uint32_t reruns = 0;
   std::uint32_t modules = 0;
+  // Module tasks: light pytest modules share one (see evaluation_plan.hpp).
+  std::uint32_t tasks = 0;
   std::string origin;     // the node that accepted it
   std::int64_t submitted_ms = 0;
 };
@@ -47,7 +49,8 @@ struct module_row {
 /// The report of GET /evaluation/{id}: state ("running" until every
 /// module task ended, then "done"), totals, each module with its node,
 /// state and tests, and per node what it ran. `rows` are the module
-/// tasks in index order (module_task_id(id, 0...modules-1)).
+/// tasks in index order (module_task_id(id, 0...tasks-1)); a task of
+/// several modules is reported as one entry per module.
 nlohmann::json evaluation_report(const evaluation_record& e,
                                  const std::vector<module_row>& rows);
 

@@ -47,22 +47,88 @@ std::int32_t module_priority(std::size_t rank) {
     std::min<std::size_t>(rank, static_cast<std::size_t>(defaults::tester_priority_band)));
 }
 
+std::vector<std::vector<std::string>>
+module_groups(const std::vector<std::string>& modules,
+              const std::map<std::string, std::int64_t>& durations_ms,
+              const std::map<std::string, std::uint64_t>& priors, std::size_t runners) {
+  auto known = [&](const auto& weights) {
+    return std::all_of(modules.begin(), modules.end(),
+                       [&](const std::string& m) { return weights.count(m) > 0; });
+  };
+  bool by_duration = known(durations_ms);
+  bool by_prior = !by_duration && known(priors);
+  std::vector<std::uint64_t> weight;
+  std::uint64_t total = 0;
+  for (const auto& m : modules) {
+    std::uint64_t w = 1;
+    if (by_duration)
+      w = static_cast<std::uint64_t>(std::max<std::int64_t>(1, durations_ms.at(m)));
+    else if (by_prior)
+      w = std::max<std::uint64_t>(1, priors.at(m));
+    weight.push_back(w);
+    total += w;
+  }
+  auto target = total / (defaults::tester_tasks_per_runner * std::max<std::size_t>(1, runners));
+  std::vector<std::size_t> order(modules.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
+  // Heaviest first, each group closed before it would pass the target:
+  // groups of like weight, the lightest last.
+  std::vector<std::vector<std::string>> groups;
+  std::uint64_t filled = 0;
+  for (auto i : order) {
+    if (groups.empty() || filled + weight[i] > target) {
+      groups.emplace_back();
+      filled = 0;
+    }
+    groups.back().push_back(modules[i]);
+    filled += weight[i];
+  }
+  return groups;
+}
+
 std::vector<wire::TaskSpec>
-evaluation_specs(const evaluation_record& e, const std::vector<std::string>& modules,
+evaluation_specs(const evaluation_record& e,
+                 const std::vector<std::vector<std::string>>& groups,
                  const std::vector<std::string>& sources,
                  const std::map<std::string, std::int64_t>& durations_ms,
                  const std::map<std::string, std::uint64_t>& priors) {
-  std::vector<wire::TaskSpec> specs(modules.size() + 1);
+  std::vector<wire::TaskSpec> specs(groups.size() + 1);
   auto& record = specs[0];
   record.set_id(e.id);
   record.set_kind("evaluation");
   record.set_payload(encode_evaluation(e));
-  auto rank = module_ranks(modules, durations_ms, priors);
-  for (std::size_t i = 0; i < modules.size(); ++i) {
+  // A group ranks by its modules' sum.
+  std::vector<std::string> names;
+  std::map<std::string, std::int64_t> group_ms;
+  std::map<std::string, std::uint64_t> group_prior;
+  for (const auto& g : groups) {
+    names.push_back(g.front());
+    bool all_known = true;
+    std::int64_t ms = 0;
+    std::uint64_t prior = 0;
+    for (const auto& m : g) {
+      auto d = durations_ms.find(m);
+      all_known = all_known && d != durations_ms.end();
+      ms += d == durations_ms.end() ? 0 : d->second;
+      auto p = priors.find(m);
+      prior += p == priors.end() ? 0 : p->second;
+    }
+    if (all_known)
+      group_ms[g.front()] = ms;
+    if (prior > 0)
+      group_prior[g.front()] = prior;
+  }
+  auto rank = module_ranks(names, group_ms, group_prior);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
     auto& s = specs[i + 1];
     s.set_id(module_task_id(e.id, i));
     s.set_kind("test");
-    module_task t{e.id, e.blob, modules[i], e.runner, e.timeout_s, e.reruns, sources};
+    module_task t{e.id, e.blob, groups[i].front(), e.runner, e.timeout_s, e.reruns,
+                  sources};
+    t.with.assign(groups[i].begin() + 1, groups[i].end());
     s.set_payload(encode_module_task(t));
     s.set_priority(module_priority(rank[i]));
     s.add_blobs(e.blob);
@@ -78,7 +144,7 @@ remembered_durations(const std::string& name,
   for (auto& ev : earlier) {
     if (ev.first.name != name || name.empty())
       continue;
-    bool done = ev.second.size() == ev.first.modules
+    bool done = ev.second.size() == ev.first.tasks
                 && std::all_of(ev.second.begin(), ev.second.end(), [](const module_row& r) {
                      return r.known && r.state.phase() == wire::DONE;
                    });
@@ -91,8 +157,13 @@ remembered_durations(const std::string& name,
   for (auto& row : latest->second) {
     std::string err;
     auto t = decode_module_task(row.spec.payload(), err);
-    if (t)
-      out[t->module] = decode_module_result(row.state.result()).duration_ms;
+    if (!t)
+      continue;
+    auto r = decode_module_result(row.state.result());
+    if (r.shares.empty())
+      out[t->module] = r.duration_ms;
+    for (const auto& [module, share] : r.shares)
+      out[module] = share.ms;
   }
   return out;
 }

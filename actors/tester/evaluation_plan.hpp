@@ -28,8 +28,19 @@ namespace dice {
 /// A fresh evaluation id: the node's id, the time and a counter.
 std::string new_evaluation_id(const std::string& node_id, millis now, std::uint64_t n);
 
+/// `modules` packed into tasks, heaviest first. Each task costs one runner
+/// start (interpreter, imports, collection), which for a light module is
+/// as much as its tests, so light modules share a task: a task aims at the
+/// project's weight over tester_tasks_per_runner x `runners`, and a module
+/// at least that heavy runs alone. The weight is the remembered duration
+/// when every module has one, else the prior, else 1 each.
+std::vector<std::vector<std::string>>
+module_groups(const std::vector<std::string>& modules,
+              const std::map<std::string, std::int64_t>& durations_ms,
+              const std::map<std::string, std::uint64_t>& priors, std::size_t runners);
+
 /// The record task (kind "evaluation", id e.id) followed by one "test"
-/// task per module (ids module_task_id(e.id, i)), each naming the blob
+/// task per group of modules (ids module_task_id(e.id, i)), each naming the blob
 /// (TaskSpec.blobs): a node that holds it counts it as a data object of
 /// its claim, so the ranking prefers the nodes that need not fetch it.
 /// `sources` are the HTTP addresses of nodes that hold the blob;
@@ -38,7 +49,8 @@ std::string new_evaluation_id(const std::string& node_id, millis now, std::uint6
 /// `priors` maps module names to a guess of their weight (larger: longer),
 /// used for modules without a remembered duration.
 std::vector<wire::TaskSpec>
-evaluation_specs(const evaluation_record& e, const std::vector<std::string>& modules,
+evaluation_specs(const evaluation_record& e,
+                 const std::vector<std::vector<std::string>>& groups,
                  const std::vector<std::string>& sources,
                  const std::map<std::string, std::int64_t>& durations_ms,
                  const std::map<std::string, std::uint64_t>& priors = {});
@@ -55,6 +67,7 @@ module_ranks(const std::vector<std::string>& modules,
 std::int32_t module_priority(std::size_t rank);
 
 /// Module durations of the latest finished evaluation among `earlier`
+/// (a group's modules each by its share)
 /// (records with their module rows) of project `name`.
 std::map<std::string, std::int64_t>
 remembered_durations(const std::string& name,

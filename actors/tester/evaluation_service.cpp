@@ -119,6 +119,15 @@ std::string evaluation_service::store_clone(const std::string& url, std::string&
   return sha;
 }
 
+std::size_t evaluation_service::runner_nodes() const {
+  auto peers = parts_.peers->live(wall_clock_ms());
+  auto n = static_cast<std::size_t>(
+    std::count_if(peers.begin(), peers.end(), [this](const tester_peer& p) {
+      return p.runs_tests && p.id != node_.config().id;
+    }));
+  return n + (parts_.cfg.enabled ? 1 : 0);
+}
+
 evaluation_receipt evaluation_service::submit(evaluation_request ask,
                                               const std::string& sha) {
   using refusal = evaluation_receipt::refusal;
@@ -163,6 +172,16 @@ evaluation_receipt evaluation_service::submit(evaluation_request ask,
   e.timeout_s = ask.timeout_s;
   e.reruns = ask.reruns;
   e.modules = static_cast<std::uint32_t>(modules.size());
+  auto durations = remembered_durations(e.name, earlier);
+  // pytest runs several modules in one process; the other runners one each.
+  std::vector<std::vector<std::string>> groups;
+  if (e.runner == "pytest") {
+    groups = module_groups(modules, durations, priors, runner_nodes());
+  } else {
+    for (auto& m : modules)
+      groups.push_back({m});
+  }
+  e.tasks = static_cast<std::uint32_t>(groups.size());
   e.origin = node_.config().id;
   e.submitted_ms = now;
   // Copies first: the evaluation must survive this node's death.
@@ -174,8 +193,7 @@ evaluation_receipt evaluation_service::submit(evaluation_request ask,
     sources.push_back(p.http);
     ++out.blob_copies;
   }
-  auto specs = evaluation_specs(e, modules, sources, remembered_durations(e.name, earlier),
-                                priors);
+  auto specs = evaluation_specs(e, groups, sources, durations, priors);
   const auto& api = node_.config().api;
   auto accept = std::chrono::milliseconds(api.submit_accept_ms);
   auto receipt = ask_within<submit_receipt>(sys_, node_.queue(), accept + http_ask_timeout,
@@ -198,7 +216,7 @@ evaluation_receipt evaluation_service::submit(evaluation_request ask,
 std::optional<std::vector<module_row>>
 evaluation_service::module_rows(const evaluation_record& e, std::string& err) {
   task_query q;
-  for (std::uint32_t i = 0; i < e.modules; ++i)
+  for (std::uint32_t i = 0; i < e.tasks; ++i)
     q.ids.push_back(module_task_id(e.id, i));
   auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v, q);
   if (!rows)
@@ -206,8 +224,8 @@ evaluation_service::module_rows(const evaluation_record& e, std::string& err) {
   std::map<std::string, const task_row*> by_id;
   for (auto& r : *rows)
     by_id[r.spec.id()] = &r;
-  std::vector<module_row> out(e.modules);
-  for (std::uint32_t i = 0; i < e.modules; ++i) {
+  std::vector<module_row> out(e.tasks);
+  for (std::uint32_t i = 0; i < e.tasks; ++i) {
     auto it = by_id.find(q.ids[i]);
     if (it == by_id.end() || !it->second->has_spec)
       continue;

@@ -57,6 +57,8 @@ public:
   all(std::string& error);
 
 private:
+  /// Live nodes that run tests, this one included if it does.
+  std::size_t runner_nodes() const;
   std::optional<std::vector<module_row>> module_rows(const evaluation_record& e,
                                                      std::string& error);
 

@@ -12,11 +12,19 @@ using nlohmann::json;
 namespace dice {
 
 std::string encode_module_task(const module_task& t) {
-  return json{{"eval", t.eval},       {"blob", t.blob},
+  json j{{"eval", t.eval},       {"blob", t.blob},
               {"module", t.module},   {"runner", t.runner},
               {"timeout_s", t.timeout_s}, {"reruns", t.reruns},
-              {"sources", t.sources}}
-    .dump();
+              {"sources", t.sources}};
+  if (!t.with.empty())
+    j["with"] = t.with;
+  return j.dump();
+}
+
+std::vector<std::string> module_task::modules() const {
+  std::vector<std::string> all{module};
+  all.insert(all.end(), with.begin(), with.end());
+  return all;
 }
 
 std::optional<module_task> decode_module_task(const std::string& payload,
@@ -33,6 +41,9 @@ std::optional<module_task> decode_module_task(const std::string& payload,
     t.timeout_s = j.at("timeout_s").get<std::uint32_t>();
     t.reruns = j.value("reruns", 0u);
     t.sources = j.value("sources", std::vector<std::string>{});
+    t.with = j.value("with", std::vector<std::string>{});
+    if (!t.with.empty() && t.runner != "pytest")
+      throw std::runtime_error("only pytest runs several modules in one task");
     if (t.runner != "pytest" && t.runner != "cmd" && t.runner != "ctest")
       throw std::runtime_error("runner must be pytest, ctest or cmd");
     return t;
@@ -90,7 +101,27 @@ json result_json(const module_result& r) {
     j["error"] = r.error;
   if (!r.output.empty())
     j["output"] = r.output;
+  if (!r.shares.empty()) {
+    json shares = json::object();
+    for (const auto& [module, part] : r.shares) {
+      json one{{"ms", part.ms}, {"counts", counts_json(part.counts)}};
+      if (!part.error.empty())
+        one["error"] = part.error;
+      shares[module] = std::move(one);
+    }
+    j["shares"] = std::move(shares);
+  }
   return j;
+}
+
+outcome_counts counts_of(const json& c) {
+  outcome_counts out;
+  out.passed = c.value("passed", 0ull);
+  out.failed = c.value("failed", 0ull);
+  out.skipped = c.value("skipped", 0ull);
+  out.errors = c.value("errors", 0ull);
+  out.flaky = c.value("flaky", 0ull);
+  return out;
 }
 
 std::string dump(const json& j) {
@@ -130,30 +161,102 @@ std::string encode_module_result(module_result r, std::size_t max_bytes) {
 module_result decode_module_result(const std::string& text) {
   module_result r;
   auto j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
+  // Any task's result may claim to be a module's: a wrong type is
+  // unreadable too, never a throw.
+  try {
+    if (j.is_discarded() || !j.is_object())
+      throw std::runtime_error("not an object");
+    r.node = j.value("node", "");
+    r.error = j.value("error", "");
+    r.output = j.value("output", "");
+    r.duration_ms = j.value("duration_ms", std::int64_t{0});
+    r.counts = counts_of(j.value("counts", json::object()));
+    auto shares = j.value("shares", json::object());
+    for (auto& [module, part] : shares.items()) {
+      auto& share = r.shares[module];
+      share.ms = part.value("ms", std::int64_t{0});
+      share.counts = counts_of(part.value("counts", json::object()));
+      share.error = part.value("error", "");
+    }
+    for (auto& t : j.value("tests", json::array())) {
+      test_case_result tc;
+      tc.id = t.value("id", "");
+      tc.outcome = t.value("outcome", "");
+      tc.seconds = static_cast<double>(t.value("ms", std::int64_t{0})) / 1000.0;
+      tc.output = t.value("output", "");
+      tc.flaky = t.value("flaky", false);
+      r.tests.push_back(std::move(tc));
+    }
+  } catch (const std::exception&) {
+    r = module_result{};
     r.error = "unreadable module result";
-    return r;
-  }
-  r.node = j.value("node", "");
-  r.error = j.value("error", "");
-  r.output = j.value("output", "");
-  r.duration_ms = j.value("duration_ms", std::int64_t{0});
-  auto c = j.value("counts", json::object());
-  r.counts.passed = c.value("passed", 0ull);
-  r.counts.failed = c.value("failed", 0ull);
-  r.counts.skipped = c.value("skipped", 0ull);
-  r.counts.errors = c.value("errors", 0ull);
-  r.counts.flaky = c.value("flaky", 0ull);
-  for (auto& t : j.value("tests", json::array())) {
-    test_case_result tc;
-    tc.id = t.value("id", "");
-    tc.outcome = t.value("outcome", "");
-    tc.seconds = static_cast<double>(t.value("ms", std::int64_t{0})) / 1000.0;
-    tc.output = t.value("output", "");
-    tc.flaky = t.value("flaky", false);
-    r.tests.push_back(std::move(tc));
   }
   return r;
+}
+
+std::string module_of(const std::vector<std::string>& modules, const std::string& test_id) {
+  auto prefix = test_id.substr(0, test_id.find("::"));
+  for (const auto& m : modules)
+    if (m == test_id)
+      return m;
+  for (const auto& m : modules)
+    if (m == prefix)
+      return m;
+  return {};
+}
+
+std::map<std::string, module_share> group_shares(const std::vector<std::string>& modules,
+                                                 const module_result& r) {
+  std::map<std::string, module_share> out;
+  if (modules.empty())
+    return out;
+  for (const auto& m : modules)
+    out[m].error = r.error;
+  std::int64_t accounted = 0;
+  for (const auto& t : r.tests) {
+    auto owner = module_of(modules, t.id);
+    // A test id pytest wrote differently from the module's path still
+    // counts, under the first module.
+    auto& share = out[owner.empty() ? modules.front() : owner];
+    share.counts.add(t.outcome, t.flaky);
+    auto ms = static_cast<std::int64_t>(t.seconds * 1000);
+    share.ms += ms;
+    accounted += ms;
+  }
+  auto rest = std::max<std::int64_t>(0, r.duration_ms - accounted);
+  for (auto& [m, share] : out)
+    share.ms += rest / static_cast<std::int64_t>(modules.size());
+  return out;
+}
+
+std::vector<module_result> split_group_result(const module_result& r,
+                                              const std::vector<std::string>& modules) {
+  if (modules.size() <= 1)
+    return {r};
+  std::vector<module_result> out(modules.size());
+  for (std::size_t i = 0; i < modules.size(); ++i) {
+    auto& part = out[i];
+    part.node = r.node;
+    auto share = r.shares.find(modules[i]);
+    if (share == r.shares.end()) {
+      // Ended before it ran (failed or canceled): one error per module.
+      part.error = r.error.empty() ? "no result for this module" : r.error;
+      part.output = r.output;
+      part.counts.errors = 1;
+      continue;
+    }
+    part.duration_ms = share->second.ms;
+    part.counts = share->second.counts;
+    part.error = share->second.error;
+    if (!part.error.empty())
+      part.output = r.output;
+    for (const auto& t : r.tests) {
+      auto owner = module_of(modules, t.id);
+      if (owner == modules[i] || (owner.empty() && i == 0))
+        part.tests.push_back(t);
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> discover_pytest_files(const std::string& root) {

@@ -5,6 +5,7 @@
 // outputs are cut first, then the passed tests' entries are folded into
 // counts, so the counts stay exact whatever the size.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,13 @@ struct module_task {
   std::uint32_t timeout_s = 0;
   std::uint32_t reruns = 0;
   std::vector<std::string> sources; // HTTP HOST:PORT of nodes holding the blob
+  // pytest: more modules run by the same process, after `module` (light
+  // modules grouped so they share one interpreter start; see
+  // evaluation_plan.hpp). Empty for a module alone.
+  std::vector<std::string> with;
+
+  /// `module` followed by `with`: every module the task runs.
+  std::vector<std::string> modules() const;
 };
 
 std::string encode_module_task(const module_task& t);
@@ -38,6 +46,13 @@ struct outcome_counts {
   std::uint64_t tests() const { return passed + failed + skipped + errors; }
 };
 
+/// One module's part of the result of a task that ran several.
+struct module_share {
+  std::int64_t ms = 0;
+  outcome_counts counts;
+  std::string error;
+};
+
 struct module_result {
   std::string node;       // who ran it
   std::string error;      // the module did not report: crashed, timed out, ...
@@ -45,7 +60,26 @@ struct module_result {
   std::int64_t duration_ms = 0;
   std::vector<test_case_result> tests; // failed/error/flaky ones at least
   outcome_counts counts;  // every test, also those folded out of `tests`
+  // A task of several modules: each one's part (never cut, so the counts
+  // and durations per module stay exact); empty for one module.
+  std::map<std::string, module_share> shares;
 };
+
+/// Which of `modules` test `test_id` belongs to: the module it equals, or
+/// the one its "MODULE::" prefix names; "" if none.
+std::string module_of(const std::vector<std::string>& modules, const std::string& test_id);
+
+/// Each of `modules`' part of `r`, the result of one process that ran them
+/// all: the counts of its tests, their time and an equal share of what no
+/// test accounts for (interpreter start, collection), and r's error.
+std::map<std::string, module_share> group_shares(const std::vector<std::string>& modules,
+                                                 const module_result& r);
+
+/// `r` as one result per module of `modules`, in that order, from its
+/// shares; without shares (one module, or a task that ended before it
+/// ran) each module stands for `r` whole, a failed task as one error each.
+std::vector<module_result> split_group_result(const module_result& r,
+                                              const std::vector<std::string>& modules);
 
 /// One test's entry in results and reports: id, outcome, ms, and output
 /// and flaky when set.

@@ -163,6 +163,40 @@ test_runner::run_pytest(const std::vector<std::string>& targets, const std::stri
 
 module_result test_runner::run_module(const module_task& t, const std::string& dir,
                                       const cancel_token& cancel) {
+  auto r = run_process(t, dir, cancel);
+  if (t.with.empty() || r.error.empty() || cancel.canceled())
+    return r;
+  // The process that ran the group did not report (a crash, a hang, pytest
+  // itself broken): each module again alone, so the others' results stand
+  // and the error names the module it belongs to.
+  module_result each;
+  each.node = node_id_;
+  for (const auto& m : t.modules()) {
+    module_task one = t;
+    one.module = m;
+    one.with.clear();
+    auto start = std::chrono::steady_clock::now();
+    auto part = run_process(one, dir, cancel);
+    auto& share = each.shares[m];
+    share.ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::steady_clock::now() - start).count();
+    share.counts = part.counts;
+    share.error = part.error;
+    each.counts.add(part.counts);
+    for (auto& tc : part.tests)
+      each.tests.push_back(std::move(tc));
+    if (!part.error.empty()) {
+      each.error += (each.error.empty() ? "" : "; ") + m + ": " + part.error;
+      each.output = std::move(part.output);
+    }
+    if (cancel.canceled())
+      break;
+  }
+  return each;
+}
+
+module_result test_runner::run_process(const module_task& t, const std::string& dir,
+                                       const cancel_token& cancel) {
   module_result r;
   r.node = node_id_;
   auto timeout = std::min<millis>(cfg_.max_timeout_ms,
@@ -182,7 +216,7 @@ module_result test_runner::run_module(const module_task& t, const std::string& d
   } else {
     bool ctest = t.runner == "ctest";
     r.tests = ctest ? run_ctest(t.module, dir, timeout, cancel, r)
-                    : run_pytest({t.module}, dir, timeout, cancel, r);
+                    : run_pytest(t.modules(), dir, timeout, cancel, r);
     for (std::uint32_t round = 0; round < t.reruns && r.error.empty(); ++round) {
       std::vector<std::string> again;
       for (auto& tc : r.tests)
@@ -235,7 +269,10 @@ task_outcome test_runner::run(const std::string& payload, const cancel_token& ca
     return task_outcome::failure("canceled");
   r.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                     std::chrono::steady_clock::now() - start).count();
-  ++counters_.modules;
+  // Before the result is cut to size: every test counts.
+  if (!task->with.empty() && r.shares.empty())
+    r.shares = group_shares(task->modules(), r);
+  counters_.modules += task->with.size() + 1;
   counters_.tests += r.counts.tests();
   counters_.passed += r.counts.passed;
   counters_.failed += r.counts.failed + r.counts.errors;

@@ -85,6 +85,9 @@ private:
                              std::vector<std::string> argv) const;
   module_result run_module(const module_task& t, const std::string& dir,
                            const cancel_token& cancel);
+  /// One runner process for every module of `t`, reruns included.
+  module_result run_process(const module_task& t, const std::string& dir,
+                            const cancel_token& cancel);
   std::vector<test_case_result> run_pytest(const std::vector<std::string>& targets,
                                            const std::string& dir, millis timeout_ms,
                                            const cancel_token& cancel,

@@ -130,6 +130,49 @@ TEST_CASE("dice test runs a project on three nodes: the report is exact and the 
   CHECK_THAT(text, Contains("failures=\"1\""));
 }
 
+TEST_CASE("dice test on one node runs light modules in one process and still "
+          "reports each module exactly", "[process][tester]") {
+  cluster c;
+  auto nodes = start_testers(c, 1);
+  process cli(DICE_CLI_BIN,
+              {"--node", url_of(*nodes[0]), "--json", "test", DICE_SAMPLE_PROJECT,
+               "--timeout", "5", "--reruns", "1", "--wait"},
+              c.dir().file("cli.log"));
+  auto code = cli.wait_exit(millis(120000));
+  INFO("CLI:\n" << cli.log() << "\nnodes:\n" << c.logs());
+  REQUIRE(code);
+  CHECK(*code == 1);
+  auto report = last_json_line(cli.log());
+  REQUIRE(report.is_object());
+  CHECK(report["state"] == "done");
+  // Six modules in fewer tasks: the three lightest files share one, whose
+  // process dies with test_crash.py, so each of them runs again alone.
+  CHECK(report["modules_total"] == 6);
+  std::set<std::string> tasks;
+  std::map<std::string, nlohmann::json> by_module;
+  for (auto& m : report["modules"]) {
+    tasks.insert(m["id"].get<std::string>());
+    by_module[m["module"].get<std::string>()] = m;
+  }
+  CHECK(tasks.size() < 6);
+  CHECK(by_module.size() == 6);
+  // The same totals as on three nodes, one module at a time.
+  auto& t = report["totals"];
+  CHECK(t["tests"] == 13);
+  CHECK(t["passed"] == 9);
+  CHECK(t["failed"] == 1);
+  CHECK(t["skipped"] == 1);
+  CHECK(t["errors"] == 2);
+  CHECK(t["flaky"] == 1);
+  CHECK_THAT(by_module["tests/test_crash.py"]["error"].get<std::string>(),
+             Contains("killed by signal"));
+  CHECK_THAT(by_module["tests/test_hang.py"]["error"].get<std::string>(),
+             Contains("timed out after 5000 ms"));
+  CHECK_FALSE(by_module["tests/test_slow.py"].contains("error"));
+  CHECK(by_module["tests/test_slow.py"]["counts"]["passed"] == 1);
+  CHECK(workspaces_left(c.dir().file("work-" + nodes[0]->id())) == 0);
+}
+
 TEST_CASE("dice test: a node killed mid-run has its modules run elsewhere",
           "[process][tester]") {
   cluster c;

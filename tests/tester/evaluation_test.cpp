@@ -17,9 +17,18 @@ evaluation_record record(std::uint32_t modules) {
   e.split = "file";
   e.timeout_s = 60;
   e.modules = modules;
+  e.tasks = modules;
   e.origin = "a";
   e.submitted_ms = 1000;
   return e;
+}
+
+// One task per module.
+std::vector<std::vector<std::string>> singles(const std::vector<std::string>& modules) {
+  std::vector<std::vector<std::string>> out;
+  for (auto& m : modules)
+    out.push_back({m});
+  return out;
 }
 
 module_row done_row(const wire::TaskSpec& spec, const std::string& node,
@@ -48,7 +57,7 @@ module_result result_of(const std::string& node, std::int64_t ms,
 TEST_CASE("an evaluation is a record task and one task per module",
           "[tester][evaluation]") {
   auto e = record(3);
-  auto specs = evaluation_specs(e, {"t/a.py", "t/b.py", "t/c.py"}, {"127.0.0.1:1"}, {});
+  auto specs = evaluation_specs(e, singles({"t/a.py", "t/b.py", "t/c.py"}), {"127.0.0.1:1"}, {});
   REQUIRE(specs.size() == 4);
   CHECK(specs[0].id() == e.id);
   CHECK(specs[0].kind() == "evaluation");
@@ -62,7 +71,7 @@ TEST_CASE("an evaluation is a record task and one task per module",
 
 TEST_CASE("remembered durations order modules longest first", "[tester][evaluation]") {
   auto earlier_e = record(3);
-  auto earlier_specs = evaluation_specs(earlier_e, {"a", "b", "c"}, {}, {});
+  auto earlier_specs = evaluation_specs(earlier_e, singles({"a", "b", "c"}), {}, {});
   std::vector<module_row> rows{
     done_row(earlier_specs[1], "n1", result_of("n1", 500, {{"a::x", "passed"}})),
     done_row(earlier_specs[2], "n1", result_of("n1", 9000, {{"b::x", "passed"}})),
@@ -72,7 +81,7 @@ TEST_CASE("remembered durations order modules longest first", "[tester][evaluati
   CHECK(remembered_durations("other", {{earlier_e, rows}}).empty());
 
   auto e = record(4);
-  auto specs = evaluation_specs(e, {"a", "b", "c", "new"}, {}, durations);
+  auto specs = evaluation_specs(e, singles({"a", "b", "c", "new"}), {}, durations);
   CHECK(specs[2].priority() > specs[3].priority()); // b (9 s) before c (2 s)
   CHECK(specs[3].priority() > specs[1].priority()); // c before a (0.5 s)
   CHECK(specs[4].priority() > specs[2].priority()); // never seen: first
@@ -87,8 +96,8 @@ TEST_CASE("two evaluations at once take turns: modules of equal rank share a "
   new_e.id = "ev-new";
   std::map<std::string, std::int64_t> remembered{
     {"o1", 9000}, {"o2", 7000}, {"o3", 5000}, {"o4", 3000}};
-  auto old_specs = evaluation_specs(old_e, {"o4", "o3", "o2", "o1"}, {}, remembered);
-  auto new_specs = evaluation_specs(new_e, {"n1", "n2", "n3", "n4"}, {}, {});
+  auto old_specs = evaluation_specs(old_e, singles({"o4", "o3", "o2", "o1"}), {}, remembered);
+  auto new_specs = evaluation_specs(new_e, singles({"n1", "n2", "n3", "n4"}), {}, {});
   // The queue runs higher priorities first: order the modules so, each
   // evaluation's own order kept for equal priorities.
   std::vector<wire::TaskSpec> all(old_specs.begin() + 1, old_specs.end());
@@ -114,7 +123,7 @@ TEST_CASE("two evaluations at once take turns: modules of equal rank share a "
 TEST_CASE("a first run ranks modules by their prior, and ranks past the band share "
           "its floor", "[tester][evaluation]") {
   auto e = record(3);
-  auto specs = evaluation_specs(e, {"t/small.py", "t/big.py", "t/mid.py"}, {}, {},
+  auto specs = evaluation_specs(e, singles({"t/small.py", "t/big.py", "t/mid.py"}), {}, {},
                                 {{"t/small.py", 100}, {"t/big.py", 9000},
                                  {"t/mid.py", 2000}});
   CHECK(specs[2].priority() == 0);  // big
@@ -130,7 +139,7 @@ TEST_CASE("a first run ranks modules by their prior, and ranks past the band sha
 TEST_CASE("the report counts every module's tests and says who ran what",
           "[tester][evaluation]") {
   auto e = record(3);
-  auto specs = evaluation_specs(e, {"t/a.py", "t/b.py", "t/c.py"}, {}, {});
+  auto specs = evaluation_specs(e, singles({"t/a.py", "t/b.py", "t/c.py"}), {}, {});
   std::vector<module_row> rows{
     done_row(specs[1], "n1", result_of("n1", 10, {{"t/a.py::x", "passed"},
                                                   {"t/a.py::y", "failed"}})),
@@ -164,6 +173,94 @@ TEST_CASE("the report counts every module's tests and says who ran what",
     auto r = evaluation_report(e, rows);
     CHECK(r["totals"]["errors"] == 2);
     CHECK(r["totals"]["skipped"] == 0);
+  }
+}
+
+TEST_CASE("light modules share a task, heavy ones run alone, heaviest first",
+          "[tester][evaluation]") {
+  // 10 s of tests on 2 runner nodes: a task aims at 10 s / (4 x 2).
+  std::map<std::string, std::int64_t> ms{
+    {"big", 4000}, {"mid", 2000}, {"a", 900}, {"b", 800}, {"c", 700},
+    {"d", 600},    {"e", 500},    {"f", 300}, {"g", 200}};
+  std::vector<std::string> modules;
+  for (auto& [m, d] : ms)
+    modules.push_back(m);
+  auto groups = module_groups(modules, ms, {}, 2);
+  using G = std::vector<std::vector<std::string>>;
+  CHECK(groups == G{{"big"}, {"mid"}, {"a"}, {"b"}, {"c"}, {"d", "e"},
+                    {"f", "g"}});
+  // One runner: fewer, fuller tasks.
+  CHECK(module_groups(modules, ms, {}, 1)
+        == G{{"big"}, {"mid"}, {"a", "b", "c"}, {"d", "e", "f", "g"}});
+  // Eight: every module alone.
+  CHECK(module_groups(modules, ms, {}, 8).size() == modules.size());
+  // A first run weighs by prior; without one, by count.
+  CHECK(module_groups({"x", "y", "z", "w"}, {}, {{"x", 10}, {"y", 10}, {"z", 10}, {"w", 10}}, 1)
+        == G{{"x"}, {"y"}, {"z"}, {"w"}});
+  CHECK(module_groups({"x", "y", "z", "w"}, {}, {}, 1).size() == 4);
+  std::vector<std::string> many;
+  for (int i = 0; i < 40; ++i)
+    many.push_back("t" + std::to_string(i));
+  CHECK(module_groups(many, {}, {}, 1).size() == 4);
+  CHECK(module_groups(many, {}, {}, 0).size() == 4); // no runner heard: as one
+}
+
+TEST_CASE("a task of several modules is reported module by module, and each "
+          "one's share is remembered", "[tester][evaluation]") {
+  auto e = record(3);
+  e.tasks = 2;
+  auto specs = evaluation_specs(e, {{"t/a.py"}, {"t/b.py", "t/c.py"}}, {}, {});
+  REQUIRE(specs.size() == 3);
+  std::string err;
+  auto grouped = decode_module_task(specs[2].payload(), err);
+  REQUIRE(grouped);
+  CHECK(grouped->modules() == std::vector<std::string>{"t/b.py", "t/c.py"});
+
+  auto group = result_of("n2", 3000, {{"t/b.py::x", "passed"}, {"t/b.py::y", "failed"},
+                                      {"t/c.py::x", "passed"}});
+  group.shares = group_shares(grouped->modules(), group);
+  std::vector<module_row> rows{
+    done_row(specs[1], "n1", result_of("n1", 700, {{"t/a.py::x", "passed"}})),
+    done_row(specs[2], "n2", group)};
+  auto report = evaluation_report(e, rows);
+  CHECK(report["state"] == "done");
+  CHECK(report["modules_total"] == 3);
+  CHECK(report["modules_done"] == 3);
+  CHECK(report["totals"]["passed"] == 3);
+  CHECK(report["totals"]["failed"] == 1);
+  REQUIRE(report["modules"].size() == 3);
+  auto b = report["modules"][1];
+  auto c = report["modules"][2];
+  CHECK(b["module"] == "t/b.py");
+  CHECK(b["counts"]["tests"] == 2);
+  CHECK(b["tests"].size() == 2);
+  CHECK(c["module"] == "t/c.py");
+  CHECK(c["counts"]["passed"] == 1);
+  CHECK(c["node"] == "n2");
+  CHECK(report["nodes"]["n2"]["modules"] == 2);
+  // 3 s less 0.3 s of tests, shared: b 0.2 s + 1.35 s, c 0.1 s + 1.35 s.
+  CHECK(b["duration_ms"] == 1550);
+  CHECK(c["duration_ms"] == 1450);
+  auto remembered = remembered_durations("proj", {{e, rows}});
+  CHECK(remembered == std::map<std::string, std::int64_t>{
+                        {"t/a.py", 700}, {"t/b.py", 1550}, {"t/c.py", 1450}});
+
+  SECTION("a group whose task failed is one error per module") {
+    rows[1].state.set_phase(wire::FAILED);
+    rows[1].state.set_reason("test: project blob not found");
+    auto r = evaluation_report(e, rows);
+    CHECK(r["totals"]["errors"] == 2);
+    CHECK(r["modules"][2]["error"] == "module task failed: test: project blob not found");
+  }
+  SECTION("while it runs, each of its modules shows the node") {
+    rows[1] = module_row{true, specs[2], {}};
+    rows[1].state.set_phase(wire::RUNNING);
+    rows[1].state.mutable_claim()->set_node_id("n2");
+    auto r = evaluation_report(e, rows);
+    CHECK(r["state"] == "running");
+    CHECK(r["modules_done"] == 1);
+    CHECK(r["modules"][2]["module"] == "t/c.py");
+    CHECK(r["modules"][2]["node"] == "n2");
   }
 }
 
