@@ -69,16 +69,14 @@ module_groups(const std::vector<std::string>& modules,
     total += w;
   }
   auto target = total / (defaults::tester_tasks_per_runner * std::max<std::size_t>(1, runners));
-  std::vector<std::size_t> order(modules.size());
-  for (std::size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
-  // Heaviest first, each group closed before it would pass the target:
-  // groups of like weight, the lightest last.
+  // Stretches of the project's order (plain pytest's), each closed before
+  // it would pass the target, so a heavy module is alone. A stretch runs
+  // as plain pytest runs those files, one after another: suites whose
+  // tests leave state behind for later files (mpmath's precision, say)
+  // meet only what they meet under plain pytest, less what came before.
   std::vector<std::vector<std::string>> groups;
   std::uint64_t filled = 0;
-  for (auto i : order) {
+  for (std::size_t i = 0; i < modules.size(); ++i) {
     if (groups.empty() || filled + weight[i] > target) {
       groups.emplace_back();
       filled = 0;

@@ -28,12 +28,14 @@ namespace dice {
 /// A fresh evaluation id: the node's id, the time and a counter.
 std::string new_evaluation_id(const std::string& node_id, millis now, std::uint64_t n);
 
-/// `modules` packed into tasks, heaviest first. Each task costs one runner
-/// start (interpreter, imports, collection), which for a light module is
-/// as much as its tests, so light modules share a task: a task aims at the
-/// project's weight over tester_tasks_per_runner x `runners`, and a module
-/// at least that heavy runs alone. The weight is the remembered duration
-/// when every module has one, else the prior, else 1 each.
+/// `modules` packed into tasks. Each task costs one runner start
+/// (interpreter, imports, collection), which for a light module is as much
+/// as its tests, so light modules share a task: stretches of `modules`, in
+/// their order, each aiming at the project's weight over
+/// tester_tasks_per_runner x `runners`; a module at least that heavy runs
+/// alone. The weight is the remembered duration when every module has
+/// one, else the prior, else 1 each. The tasks' ranks (evaluation_specs)
+/// still put the heaviest first.
 std::vector<std::vector<std::string>>
 module_groups(const std::vector<std::string>& modules,
               const std::map<std::string, std::int64_t>& durations_ms,

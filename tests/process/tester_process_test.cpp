@@ -133,10 +133,26 @@ TEST_CASE("dice test runs a project on three nodes: the report is exact and the 
 TEST_CASE("dice test on one node runs light modules in one process and still "
           "reports each module exactly", "[process][tester]") {
   cluster c;
+  // Eight files of one size: on one node, four tasks of two files each.
+  auto root = c.dir().file("light-project");
+  fs::create_directories(root + "/tests");
+  const std::vector<std::pair<std::string, std::string>> files{
+    {"test_1_pass", "def test_one():\n    assert 1 + 1 == 2\n"},
+    {"test_2_crash", "import os\n\ndef test_crash():\n    os.abort()\n"},
+    {"test_3_pass", "def test_three():\n    assert 3 * 3 == 9\n"},
+    {"test_4_fail", "def test_wrong():\n    assert 2 + 2 == 5, 'on purpose'\n"},
+    {"test_5_pass", "def test_five():\n    assert 'five'\n"},
+    {"test_6_pass", "def test_six():\n    assert 6 > 5\n"},
+    {"test_7_skip", "import pytest\n\n@pytest.mark.skip\ndef test_later():\n    pass\n"},
+    {"test_8_pass", "def test_eight():\n    assert 8\n"}};
+  for (const auto& [name, code] : files) {
+    std::ofstream f(root + "/tests/" + name + ".py");
+    f << code << "# " << std::string(200 - code.size() - 3, '.') << "\n";
+  }
   auto nodes = start_testers(c, 1);
   process cli(DICE_CLI_BIN,
-              {"--node", url_of(*nodes[0]), "--json", "test", DICE_SAMPLE_PROJECT,
-               "--timeout", "5", "--reruns", "1", "--wait"},
+              {"--node", url_of(*nodes[0]), "--json", "test", root, "--timeout", "30",
+               "--wait"},
               c.dir().file("cli.log"));
   auto code = cli.wait_exit(millis(120000));
   INFO("CLI:\n" << cli.log() << "\nnodes:\n" << c.logs());
@@ -145,31 +161,30 @@ TEST_CASE("dice test on one node runs light modules in one process and still "
   auto report = last_json_line(cli.log());
   REQUIRE(report.is_object());
   CHECK(report["state"] == "done");
-  // Six modules in fewer tasks: the three lightest files share one, whose
-  // process dies with test_crash.py, so each of them runs again alone.
-  CHECK(report["modules_total"] == 6);
-  std::set<std::string> tasks;
+  CHECK(report["modules_total"] == 8);
+  std::map<std::string, std::set<std::string>> tasks; // task id -> its modules
   std::map<std::string, nlohmann::json> by_module;
   for (auto& m : report["modules"]) {
-    tasks.insert(m["id"].get<std::string>());
+    tasks[m["id"].get<std::string>()].insert(m["module"].get<std::string>());
     by_module[m["module"].get<std::string>()] = m;
   }
-  CHECK(tasks.size() < 6);
-  CHECK(by_module.size() == 6);
-  // The same totals as on three nodes, one module at a time.
+  CHECK(tasks.size() == 4);
+  CHECK(by_module.size() == 8);
+  // The crash took the first pair's process down: each of the two ran
+  // again alone, so test_1 passed and the error names test_2.
   auto& t = report["totals"];
-  CHECK(t["tests"] == 13);
-  CHECK(t["passed"] == 9);
+  CHECK(t["tests"] == 8);
+  CHECK(t["passed"] == 5);
   CHECK(t["failed"] == 1);
   CHECK(t["skipped"] == 1);
-  CHECK(t["errors"] == 2);
-  CHECK(t["flaky"] == 1);
-  CHECK_THAT(by_module["tests/test_crash.py"]["error"].get<std::string>(),
+  CHECK(t["errors"] == 1);
+  CHECK(by_module["tests/test_1_pass.py"]["counts"]["passed"] == 1);
+  CHECK_FALSE(by_module["tests/test_1_pass.py"].contains("error"));
+  CHECK_THAT(by_module["tests/test_2_crash.py"]["error"].get<std::string>(),
              Contains("killed by signal"));
-  CHECK_THAT(by_module["tests/test_hang.py"]["error"].get<std::string>(),
-             Contains("timed out after 5000 ms"));
-  CHECK_FALSE(by_module["tests/test_slow.py"].contains("error"));
-  CHECK(by_module["tests/test_slow.py"]["counts"]["passed"] == 1);
+  CHECK(by_module["tests/test_4_fail.py"]["tests"][0]["id"]
+        == "tests/test_4_fail.py::test_wrong");
+  CHECK(by_module["tests/test_7_skip.py"]["counts"]["skipped"] == 1);
   CHECK(workspaces_left(c.dir().file("work-" + nodes[0]->id())) == 0);
 }
 

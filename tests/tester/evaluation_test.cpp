@@ -176,7 +176,7 @@ TEST_CASE("the report counts every module's tests and says who ran what",
   }
 }
 
-TEST_CASE("light modules share a task, heavy ones run alone, heaviest first",
+TEST_CASE("light modules share a task in the project's order, heavy ones run alone",
           "[tester][evaluation]") {
   // 10 s of tests on 2 runner nodes: a task aims at 10 s / (4 x 2).
   std::map<std::string, std::int64_t> ms{
@@ -187,11 +187,19 @@ TEST_CASE("light modules share a task, heavy ones run alone, heaviest first",
     modules.push_back(m);
   auto groups = module_groups(modules, ms, {}, 2);
   using G = std::vector<std::vector<std::string>>;
-  CHECK(groups == G{{"big"}, {"mid"}, {"a"}, {"b"}, {"c"}, {"d", "e"},
-                    {"f", "g"}});
+  CHECK(groups == G{{"a"}, {"b"}, {"big"}, {"c"}, {"d", "e"}, {"f", "g"},
+                    {"mid"}});
   // One runner: fewer, fuller tasks.
   CHECK(module_groups(modules, ms, {}, 1)
-        == G{{"big"}, {"mid"}, {"a", "b", "c"}, {"d", "e", "f", "g"}});
+        == G{{"a", "b"}, {"big"}, {"c", "d", "e", "f", "g"}, {"mid"}});
+  // Stretches of the project's order (plain pytest's), not of the weights'.
+  CHECK(module_groups({"y", "big", "x"}, {{"y", 1}, {"x", 2}, {"big", 100}}, {}, 1)
+        == G{{"y"}, {"big"}, {"x"}});
+  // The heaviest group still ranks first.
+  auto e = record(2);
+  e.tasks = 2;
+  auto specs = evaluation_specs(e, {{"y", "x"}, {"big"}}, {}, {{"y", 1}, {"x", 2}, {"big", 100}});
+  CHECK(specs[2].priority() > specs[1].priority());
   // Eight: every module alone.
   CHECK(module_groups(modules, ms, {}, 8).size() == modules.size());
   // A first run weighs by prior; without one, by count.
