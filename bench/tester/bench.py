@@ -4,8 +4,9 @@ Debian's python3-mpmath), and seed 004's table redone in kind.
 
 Part 1: the whole mpmath suite by `pytest -n N` (python3-pytest-xdist) and
 by `dice test --wait` on N single-slot tester nodes, N = 1, 2, 4, 8, side
-by side; dice twice per N: a first run, and a second that orders modules
-longest first from the first run's durations.
+by side, alternating for --rounds rounds (the machine's speed drifts; a
+ratio is taken within a round): dice's round 1 is a first run, the later
+rounds order modules longest first from the durations remembered.
 Part 2: 8 projects submitted at once to N = 2, 4, 8 nodes (each a copy of
 the mpmath suite without its two longest files, so no module dominates),
 wall time from the first submit to the last report done, and efficiency
@@ -20,7 +21,9 @@ import csv
 import json
 import os
 import shutil
+import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -109,7 +112,10 @@ def main():
     ap.add_argument("--nodes", default="1,2,4,8")
     ap.add_argument("--many-nodes", default="2,4,8")
     ap.add_argument("--out", default=here)
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
+    # A SIGTERM stops the nodes started here too (the finally blocks run).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     build = os.path.abspath(args.build)
     cli = f"{build}/apps/dice/dice"
     cores = os.cpu_count()
@@ -121,27 +127,36 @@ def main():
         print(f"part 1: mpmath's suite ({len(os.listdir(suite + '/tests'))} files), "
               f"{cores} cores", flush=True)
         for n in [int(x) for x in args.nodes.split(",")]:
-            secs, r = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                             "-n", str(n), "tests"], cwd=suite)
-            summary = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-200:]
-            rows.append(("single", "xdist", n, 1, "wall_s", round(secs, 2)))
-            print(f"  pytest -n {n}: {secs:6.1f} s  ({summary})", flush=True)
             c = Cluster(build, root, n)
+            ratios = []
             try:
-                for rnd in (1, 2):
+                for rnd in range(1, args.rounds + 1):
+                    secs, r = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                     "-n", str(n), "tests"], cwd=suite)
+                    summary = (r.stdout.strip().splitlines()[-1] if r.stdout.strip()
+                               else r.stderr[-200:])
+                    rows.append(("single", "xdist", n, rnd, "wall_s", round(secs, 2)))
+                    print(f"  round {rnd}, pytest -n {n}: {secs:6.1f} s  ({summary})",
+                          flush=True)
+                    xdist = secs
                     secs, r = timed([cli, "--node", c.url(), "--json", "test", suite,
                                      "--name", "mpmath", "--wait", "--timeout", "600"])
                     rep = json.loads(r.stdout.strip().splitlines()[-1])
                     t = rep["totals"]
                     work = sum(m.get("duration_ms", 0) for m in rep["modules"]) / 1000
+                    tasks = len({m["id"] for m in rep["modules"]})
                     rows.append(("single", "dice", n, rnd, "wall_s", round(secs, 2)))
                     rows.append(("single", "dice", n, rnd, "module_s", round(work, 2)))
-                    print(f"  dice test, {n} node(s), run {rnd}: {secs:6.1f} s  "
-                          f"({t['passed']} passed, {t['failed']} failed, "
-                          f"{t['skipped']} skipped, {t['errors']} errors; "
-                          f"modules {work:.1f} s)", flush=True)
+                    ratios.append(secs / xdist)
+                    print(f"  round {rnd}, dice test, {n} node(s): {secs:6.1f} s "
+                          f"({secs / xdist:.2f} x xdist; {t['passed']} passed, "
+                          f"{t['failed']} failed, {t['skipped']} skipped, "
+                          f"{t['errors']} errors; {tasks} tasks, modules {work:.1f} s)",
+                          flush=True)
             finally:
                 c.stop()
+            print(f"  N = {n}: dice / xdist per round {', '.join(f'{x:.2f}' for x in ratios)}"
+                  f", median {statistics.median(ratios):.2f}", flush=True)
 
         print("part 2: 8 projects at once (mpmath without test_functions2.py and "
               "test_calculus.py)", flush=True)
@@ -151,7 +166,7 @@ def main():
                           cwd=projects[0])
         rows.append(("many", "pytest", 1, 1, "serial_one_s", round(serial, 2)))
         print(f"  one project, plain pytest: {serial:.1f} s", flush=True)
-        for n in [int(x) for x in args.many_nodes.split(",")]:
+        for n in [int(x) for x in args.many_nodes.split(",") if x and x != "none"]:
             c = Cluster(build, root, n)
             try:
                 start = time.monotonic()

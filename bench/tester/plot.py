@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """Draws bench/tester's recorded results: left, one project's wall time
-against N for pytest -n N and dice test (first run, and second run with
-the durations remembered); right, 8 projects on N nodes beside the
+against N for pytest -n N and dice test (first run, and later rounds with
+the durations remembered; medians over rounds); right, 8 projects on N nodes beside the
 physical limit of two cores and seed 004's figures.
 
     /usr/bin/python3 bench/tester/plot.py bench/tester/results.csv bench/tester/tester.png
 """
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -20,12 +21,20 @@ def main():
     data = plotting.rows(source)
     fig, (single, many) = plotting.panels(2)
     wall = [r for r in data if r["part"] == "single" and r["metric"] == "wall_s"]
-    series = {("xdist", "1"): "pytest -n N", ("dice", "1"): "dice test, run 1",
-              ("dice", "2"): "dice test, run 2 (longest first)"}
-    for (system, rnd), label in series.items():
-        points = sorted((int(r["nodes"]), float(r["value"])) for r in wall
-                        if r["system"] == system and r["round"] == rnd)
-        single.plot([p[0] for p in points], [p[1] for p in points], "o-", label=label)
+    def median_by_n(system, rounds):
+        by_n = {}
+        for r in wall:
+            if r["system"] == system and rounds(int(r["round"])):
+                by_n.setdefault(int(r["nodes"]), []).append(float(r["value"]))
+        return sorted((n, statistics.median(v)) for n, v in by_n.items())
+
+    series = [(median_by_n("xdist", lambda r: True), "pytest -n N (median of rounds)"),
+              (median_by_n("dice", lambda r: r == 1), "dice test, first run"),
+              (median_by_n("dice", lambda r: r > 1),
+               "dice test, durations remembered (median)")]
+    for points, label in series:
+        if points:
+            single.plot([p[0] for p in points], [p[1] for p in points], "o-", label=label)
     plotting.finish_axes(single, "mpmath's suite, one project",
                          "workers / nodes N (2 cores)", "wall s", log2_x=True)
 
