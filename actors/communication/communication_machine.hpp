@@ -72,6 +72,8 @@ public:
   bool replicated(const wire::OpId& op) const;
 
   const version_vector& seen() const { return seen_; }
+  /// Origins known superseded and not yet pruned, since when.
+  const std::map<std::string, millis>& superseded() const { return superseded_; }
   const op_log& log() const { return log_; }
   bool acts_as_coordinator() const {
     return !coordinated_ || coordinator_ == id_;

@@ -128,6 +128,9 @@ public:
     communication_.fill_heartbeat(hb);
   }
   const version_vector& seen() const { return communication_.seen(); }
+  const std::map<std::string, millis>& superseded() const {
+    return communication_.superseded();
+  }
 
   /// True once another replica holds the submitted task's ENQUEUE.
   bool acknowledged(const std::string& task_id) const {

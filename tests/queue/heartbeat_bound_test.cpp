@@ -114,8 +114,25 @@ TEST_CASE("32 nodes restarting every 300 ms keep every heartbeat within one "
     for (const auto& [origin, seq] : entries) {
       auto hash = origin.find('#'); // "n17#1764115200042"
       auto node = std::stoul(origin.substr(1, hash - 1)) - 1;
-      if (std::stoull(origin.substr(hash + 1)) < incarnation.at(node))
+      if (std::stoull(origin.substr(hash + 1)) < incarnation.at(node)) {
         ++superseded_left;
+        // Which replicas keep it, whether they know it superseded, and
+        // what the others hold of it: why it was not pruned.
+        std::size_t holders = 0, same = 0;
+        for (std::size_t m = 0; m < c.size(); ++m) {
+          auto theirs = c.node(m).seen().only(origin);
+          holders += theirs == version_vector{} ? 0 : 1;
+          same += theirs == c.node(n).seen().only(origin) ? 1 : 0;
+        }
+        std::cout << "  left on n" << n + 1 << ": " << origin
+                  << (c.node(n).superseded().count(origin)
+                        ? " marked " + std::to_string(c.now() - c.node(n).superseded().at(origin))
+                            + " ms ago"
+                        : std::string(" unmarked"))
+                  << ", pruned here " << c.node(n).counters().origins_pruned
+                  << ", gaps " << c.node(n).seen().has_gaps(origin)
+                  << ", held by " << holders << ", same on " << same << "\n";
+      }
     }
   }
   std::cout << "heartbeat bound seed " << seed << ": " << restarts
