@@ -71,6 +71,19 @@ nlohmann::json report_when_done(node_process& n, const std::string& id, millis t
   return last;
 }
 
+bool wait_running_on(node_process& n, const std::string& id, const std::string& runner,
+                     millis timeout) {
+  return wait_until([&] {
+    auto r = get_json(n.spec().http_port, "/evaluation/" + id);
+    if (!r)
+      return false;
+    for (auto& m : (*r)["modules"])
+      if (m["state"] == "running" && m.value("node", "") == runner)
+        return true;
+    return false;
+  }, timeout, millis(100));
+}
+
 std::string submit(cluster& c, node_process& n, const std::string& project,
                    const std::string& log) {
   process cli(DICE_CLI_BIN, {"--node", url_of(n), "--json", "test", project, "--timeout", "60"},

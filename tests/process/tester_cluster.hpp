@@ -24,6 +24,11 @@ std::string make_project(const temp_dir& dir, const std::string& name, int modul
 /// The evaluation report from `n`, once it is done (or the deadline).
 nlohmann::json report_when_done(node_process& n, const std::string& id, millis timeout);
 
+/// Waits up to `timeout` until `n`'s report of evaluation `id` shows a
+/// module running on node `runner`.
+bool wait_running_on(node_process& n, const std::string& id, const std::string& runner,
+                     millis timeout);
+
 /// Submits `project` through the CLI to `n` without waiting; the id.
 std::string submit(cluster& c, node_process& n, const std::string& project,
                    const std::string& log);

@@ -195,15 +195,7 @@ TEST_CASE("dice test: a node killed mid-run has its modules run elsewhere",
   auto project = make_project(c.dir(), "slow-project", 6, 2, 1.0);
   auto id = submit(c, *nodes[0], project, "submit.log");
   // Kill t-2 while it runs a module.
-  bool running_on_victim = wait_until([&] {
-    auto r = get_json(nodes[0]->spec().http_port, "/evaluation/" + id);
-    if (!r)
-      return false;
-    for (auto& m : (*r)["modules"])
-      if (m["state"] == "running" && m.value("node", "") == "t-2")
-        return true;
-    return false;
-  }, millis(30000), millis(100));
+  bool running_on_victim = wait_running_on(*nodes[0], id, "t-2", millis(30000));
   INFO(c.logs());
   REQUIRE(running_on_victim);
   nodes[2]->proc().kill_now();

@@ -63,15 +63,7 @@ TEST_CASE("dice test on mpmath's own suite reports what plain pytest reports, "
 
   auto nodes = start_testers(c, 3);
   auto id = submit(c, *nodes[0], project, "submit.log");
-  bool running_on_victim = wait_until([&] {
-    auto r = get_json(nodes[0]->spec().http_port, "/evaluation/" + id);
-    if (!r)
-      return false;
-    for (auto& m : (*r)["modules"])
-      if (m["state"] == "running" && m.value("node", "") == "t-2")
-        return true;
-    return false;
-  }, millis(60000), millis(100));
+  bool running_on_victim = wait_running_on(*nodes[0], id, "t-2", millis(60000));
   INFO(c.logs());
   REQUIRE(running_on_victim);
   nodes[2]->proc().kill_now();
