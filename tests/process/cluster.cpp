@@ -327,6 +327,17 @@ node_spec cluster::make_spec(const std::string& id) const {
   return s;
 }
 
+std::vector<node_spec> seeded_specs(const cluster& c, const std::vector<std::string>& ids) {
+  std::vector<node_spec> specs;
+  for (const auto& id : ids) {
+    auto spec = c.make_spec(id);
+    if (!specs.empty())
+      spec.peers = {specs.front().udp_addr()};
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
 node_process& cluster::start(node_spec spec, millis ready_timeout) {
   auto log = dir_.file(spec.id + ".log");
   nodes_.push_back(std::make_unique<node_process>(binary_, std::move(spec), log));

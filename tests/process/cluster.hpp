@@ -178,6 +178,10 @@ private:
   std::vector<std::unique_ptr<node_process>> nodes_;
 };
 
+/// Specs for `ids` (make_spec), each after the first seeded with the
+/// first's address: a cluster that forms through one node.
+std::vector<node_spec> seeded_specs(const cluster& c, const std::vector<std::string>& ids);
+
 /// Runs `dice-node args...` to completion (killing it after `timeout`) and
 /// returns its exit code (nullopt if it had to be killed) and its output.
 struct run_result {

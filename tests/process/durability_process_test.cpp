@@ -43,14 +43,9 @@ TEST_CASE("kill -9 of every node at once, then a restart: no acknowledged "
           "task is lost, finished ones keep their results, the rest run",
           "[process][journal]") {
   cluster c;
-  std::vector<node_spec> specs;
-  for (auto id : {"d-1", "d-2", "d-3"}) {
-    auto spec = c.make_spec(id);
-    if (!specs.empty())
-      spec.peers = {specs.front().udp_addr()};
-    specs.push_back(spec);
+  auto specs = seeded_specs(c, {"d-1", "d-2", "d-3"});
+  for (const auto& spec : specs)
     c.start(spec);
-  }
   REQUIRE(wait_until([&] { return c[0].alive_count() == 3
                                   && c[2].alive_count() == 3; },
                      millis(5000)));

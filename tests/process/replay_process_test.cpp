@@ -118,14 +118,7 @@ TEST_CASE("datagrams captured before the whole cluster stopped, replayed at "
           "a restarted node, are dropped and run nothing again",
           "[process][replay]") {
   cluster c;
-  std::vector<node_spec> specs;
-  for (auto id : {"rp-1", "rp-2", "rp-3"}) {
-    auto spec = c.make_spec(id);
-    spec.data_dir = c.dir().file(std::string(id) + ".data");
-    if (!specs.empty())
-      spec.peers = {specs.front().udp_addr()};
-    specs.push_back(spec);
-  }
+  auto specs = seeded_specs(c, {"rp-1", "rp-2", "rp-3"});
   // rp-2 is reached through the relay: everything its peers send it is
   // captured.
   auto relay_port = free_port(true);

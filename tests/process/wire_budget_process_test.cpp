@@ -27,14 +27,9 @@ TEST_CASE("a node joining a queue whose op log moved on catches up by "
           "[process][wire]") {
   cluster c;
   const std::vector<std::string> small_log = {"--op-log-limit", "32"};
-  std::vector<node_spec> specs;
-  for (auto id : {"w-1", "w-2", "w-3"}) {
-    auto spec = c.make_spec(id);
-    spec.data_dir = c.dir().file(std::string(id) + ".data");
+  auto specs = seeded_specs(c, {"w-1", "w-2", "w-3"});
+  for (auto& spec : specs) {
     spec.extra_args = small_log;
-    if (!specs.empty())
-      spec.peers = {specs.front().udp_addr()};
-    specs.push_back(spec);
     c.start(spec);
   }
   REQUIRE(wait_until([&] { return c[0].alive_count() == 3
@@ -54,7 +49,6 @@ TEST_CASE("a node joining a queue whose op log moved on catches up by "
 
   // A newcomer with an empty data dir: the ops it lacks left every op log.
   auto late = c.make_spec("w-4");
-  late.data_dir = c.dir().file("w-4.data");
   late.extra_args = small_log;
   late.peers = {specs.front().udp_addr()};
   auto& n4 = c.start(late);
