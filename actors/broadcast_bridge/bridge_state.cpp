@@ -66,8 +66,10 @@ std::optional<std::string> bridge_state::seal(wire::Message m, millis now) {
 
 std::size_t bundle_budget(const bridge_identity& self,
                           const bridge_limits& limits) {
-  // --bundle-bytes 0: every message goes alone.
-  return limits.bundle_bytes == 0 ? 0 : body_budget(self, limits);
+  // Room for the bundle's header and the envelope around it.
+  auto overhead = envelope_bytes(self);
+  auto size = std::min(limits.bundle_bytes, limits.max_datagram_bytes);
+  return size > overhead ? size - overhead : 0;
 }
 
 std::vector<std::string> bridge_state::seal_all(std::vector<wire::Message> parts,

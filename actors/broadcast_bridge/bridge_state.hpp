@@ -30,8 +30,8 @@ struct bridge_limits {
   std::uint32_t notices_per_second = defaults::incarnation_notices_per_second;
 };
 
-/// The bytes of bundled parts one datagram of `self` may carry: the body
-/// budget (wire_budget.hpp), or 0 with bundling off (--bundle-bytes 0).
+/// The bytes of bundled parts one datagram of `self` may carry: the bundle
+/// budget less room for the bundle's header and the envelope around it.
 std::size_t bundle_budget(const bridge_identity& self,
                           const bridge_limits& limits);
 
