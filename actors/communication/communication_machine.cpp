@@ -306,13 +306,7 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   else
     differed_.erase(peer);
   peers_.update(peer, incarnation, reported);
-  // A superseded origin the peer no longer reports, it pruned (or leaves
-  // out of a full heartbeat): reports of one incarnation are joined, but
-  // its old report of that origin must not hold back our own prune, nor
-  // make us ask it for ops it dropped.
-  for (const auto& [origin, since] : superseded_)
-    if (reported.get(origin) == 0 && !reported.has_gaps(origin))
-      peers_.forget_origin(peer, origin);
+  forget_unreported_superseded(peer, reported);
   // Every heartbeat of every peer passes here: note a change in O(log n)
   // rather than comparing the whole map (quadratic in a large cluster).
   ev::seats said;
@@ -326,7 +320,12 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   }
   tell_live(out);
   check_acks(out);
-  if (now >= next_sync_ && (lost_ops || diverged))
+  // A snapshot coming in from another peer brings what this one has too:
+  // asking this one as well would start a second transfer over the first
+  // (one silent for a few sync intervals is given up).
+  bool snapshot_elsewhere = snapshot_ && snapshot_->peer != peer
+                            && now - snapshot_->heard < 3 * cfg_.sync_interval_ms;
+  if (now >= next_sync_ && (lost_ops || diverged) && !snapshot_elsewhere)
     request_sync(peer, now, !lost_ops, out);
 }
 
@@ -403,7 +402,7 @@ void communication_machine::on_sync_reply(const wire::Message& m, millis now,
     for (const auto& t : r.snapshot())
       if (!t.spec().id().empty())
         out.push_back(ev::merge_task{t.spec(), t.spec_unknown(), t.state()});
-    auto step = snapshot_chunk(m.sender_id(), r);
+    auto step = snapshot_chunk(m.sender_id(), r, now);
     // The whole snapshot is in (its last chunk may come before others of
     // the same answer): its origins came without their ops.
     if (step == snapshot_step::complete)
@@ -418,6 +417,8 @@ void communication_machine::on_sync_reply(const wire::Message& m, millis now,
       request_sync(m.sender_id(), now, true, out);
       return;
     }
+    if (step == snapshot_step::out_of_order)
+      return; // of a transfer given up: asking again would restart it
   } else if (r.continued()) {
     return; // the rest of this answer is on its way
   }
@@ -429,7 +430,7 @@ void communication_machine::on_sync_reply(const wire::Message& m, millis now,
 
 communication_machine::snapshot_step
 communication_machine::snapshot_chunk(const std::string& peer,
-                                      const wire::SyncReply& r) {
+                                      const wire::SyncReply& r, millis now) {
   // Merging a chunk's tasks is always safe; raising our version vector is
   // not until every chunk arrived. The first chunk's vector is the one to
   // raise to: each later chunk was cut later, and task states only grow, so
@@ -437,10 +438,11 @@ communication_machine::snapshot_chunk(const std::string& peer,
   if (r.snapshot_after().empty())
     snapshot_ = snapshot_progress{peer,
                                   version_vector::from_wire(r.snapshot_versions()),
-                                  "", {}};
+                                  "", {}, now};
   else if (!snapshot_ || snapshot_->peer != peer)
     return snapshot_step::out_of_order; // of a transfer no longer under way
   auto& p = *snapshot_;
+  p.heard = now;
   // The chunk holds every task in (after, last]; the last one holds every
   // task after `after`.
   auto last = r.snapshot_size() > 0 ? r.snapshot(r.snapshot_size() - 1).spec().id()

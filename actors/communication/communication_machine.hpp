@@ -100,7 +100,8 @@ private:
   // to come, it completed the transfer, or it moved nothing (a chunk before
   // it was lost, then it waits in `ahead`; or it repeats one).
   enum class snapshot_step { more, complete, out_of_order };
-  snapshot_step snapshot_chunk(const std::string& peer, const wire::SyncReply& r);
+  snapshot_step snapshot_chunk(const std::string& peer,
+                               const wire::SyncReply& r, millis now);
   void recover(const std::string& peer, ev::events& out);
   void on_recovery(const wire::Message& m, ev::events& out);
   void announce_stable_point(millis now, ev::events& out);
@@ -125,6 +126,14 @@ private:
                         millis now);
   void note_origin(const std::string& origin, millis now);
   void note_origins(millis now); // every origin of seen_
+  // A newer incarnation of the origin's node is known.
+  bool superseded(const std::string& origin) const;
+  // A superseded origin the peer no longer reports, it pruned (or leaves
+  // out of a full heartbeat): reports of one incarnation are joined, but
+  // its old report of that origin must not hold back our own prune, nor
+  // make us ask it, again and again, for ops it dropped.
+  void forget_unreported_superseded(const std::string& peer,
+                                    const version_vector& reported);
   // Drops the superseded origins every live peer has caught up on.
   void prune(millis now);
   // No live peer reports other ops of `origin` than this replica has seen.
@@ -175,6 +184,7 @@ private:
     // whether they end the snapshot). Taken in once the cursor reaches
     // them, so a lost chunk costs itself, not the chunks behind it.
     std::map<std::string, std::pair<std::string, bool>> ahead;
+    millis heard = 0; // its last chunk came then
   };
   std::optional<snapshot_progress> snapshot_;
   millis next_compact_ = 0;

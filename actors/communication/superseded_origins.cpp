@@ -63,6 +63,34 @@ void communication_machine::note_origin(const std::string& origin, millis now) {
   }
 }
 
+bool communication_machine::superseded(const std::string& origin) const {
+  auto parts = split_origin(origin);
+  if (!parts)
+    return false;
+  auto newest = newest_incarnation_.find(parts->first);
+  return newest != newest_incarnation_.end() && parts->second < newest->second;
+}
+
+void communication_machine::forget_unreported_superseded(
+  const std::string& peer, const version_vector& reported) {
+  const auto* theirs = peers_.find(peer);
+  if (theirs == nullptr)
+    return;
+  std::vector<std::string> gone;
+  auto check = [&](const std::string& origin) {
+    if (reported.get(origin) == 0 && !reported.has_gaps(origin)
+        && superseded(origin))
+      gone.push_back(origin);
+  };
+  for (const auto& [origin, seq] : theirs->entries())
+    check(origin);
+  for (const auto& [origin, seqs] : theirs->beyond_gaps())
+    if (theirs->get(origin) == 0)
+      check(origin);
+  for (const auto& origin : gone)
+    peers_.forget_origin(peer, origin);
+}
+
 bool communication_machine::settled(const std::string& origin) const {
   // Every live peer has seen exactly its ops that this replica has (gaps
   // included: ops lost with a node that died cannot be filled by anyone),

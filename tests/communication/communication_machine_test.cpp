@@ -390,3 +390,69 @@ TEST_CASE("past the heartbeat budget, settled superseded origins leave "
     CHECK(small.counters().origins_pruned == small.counters().origins_pruned_early);
   }
 }
+
+namespace {
+
+// Sync requests `out` sends to `peer`.
+std::size_t sync_requests_to(const ev::events& out, const std::string& peer) {
+  std::size_t n = 0;
+  for (const auto& u : test::emitted<ev::unicast>(out))
+    n += u.peer == peer && u.message.has_sync_request() ? 1 : 0;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("a peer that stops reporting a superseded origin this replica "
+          "never held is not asked for its ops again and again",
+          "[communication][restarts][sync]") {
+  // Reports of one incarnation are joined, so the origin b pruned stayed in
+  // its record here: every heartbeat of b looked like ops lost, and each
+  // sync request was answered with a whole snapshot (x#1's ops had left
+  // b's log), hundreds of times a minute in a cluster that restarts.
+  communication_machine a("a", "a#1", queue_config{});
+  ev::events out;
+  version_vector old;
+  old.observe("x#1", 1);
+  old.observe("x#1", 2);
+  a.on_received(heard("b", 1, reporting(old)), 0, out);
+  a.on_received(heard("x", 2, heartbeat()), 1, out); // x restarted
+  out.clear();
+  a.on_received(heard("b", 1, reporting({})), 200, out); // b pruned x#1
+  auto first = sync_requests_to(out, "b");
+  CHECK(first <= 1); // judged on the record before this report
+  out.clear();
+  for (millis t = 400; t <= 2000; t += 200)
+    a.on_received(heard("b", 1, reporting({})), t, out);
+  CHECK(sync_requests_to(out, "b") == 0);
+}
+
+TEST_CASE("while a snapshot comes in from one peer, another peer ahead is "
+          "not asked for a second one; a stalled transfer is given up",
+          "[communication][sync][snapshot]") {
+  communication_machine a("a", "a#1", queue_config{});
+  ev::events out;
+  version_vector ahead;
+  ahead.observe("b#1", 1);
+  a.on_received(heard("b", 1, reporting(ahead)), 0, out);
+  a.on_received(heard("c", 1, reporting(ahead)), 0, out);
+  // c's snapshot under way: its first chunk says more follow, so a asks c
+  // for the next.
+  out.clear();
+  a.on_received(heard("c", 1, snapshot_chunk("", "t1", true, false, &ahead)),
+                10, out);
+  CHECK(sync_requests_to(out, "c") == 1);
+  out.clear();
+  a.on_received(heard("b", 1, reporting(ahead)), 150, out);
+  CHECK(sync_requests_to(out, "b") == 0);
+  SECTION("a chunk of a transfer given up asks for nothing") {
+    a.on_received(heard("b", 1, snapshot_chunk("t5", "t6", false, false, nullptr)),
+                  160, out);
+    CHECK(sync_requests_to(out, "b") == 0);
+  }
+  SECTION("c silent for three sync intervals: b is asked") {
+    a.on_received(heard("b", 1, reporting(ahead)), 10 + 3 * defaults::sync_interval_ms,
+                  out);
+    CHECK(sync_requests_to(out, "b") == 1);
+  }
+}
