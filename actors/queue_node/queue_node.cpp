@@ -216,9 +216,14 @@ void queue_node::run(ev::events fresh) {
 // actor, and is handled with the time of its handling.
 
 void queue_node::on_message(const wire::Message& m, millis now) {
+  on_message(std::make_shared<const wire::Message>(m), now);
+}
+
+void queue_node::on_message(std::shared_ptr<const wire::Message> m,
+                            millis now) {
   now_ = now;
-  post(station::communication, [this, m](ev::events& out) {
-    communication_.on_received(m, now_, out);
+  post(station::communication, [this, m = std::move(m)](ev::events& out) {
+    communication_.on_received(*m, now_, out);
     communication_.send_acks(out);
   });
 }
@@ -226,10 +231,18 @@ void queue_node::on_message(const wire::Message& m, millis now) {
 void queue_node::on_peer_heartbeat(const std::string& peer,
                                    std::uint64_t incarnation,
                                    const wire::Heartbeat& hb, millis now) {
+  on_peer_heartbeat(peer, incarnation,
+                    std::make_shared<const wire::Heartbeat>(hb), now);
+}
+
+void queue_node::on_peer_heartbeat(const std::string& peer,
+                                   std::uint64_t incarnation,
+                                   std::shared_ptr<const wire::Heartbeat> hb,
+                                   millis now) {
   now_ = now;
   post(station::communication,
-       [this, peer, incarnation, hb](ev::events& out) {
-         communication_.on_peer_heartbeat(peer, incarnation, hb, now_, out);
+       [this, peer, incarnation, hb = std::move(hb)](ev::events& out) {
+         communication_.on_peer_heartbeat(peer, incarnation, *hb, now_, out);
        });
 }
 

@@ -51,6 +51,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <random>
 #include <optional>
 #include <set>
@@ -89,10 +90,15 @@ public:
   /// A queue message from a peer (header's sender_id filled). Other bodies
   /// are ignored.
   void on_message(const wire::Message& m, millis now);
+  /// The same, for a message several nodes read (a simulated broadcast):
+  /// held, not copied, until the node's mailbox gets to it.
+  void on_message(std::shared_ptr<const wire::Message> m, millis now);
   void tick(millis now);
   /// A peer's membership heartbeat: its version vector and replica digest.
   void on_peer_heartbeat(const std::string& peer, std::uint64_t incarnation,
                          const wire::Heartbeat& hb, millis now);
+  void on_peer_heartbeat(const std::string& peer, std::uint64_t incarnation,
+                         std::shared_ptr<const wire::Heartbeat> hb, millis now);
   /// The peer (or its previous incarnation) is gone: it no longer holds back
   /// op-log compaction, and its responsibilities are recovered, at once by
   /// the coordinator (or by every node when no election runs).

@@ -99,18 +99,17 @@ std::size_t sim_cluster::index_of(const std::string& id) const {
   return i->second;
 }
 
-const std::vector<wire::Message>*
+std::shared_ptr<const std::vector<wire::Message>>
 sim_cluster::parsed(const std::string& bytes) {
   auto [i, added] = parsed_.try_emplace(bytes);
   if (added) {
     wire::Message m;
-    if (m.ParseFromString(bytes) && well_formed_bundle(m)) {
-      i->second.ok = true;
-      i->second.parts = unbundle(std::move(m));
-    }
+    if (m.ParseFromString(bytes) && well_formed_bundle(m))
+      i->second.parts = std::make_shared<const std::vector<wire::Message>>(
+        unbundle(std::move(m)));
   }
   i->second.used = now_;
-  return i->second.ok ? &i->second.parts : nullptr;
+  return i->second.parts;
 }
 
 std::string sim_cluster::encode(sim_node& n, wire::Message m) {
@@ -207,7 +206,7 @@ void sim_cluster::deliver(const sim_delivery& d) {
   auto& n = nodes_[index_of(d.to)];
   if (!n.up)
     return;
-  const auto* parts = parsed(d.bytes);
+  auto parts = parsed(d.bytes);
   if (parts == nullptr)
     return;
   for (const auto& m : *parts) {
@@ -215,10 +214,11 @@ void sim_cluster::deliver(const sim_delivery& d) {
       for (const auto& c : n.membership->on_heartbeat(m, now_))
         if (c.to == peer_state::dead || c.restarted)
           n.queue->on_peer_dead(c.id, now_);
-      n.queue->on_peer_heartbeat(m.sender_id(), m.incarnation(),
-                                 m.heartbeat(), now_);
+      n.queue->on_peer_heartbeat(
+        m.sender_id(), m.incarnation(),
+        std::shared_ptr<const wire::Heartbeat>(parts, &m.heartbeat()), now_);
     } else {
-      n.queue->on_message(m, now_);
+      n.queue->on_message(std::shared_ptr<const wire::Message>(parts, &m), now_);
     }
   }
   flush(n);

@@ -105,15 +105,16 @@ private:
   // Parses a datagram once for all its receivers (a broadcast reaches every
   // node with the same bytes): the messages it carries (a bundle's parts,
   // as the bridge unbundles them); nullptr if malformed.
-  const std::vector<wire::Message>* parsed(const std::string& bytes);
+  std::shared_ptr<const std::vector<wire::Message>>
+  parsed(const std::string& bytes);
   // Packs a node's broadcasts of one flush into datagrams as the bridge
   // does (bundle.hpp, within its byte budget), so a lost datagram loses
   // every message in it, several claims included.
   void broadcast_bundled(sim_node& n, std::vector<wire::Message> parts);
 
   struct parsed_entry {
-    bool ok = false; // false: malformed
-    std::vector<wire::Message> parts;
+    // nullptr: malformed. Shared with the mailboxes still holding parts.
+    std::shared_ptr<const std::vector<wire::Message>> parts;
     millis used = 0;
   };
 
