@@ -126,8 +126,9 @@ private:
                         millis now);
   void note_origin(const std::string& origin, millis now);
   void note_origins(millis now); // every origin of seen_
-  // A newer incarnation of the origin's node is known.
-  bool superseded(const std::string& origin) const;
+  // A newer incarnation of the origin's node (split_origin) is known.
+  bool newer_incarnation_known(
+    const std::pair<std::string, std::uint64_t>& origin) const;
   // A superseded origin the peer no longer reports, it pruned (or leaves
   // out of a full heartbeat): reports of one incarnation are joined, but
   // its old report of that origin must not hold back our own prune, nor

@@ -55,20 +55,17 @@ void communication_machine::note_origin(const std::string& origin, millis now) {
   // superseded, whether or not a heartbeat of it was ever heard here.
   if (parts->second > newest_incarnation_[parts->first])
     return note_incarnation(parts->first, parts->second, now);
-  auto newest = newest_incarnation_.find(parts->first);
-  if (newest != newest_incarnation_.end() && parts->second < newest->second) {
+  if (newer_incarnation_known(*parts)) {
     superseded_.emplace(origin, now);
     ++heartbeat_changes_; // it may now be left out of heartbeats
     heartbeat_over_budget_ = heartbeat_over_budget_ || over_heartbeat_budget();
   }
 }
 
-bool communication_machine::superseded(const std::string& origin) const {
-  auto parts = split_origin(origin);
-  if (!parts)
-    return false;
-  auto newest = newest_incarnation_.find(parts->first);
-  return newest != newest_incarnation_.end() && parts->second < newest->second;
+bool communication_machine::newer_incarnation_known(
+  const std::pair<std::string, std::uint64_t>& origin) const {
+  auto newest = newest_incarnation_.find(origin.first);
+  return newest != newest_incarnation_.end() && origin.second < newest->second;
 }
 
 void communication_machine::forget_unreported_superseded(
@@ -78,9 +75,9 @@ void communication_machine::forget_unreported_superseded(
     return;
   std::vector<std::string> gone;
   auto check = [&](const std::string& origin) {
-    if (reported.get(origin) == 0 && !reported.has_gaps(origin)
-        && superseded(origin))
-      gone.push_back(origin);
+    if (reported.get(origin) == 0 && !reported.has_gaps(origin))
+      if (auto parts = split_origin(origin); parts && newer_incarnation_known(*parts))
+        gone.push_back(origin);
   };
   for (const auto& [origin, seq] : theirs->entries())
     check(origin);
