@@ -58,6 +58,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
     if (j.contains("count"))
       require(std::to_string(r->count) == number_text(j, "count"),
               "the count is the number written");
+    // The policy: what was written, and usable (policy_problem passed).
+    if (j.contains("time_limit_ms"))
+      require(std::to_string(r->policy.time_limit_ms)
+                == number_text(j, "time_limit_ms"),
+              "the time limit is the number written");
+    require(r->policy.max_attempts <= dice::max_task_attempts,
+            "the attempts are within range");
+    require(dice::policy_problem(r->policy, 0).empty(),
+            "an accepted policy passes its own check");
   }
   return 0;
 }

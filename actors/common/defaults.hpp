@@ -195,6 +195,13 @@ constexpr std::uint32_t resolve_tries = 3;
 constexpr std::size_t slots = 1;
 /// Executions of a task that may fail before it ends FAILED.
 constexpr std::uint32_t max_attempts = 3;
+/// Wait before a failed task's second attempt (a task's own backoff
+/// overrides it); each later attempt waits twice the one before, half of it
+/// drawn at random so that retries of many tasks do not fall together.
+/// 0: the next attempt is ready at once, as before per-task policies.
+constexpr millis retry_backoff_ms = 0;
+/// The longest wait between two attempts (Celery's retry_backoff_max).
+constexpr millis retry_backoff_max_ms = 600'000;
 /// Queue operations kept for retransmission; beyond it, state transfer.
 constexpr std::size_t op_log_limit = 4096;
 /// Operations that answer one SyncRequest (in replies of wire_budget

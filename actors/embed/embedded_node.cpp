@@ -124,6 +124,7 @@ node::node(caf::actor_system& sys, options opts) : impl_(new impl(sys)) {
   c.queue.slots = opts.slots;
   c.queue.prefetch = opts.prefetch;
   c.queue.max_attempts = opts.max_attempts;
+  c.queue.retry_backoff_ms = opts.retry_backoff.count();
   c.shell.allow = opts.shell_allow;
   c.tester.enabled = opts.tester;
   c.tester.work_dir = opts.tester_work_dir;
@@ -282,7 +283,35 @@ std::string node::submit(const task& t, std::chrono::milliseconds timeout) {
                                 + std::to_string(limits.max_payload_bytes));
   if (auto p = lock_list_problem(t.locks); !p.empty())
     throw std::invalid_argument("submit: " + p);
+  auto ms = [](auto d) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  };
+  task_policy policy;
+  policy.time_limit_ms = ms(t.time_limit);
+  policy.max_attempts = t.max_attempts;
+  policy.backoff_ms = ms(t.backoff);
+  policy.delay_ms = ms(t.delay);
+  policy.not_before_ms = ms(t.not_before.time_since_epoch());
+  policy.expires_ms = ms(t.expires.time_since_epoch());
+  policy.key = t.key;
+  auto now = wall_clock_ms();
+  if (auto p = policy_problem(policy, now); !p.empty())
+    throw std::invalid_argument("submit: " + p);
   wire::TaskSpec spec;
+  apply_policy(policy, now, 0, 1, spec);
+  caf::scoped_actor self{st.sys};
+  if (!spec.key().empty()) {
+    // The key's task, if this replica holds it already.
+    bool held = false;
+    self->request(st.running->queue(), timeout, tasks_atom_v,
+                  task_query{{spec.id()}, std::nullopt})
+      .receive([&](const std::vector<task_row>& rows) {
+                 held = !rows.empty() && rows.front().has_spec;
+               },
+               [&](caf::error&) {});
+    if (held)
+      return spec.id();
+  }
   *spec.mutable_locks() = {t.locks.begin(), t.locks.end()};
   spec.set_kind(t.kind);
   spec.set_payload(t.payload);
@@ -292,7 +321,6 @@ std::string node::submit(const task& t, std::chrono::milliseconds timeout) {
     d->set_node_id(node_id);
     d->set_count(count);
   }
-  caf::scoped_actor self{st.sys};
   std::string id, error;
   self->request(st.running->queue(), timeout, submit_atom_v, std::move(spec))
     .receive([&](std::string& got) { id = std::move(got); },

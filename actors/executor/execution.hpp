@@ -16,6 +16,10 @@ struct execution_request {
   std::uint32_t attempt = 0;
   std::string kind;
   std::string payload;
+  /// Stopped after this long (ms; 0: no limit): a failed attempt.
+  millis time_limit_ms = 0;
+  /// Not started at or after this wall time (ms; 0: never expires).
+  millis expires_ms = 0;
 };
 
 struct execution_result {
@@ -25,6 +29,11 @@ struct execution_result {
   bool canceled = false;
   std::string result;   // on success
   std::string reason;   // on failure or cancel
+  /// A failure no retry can fix (bad payload, unknown kind, program not
+  /// allowed): the task ends at once instead of spending its attempts.
+  bool final = false;
+  /// Not run: its expiry passed while it waited for a slot.
+  bool expired = false;
   millis started_ms = 0;
   millis finished_ms = 0;
 };
@@ -65,9 +74,14 @@ private:
 struct task_outcome {
   bool ok = false;
   std::string result_or_reason;
+  bool final = false; // failed for good: a retry would fail alike
 
   static task_outcome success(std::string result) { return {true, std::move(result)}; }
   static task_outcome failure(std::string reason) { return {false, std::move(reason)}; }
+  /// The task itself is wrong (its payload, say): no retry can fix it.
+  static task_outcome invalid(std::string reason) {
+    return {false, std::move(reason), true};
+  }
 };
 
 } // namespace dice

@@ -104,9 +104,9 @@ task_outcome run_shell(const shell_config& cfg, const std::string& payload,
   std::string error;
   auto argv = shell_argv(payload, error);
   if (argv.empty())
-    return task_outcome::failure(error);
+    return task_outcome::invalid(error);
   if (std::find(cfg.allow.begin(), cfg.allow.end(), argv[0]) == cfg.allow.end())
-    return task_outcome::failure("shell: '" + argv[0].substr(0, 128)
+    return task_outcome::invalid("shell: '" + argv[0].substr(0, 128)
                                  + "' is not in the node's --shell-allow list");
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)

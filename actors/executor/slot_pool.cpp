@@ -9,6 +9,7 @@ slot_pool::slot_pool(std::size_t slots, task_kinds kinds, done_handler on_done,
     slots = 1;
   for (std::size_t i = 0; i < slots; ++i)
     threads_.emplace_back([this] { slot_loop(); });
+  watchdog_ = std::thread([this] { watchdog_loop(); });
 }
 
 slot_pool::~slot_pool() {
@@ -19,8 +20,28 @@ slot_pool::~slot_pool() {
       token->cancel();
   }
   cv_.notify_all();
+  watchdog_cv_.notify_all();
   for (auto& t : threads_)
     t.join();
+  watchdog_.join();
+}
+
+void slot_pool::watchdog_loop() {
+  std::unique_lock<std::mutex> lock{mtx_};
+  while (!stopping_) {
+    if (deadlines_.empty()) {
+      watchdog_cv_.wait(lock);
+      continue;
+    }
+    auto first = deadlines_.begin();
+    if (steady::now() < first->first) {
+      watchdog_cv_.wait_until(lock, first->first);
+      continue;
+    }
+    first->second.timed_out->store(true);
+    first->second.token->cancel();
+    deadlines_.erase(first);
+  }
 }
 
 void slot_pool::run(execution_request req) {
@@ -28,7 +49,8 @@ void slot_pool::run(execution_request req) {
   {
     std::lock_guard<std::mutex> guard{mtx_};
     active_.emplace(req.task_id, token);
-    queue_.push_back(job{std::move(req), std::move(token)});
+    queue_.push_back(job{std::move(req), std::move(token),
+                         std::make_shared<std::atomic<bool>>(false)});
   }
   cv_.notify_one();
 }
@@ -62,11 +84,23 @@ void slot_pool::slot_loop() {
       j = std::move(queue_.front());
       queue_.pop_front();
       ++busy_;
+      // The limit counts from the start, not from the wait for a slot.
+      if (j.req.time_limit_ms > 0) {
+        deadlines_.emplace(steady::now()
+                             + std::chrono::milliseconds(j.req.time_limit_ms),
+                           j);
+        watchdog_cv_.notify_all();
+      }
     }
     auto result = execute(j);
     {
       std::lock_guard<std::mutex> guard{mtx_};
       --busy_;
+      for (auto d = deadlines_.begin(); d != deadlines_.end(); ++d)
+        if (d->second.token == j.token) {
+          deadlines_.erase(d);
+          break;
+        }
       auto [first, last] = active_.equal_range(j.req.task_id);
       for (auto it = first; it != last; ++it)
         if (it->second == j.token) {
@@ -87,8 +121,13 @@ execution_result slot_pool::execute(const job& j) {
   task_outcome out;
   if (j.token->canceled()) {
     out = task_outcome::failure("canceled");
+  } else if (j.req.expires_ms > 0 && r.started_ms >= j.req.expires_ms) {
+    // Claimed ahead before its expiry, reached a slot after it: never
+    // run late.
+    r.expired = true;
+    out = task_outcome::invalid("not started before it expired");
   } else if (!fn) {
-    out = task_outcome::failure("unknown task kind '" + j.req.kind + "'");
+    out = task_outcome::invalid("unknown task kind '" + j.req.kind + "'");
   } else {
     try {
       out = (*fn)(j.req.payload, *j.token);
@@ -101,9 +140,17 @@ execution_result slot_pool::execute(const job& j) {
   r.finished_ms = clock_();
   r.canceled = j.token->canceled();
   r.ok = out.ok && !r.canceled;
+  r.final = out.final && !r.ok;
   (r.ok ? r.result : r.reason) = std::move(out.result_or_reason);
   if (r.canceled && r.reason.empty())
     r.reason = "canceled";
+  if (*j.timed_out) {
+    // Stopped by its time limit, not by the queue: a failed attempt.
+    r.canceled = false;
+    r.ok = false;
+    r.reason = "time limit of " + std::to_string(j.req.time_limit_ms)
+               + " ms exceeded";
+  }
   return r;
 }
 

@@ -2,6 +2,8 @@
 // A fixed number of execution slots, each a thread, so task code never runs
 // on (or blocks) the actor scheduler. Requests beyond the free slots wait in
 // FIFO order; a cancel reaches waiting and running executions alike.
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -37,9 +39,13 @@ private:
   struct job {
     execution_request req;
     std::shared_ptr<cancel_token> token;
+    // Set by the watchdog when it stopped the job at its time limit.
+    std::shared_ptr<std::atomic<bool>> timed_out;
   };
   void slot_loop();
   execution_result execute(const job& j);
+  // Stops jobs that outlive their time limit (one thread for all slots).
+  void watchdog_loop();
 
   task_kinds kinds_;
   done_handler on_done_;
@@ -50,7 +56,12 @@ private:
   std::multimap<std::string, std::shared_ptr<cancel_token>> active_;
   std::size_t busy_ = 0;
   bool stopping_ = false;
+  // Running jobs with a time limit, by when it is reached.
+  using steady = std::chrono::steady_clock;
+  std::multimap<steady::time_point, job> deadlines_;
+  std::condition_variable watchdog_cv_;
   std::vector<std::thread> threads_;
+  std::thread watchdog_;
 };
 
 } // namespace dice

@@ -46,7 +46,7 @@ std::vector<std::string> task_kinds::names() const {
 task_outcome run_sleep(const std::string& payload, const cancel_token& cancel) {
   std::uint64_t ms = 0;
   if (!parse_count(payload, 3'600'000, ms))
-    return task_outcome::failure("sleep: payload must be milliseconds from 0 to 3600000, got '"
+    return task_outcome::invalid("sleep: payload must be milliseconds from 0 to 3600000, got '"
                                  + payload.substr(0, 32) + "'");
   auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
   if (cancel.wait_until(end))
@@ -57,7 +57,7 @@ task_outcome run_sleep(const std::string& payload, const cancel_token& cancel) {
 task_outcome run_cpu(const std::string& payload, const cancel_token& cancel) {
   std::uint64_t n = 0;
   if (!parse_count(payload, 10'000'000'000ULL, n) || n == 0)
-    return task_outcome::failure("cpu: payload must be an iteration count from 1 to 10^10, got '"
+    return task_outcome::invalid("cpu: payload must be an iteration count from 1 to 10^10, got '"
                                  + payload.substr(0, 32) + "'");
   // A splitmix64 chain: cheap, deterministic, impossible to skip ahead.
   std::uint64_t x = 0x9e3779b97f4a7c15ULL;

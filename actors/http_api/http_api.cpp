@@ -1,11 +1,13 @@
 #include "http_api/http_api.hpp"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
 #include <httplib.h>
 
+#include "common/time.hpp"
 #include "http_api/ask.hpp"
 #include "http_api/bearer_token.hpp"
 #include "http_api/guarded_server.hpp"
@@ -199,16 +201,19 @@ void http_api::task_routes() {
     if (!runners)
       return busy(res, err);
     const auto& api = node_.config().api;
+    auto now = wall_clock_ms();
     auto sub = parse_submit(read_body(req, read),
                             api.wait_for_runner ? std::vector<std::string>{}
                                                 : kinds_run(*runners),
-                            {}, err);
+                            {}, err, now);
     if (!sub) {
       ++bad_requests_;
       return reply(res, 400, error_json(err));
     }
     std::vector<wire::TaskSpec> specs(sub->count);
-    for (auto& spec : specs) {
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      auto& spec = specs[i];
+      apply_policy(sub->policy, now, i, specs.size(), spec);
       spec.set_kind(sub->kind);
       spec.set_payload(sub->payload);
       spec.set_priority(sub->priority);
@@ -227,6 +232,33 @@ void http_api::task_routes() {
         "shell: no live member allows '" + argv.front().substr(0, 128)
         + "' (--shell-allow); start one that does, or this node with "
           "--wait-for-runner to let the task wait"));
+    }
+    // A key submitted before is the task it named: answered with its id,
+    // whatever became of the first submit (201, 202, 503, a cut
+    // connection). Only the keys this replica does not hold yet are sent.
+    std::vector<std::string> all_ids, existing;
+    if (!sub->policy.key.empty()) {
+      task_query q;
+      for (const auto& spec : specs)
+        q.ids.push_back(spec.id());
+      all_ids = q.ids;
+      auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err,
+                                               tasks_atom_v, q);
+      if (!rows)
+        return busy(res, err);
+      std::set<std::string> held;
+      for (const auto& r : *rows)
+        if (r.has_spec)
+          held.insert(r.spec.id());
+      existing.assign(held.begin(), held.end());
+      specs.erase(std::remove_if(specs.begin(), specs.end(),
+                                 [&](const wire::TaskSpec& s) {
+                                   return held.count(s.id()) > 0;
+                                 }),
+                  specs.end());
+      if (specs.empty())
+        return reply(res, 200, {{"ids", all_ids}, {"existing", existing},
+                                {"replicated", true}});
     }
     // All or nothing: the queue takes every task or none. It refuses a
     // submit it reaches after accept_by, and we wait for its answer
@@ -249,8 +281,10 @@ void http_api::task_routes() {
     auto replicated = ask_within<bool>(
       sys_, node_.queue(), std::chrono::milliseconds(api.submit_replicated_ms),
       err, submit_atom_v, receipt->batch);
-    nlohmann::json body{{"ids", std::move(receipt->ids)},
+    nlohmann::json body{{"ids", all_ids.empty() ? receipt->ids : all_ids},
                         {"replicated", replicated.value_or(false)}};
+    if (!existing.empty())
+      body["existing"] = existing;
     if (replicated && *replicated)
       return reply(res, 201, body);
     if (replicated) // known_tasks refused some, which fresh ids never are

@@ -60,8 +60,7 @@ namespace dice {
 
 nlohmann::json task_counts_json(const task_counts& counts) {
   nlohmann::json j{{"total", counts.total()}};
-  for (auto p : {wire::READY, wire::RUNNING, wire::FAILED, wire::CANCELED,
-                 wire::DONE, wire::REMOVED})
+  for (auto p : all_phases)
     j[phase_name(p)] = counts.by_phase[static_cast<std::size_t>(p)];
   return j;
 }
@@ -75,6 +74,8 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"executions_started", c.executions_started},
           {"executions_canceled", c.executions_canceled},
           {"requeues", c.requeues},
+          {"retries", c.retries},
+          {"expired", c.expired},
           {"running_heartbeats", c.running_heartbeats},
           {"sync_requests", c.sync_requests},
           {"sync_replies", c.sync_replies},

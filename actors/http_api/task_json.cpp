@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 
 #include "mutex/lock_name.hpp"
 
@@ -35,7 +36,7 @@ std::optional<long long> integer_in(const nlohmann::json& v, long long lo,
 
 std::optional<submit_request>
 parse_submit(const std::string& body, const std::vector<std::string>& known_kinds,
-             const submit_limits& limits, std::string& error) {
+             const submit_limits& limits, std::string& error, millis now) {
   auto fail = [&](std::string why) -> std::optional<submit_request> {
     error = std::move(why);
     return std::nullopt;
@@ -45,9 +46,13 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
     return fail("body is not valid JSON");
   if (!j.is_object())
     return fail("body must be a JSON object");
+  static const std::set<std::string> fields{
+    "kind",       "payload",      "priority",      "count",
+    "data_objects", "locks",      "time_limit_ms", "max_attempts",
+    "retries",    "backoff_ms",   "delay_ms",      "not_before_ms",
+    "expires_ms", "expires_in_ms", "key"};
   for (auto& [key, value] : j.items())
-    if (key != "kind" && key != "payload" && key != "priority" && key != "count"
-        && key != "data_objects" && key != "locks")
+    if (fields.count(key) == 0)
       return fail("unknown field '" + key + "'");
   submit_request r;
   if (!j.contains("kind") || !j["kind"].is_string())
@@ -114,6 +119,42 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
     if (auto p = lock_list_problem(r.locks); !p.empty())
       return fail("'locks': " + p);
   }
+  auto& pol = r.policy;
+  // Times and waits: integers of ms, range-checked by policy_problem.
+  const std::pair<const char*, millis*> times[] = {
+    {"time_limit_ms", &pol.time_limit_ms}, {"backoff_ms", &pol.backoff_ms},
+    {"delay_ms", &pol.delay_ms},           {"not_before_ms", &pol.not_before_ms},
+    {"expires_ms", &pol.expires_ms},       {"expires_in_ms", &pol.expires_in_ms}};
+  for (const auto& [name, field] : times)
+    if (j.contains(name)) {
+      auto v = integer_in(j[name], 0, std::numeric_limits<long long>::max());
+      if (!v)
+        return fail(std::string("'") + name + "' must be a whole number of ms, 0 or more");
+      *field = *v;
+    }
+  if (j.contains("max_attempts") && j.contains("retries"))
+    return fail("give 'max_attempts' or 'retries', not both");
+  if (j.contains("max_attempts")) {
+    auto v = integer_in(j["max_attempts"], 1, max_task_attempts);
+    if (!v)
+      return fail("'max_attempts' must be an integer from 1 to "
+                  + std::to_string(max_task_attempts));
+    pol.max_attempts = static_cast<std::uint32_t>(*v);
+  }
+  if (j.contains("retries")) {
+    auto v = integer_in(j["retries"], 0, max_task_attempts - 1);
+    if (!v)
+      return fail("'retries' must be an integer from 0 to "
+                  + std::to_string(max_task_attempts - 1));
+    pol.max_attempts = static_cast<std::uint32_t>(*v + 1);
+  }
+  if (j.contains("key")) {
+    if (!j["key"].is_string() || j["key"].get<std::string>().empty())
+      return fail("'key' must be a non-empty string");
+    pol.key = j["key"].get<std::string>();
+  }
+  if (auto p = policy_problem(pol, now); !p.empty())
+    return fail(p);
   return r;
 }
 
@@ -122,6 +163,7 @@ std::string phase_name(wire::TaskPhase phase) {
     case wire::READY: return "ready";
     case wire::RUNNING: return "running";
     case wire::FAILED: return "failed";
+    case wire::EXPIRED: return "expired";
     case wire::CANCELED: return "canceled";
     case wire::DONE: return "done";
     case wire::REMOVED: return "removed";
@@ -130,8 +172,7 @@ std::string phase_name(wire::TaskPhase phase) {
 }
 
 std::optional<wire::TaskPhase> parse_phase(const std::string& name) {
-  for (auto p : {wire::READY, wire::RUNNING, wire::FAILED, wire::CANCELED,
-                 wire::DONE, wire::REMOVED})
+  for (auto p : all_phases)
     if (phase_name(p) == name)
       return p;
   return std::nullopt;
@@ -174,7 +215,7 @@ nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& stat
   };
   auto ready = state.ready_time_ms();
   if (ready == 0 && state.attempt() <= 1)
-    ready = spec.enqueue_time_ms();
+    ready = std::max(spec.enqueue_time_ms(), spec.not_before_ms());
   j["ready_at_ms"] = ms(ready);
   j["started_at_ms"] = ms(state.started_time_ms());
   j["finished_at_ms"] = ms(state.finished_time_ms());
@@ -187,6 +228,17 @@ nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& stat
       j["result"] = state.result();
     if (!state.reason().empty())
       j["reason"] = state.reason();
+    // The task's own policy, as submitted (null: the node's default).
+    j["time_limit_ms"] = ms(spec.time_limit_ms());
+    j["max_attempts"] = spec.max_attempts() > 0 ? nlohmann::json(spec.max_attempts())
+                                                : nlohmann::json(nullptr);
+    j["backoff_ms"] = ms(spec.backoff_ms());
+    j["not_before_ms"] = ms(spec.not_before_ms());
+    j["expires_ms"] = ms(spec.expires_ms());
+    j["key"] = spec.key().empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.key());
+    // A re-queued attempt waiting out its backoff.
+    if (state.phase() == wire::READY && state.not_before_ms() > 0)
+      j["retry_at_ms"] = state.not_before_ms();
   }
   return j;
 }

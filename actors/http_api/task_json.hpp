@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "dice.pb.h"
+#include "known_tasks/task_policy.hpp"
+#include "known_tasks/task_state.hpp"
 
 namespace dice {
 
@@ -22,6 +24,7 @@ struct submit_request {
   /// criterion): {"node id": count}.
   std::vector<std::pair<std::string, std::uint32_t>> data_objects;
   std::vector<std::string> locks; // cluster-wide locks held while it runs
+  task_policy policy;
 };
 
 struct submit_limits {
@@ -31,15 +34,19 @@ struct submit_limits {
 };
 
 /// Parses a POST /tasks body: {"kind", "payload", "priority"?, "count"?,
-/// "data_objects"? ({"node id": count, ...}), "locks"?: [names]}.
+/// "data_objects"? ({"node id": count, ...}), "locks"?: [names]}, and the
+/// task's policy: "time_limit_ms", "max_attempts" or "retries" (attempts
+/// less one), "backoff_ms", "delay_ms" or "not_before_ms", "expires_in_ms"
+/// or "expires_ms", "key" (task_policy.hpp), checked at wall time `now`.
 /// `known_kinds` are the kinds this cluster runs (empty: any kind, for a
 /// node that lets tasks wait for a runner). On bad input returns
 /// nullopt and sets `error` to a message for the client.
 std::optional<submit_request>
 parse_submit(const std::string& body, const std::vector<std::string>& known_kinds,
-             const submit_limits& limits, std::string& error);
+             const submit_limits& limits, std::string& error, millis now = 0);
 
-/// "ready", "running", "failed", "canceled", "done" or "removed".
+/// "ready", "running", "failed", "expired", "canceled", "done" or
+/// "removed".
 std::string phase_name(wire::TaskPhase phase);
 /// The inverse of phase_name; nullopt for anything else.
 std::optional<wire::TaskPhase> parse_phase(const std::string& name);

@@ -28,15 +28,22 @@ void known_tasks::count(wire::TaskPhase phase, int by) {
     counts_.by_phase[p] += by;
 }
 
+bool spec_precedes(const wire::TaskSpec& a, const wire::TaskSpec& b) {
+  if (a.enqueue_time_ms() != b.enqueue_time_ms())
+    return a.enqueue_time_ms() < b.enqueue_time_ms();
+  return a.enqueuer() < b.enqueuer();
+}
+
 bool known_tasks::learn_spec(const wire::TaskSpec& spec) {
   if (spec.id().empty())
     return false;
   auto& entry = tasks_[spec.id()];
-  if (entry.has_spec)
+  if (entry.has_spec && !spec_precedes(spec, entry.spec))
     return false;
+  if (!entry.has_spec)
+    count(entry.state.phase(), +1);
   entry.has_spec = true;
   entry.spec = spec;
-  count(entry.state.phase(), +1);
   rehash(spec.id(), entry);
   return true;
 }

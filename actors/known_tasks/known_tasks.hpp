@@ -22,8 +22,10 @@ struct known_task {
 
 class known_tasks {
 public:
-  /// Learns the spec of a task; true if it was not known before. A spec is
-  /// immutable: a second, different spec for the same id is ignored.
+  /// Learns the spec of a task; true if it was not known before or `spec`
+  /// replaces it. Specs of one id differ only when one idempotency key was
+  /// submitted at two nodes: then every replica keeps the same one, the
+  /// first enqueued (spec_precedes), whatever order they arrive in.
   bool learn_spec(const wire::TaskSpec& spec);
 
   /// Merges `update` into the task's state (creating a spec-less entry if
@@ -56,6 +58,10 @@ private:
   std::uint64_t digest_ = 0;
   task_counts counts_;
 };
+
+/// The order between two enqueues of one id (one key): earlier enqueue
+/// time, then enqueuer id. Enqueues of one node at one time are one.
+bool spec_precedes(const wire::TaskSpec& a, const wire::TaskSpec& b);
 
 /// The state an ENQUEUE creates: READY, first attempt.
 wire::TaskState initial_state();

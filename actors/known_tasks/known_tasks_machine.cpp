@@ -17,6 +17,7 @@ bool known_tasks_machine::learn(const wire::TaskSpec& spec,
                                 ev::events& out) {
   if (!tasks_.learn_spec(spec))
     return false;
+  specs_.erase(spec.id()); // a replaced spec is shared anew
   out.push_back(ev::spec_learned{spec.id()});
   return true;
 }

@@ -20,12 +20,14 @@ int phase_rank(int phase) {
       return 2;
     case wire::FAILED:
       return 3;
-    case wire::CANCELED:
+    case wire::EXPIRED:
       return 4;
-    case wire::DONE:
+    case wire::CANCELED:
       return 5;
-    case wire::REMOVED:
+    case wire::DONE:
       return 6;
+    case wire::REMOVED:
+      return 7;
     default:
       return 0;
   }
@@ -44,8 +46,9 @@ int phase_class(int phase) {
 } // namespace
 
 bool is_terminal(wire::TaskPhase phase) {
-  return phase == wire::FAILED || phase == wire::CANCELED
-         || phase == wire::DONE || phase == wire::REMOVED;
+  return phase == wire::FAILED || phase == wire::EXPIRED
+         || phase == wire::CANCELED || phase == wire::DONE
+         || phase == wire::REMOVED;
 }
 
 int compare_states(const wire::TaskState& a, const wire::TaskState& b) {
@@ -57,6 +60,11 @@ int compare_states(const wire::TaskState& a, const wire::TaskState& b) {
     return c;
   // The better claim is the greater state.
   if (int c = compare_claims(b.claim(), a.claim()))
+    return c;
+  // Two re-queues of one attempt (a failure's backoff, a silent executor's
+  // none): the later not-before is kept, so no replica lets the attempt
+  // start before either said.
+  if (int c = three_way(a.not_before_ms(), b.not_before_ms()))
     return c;
   // Deterministic tie-breaks only (e.g. two DONE reports of one attempt).
   if (int c = three_way(b.finished_time_ms(), a.finished_time_ms()))

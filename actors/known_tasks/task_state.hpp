@@ -6,11 +6,13 @@
 // updates, in any order and any number of times, hold the same state.
 //
 // The order, from the top:
-//   REMOVED > DONE > CANCELED > FAILED (final) > every non-terminal state;
+//   REMOVED > DONE > CANCELED > EXPIRED > FAILED (final) > every
+//   non-terminal state;
 //   among non-terminal states the higher attempt wins (a re-execution
 //   supersedes the attempt it replaces); within one attempt RUNNING > READY;
 //   between two RUNNING claims of one attempt the better claim by the
-//   six-criterion ranking wins; a phase unknown to this build (a newer
+//   six-criterion ranking wins; between two re-queues of one attempt the
+//   later not-before time wins; a phase unknown to this build (a newer
 //   peer's) ranks below everything. Remaining ties fall to the other fields
 //   (attempt, claim, finished time, result, reason, started and ready
 //   times), so two states compare equal only if they are equal.
@@ -30,7 +32,13 @@
 
 namespace dice {
 
-/// FAILED, CANCELED, DONE and REMOVED end a task; READY and RUNNING do not.
+/// Every phase, in wire order (for listing counts and names).
+constexpr wire::TaskPhase all_phases[] = {
+  wire::READY,    wire::RUNNING, wire::FAILED, wire::CANCELED,
+  wire::DONE,     wire::REMOVED, wire::EXPIRED};
+
+/// FAILED, EXPIRED, CANCELED, DONE and REMOVED end a task; READY and
+/// RUNNING do not.
 bool is_terminal(wire::TaskPhase phase);
 
 /// <0 if `a` is below `b`, >0 if above, 0 only if `a` and `b` are equal.

@@ -112,8 +112,7 @@ void task_families(families& f, const task_counts& t, const executor_stats& e,
                          "Tasks in this node's replica, by state (queue depth "
                          "is state=\"ready\")",
                          gauge);
-  for (auto p : {wire::READY, wire::RUNNING, wire::FAILED, wire::CANCELED,
-                 wire::DONE, wire::REMOVED})
+  for (auto p : all_phases)
     tasks.sample(t.by_phase[static_cast<std::size_t>(p)],
                  {{"state", phase_name(p)}});
   f.one("dice_executor_slots", "Executions this node runs at once", gauge,
@@ -136,8 +135,15 @@ void task_families(families& f, const task_counts& t, const executor_stats& e,
         "Executions stopped because another node's claim won: the task ran "
         "twice for a while",
         counter, q.executions_canceled);
-  f.one("dice_requeues_total", "Tasks re-queued after a silent executor",
+  f.one("dice_requeues_total",
+        "Tasks re-queued: after a silent executor or a failed attempt",
         counter, q.requeues);
+  f.one("dice_retries_total",
+        "Failed attempts this node re-queued for another (per-task retries)",
+        counter, q.retries);
+  f.one("dice_expired_total",
+        "Tasks this node ended EXPIRED: not started before their expiry",
+        counter, q.expired);
 }
 
 void queue_families(families& f, const queue_counters& q) {

@@ -10,6 +10,8 @@
 #include <caf/typed_response_promise.hpp>
 #include <spdlog/spdlog.h>
 
+#include "known_tasks/task_state.hpp"
+
 namespace dice {
 
 namespace {
@@ -144,8 +146,7 @@ mutex_actor::behavior_type mutex_fun(mutex_ptr self, mutex_actor_config cfg,
       // is on its way (the ready event of the attempt may come after).
       const auto& s = row.state;
       auto& st = self->state;
-      bool ended = s.phase() == wire::DONE || s.phase() == wire::FAILED
-                   || s.phase() == wire::CANCELED || s.phase() == wire::REMOVED;
+      bool ended = is_terminal(s.phase());
       bool elsewhere = s.phase() == wire::RUNNING
                        && s.claim().node_id() != st.self_id;
       auto& owners = st.logic->owners();

@@ -83,7 +83,8 @@ template <class Self>
 void to_executor(Self* self, const executor& x, const ev::run_order& e) {
   self->send(x, run_atom_v,
              execution_request{e.task_id, e.attempt, e.spec->kind(),
-                               e.spec->payload()});
+                               e.spec->payload(), e.spec->time_limit_ms(),
+                               e.spec->expires_ms()});
 }
 template <class Self>
 void to_executor(Self* self, const executor& x, const ev::cancel_order& e) {

@@ -302,8 +302,13 @@ void queue_node::execution_finished(const std::string& task_id,
                                     std::uint32_t attempt, bool ok,
                                     const std::string& result, millis now,
                                     millis started) {
+  execution_finished(ev::execution_report{task_id, attempt, ok, result, started},
+                     now);
+}
+
+void queue_node::execution_finished(ev::execution_report report, millis now) {
   now_ = now;
-  run({ev::execution_report{task_id, attempt, ok, result, started}});
+  run({std::move(report)});
 }
 
 // -- user operations ----------------------------------------------------------
@@ -358,6 +363,7 @@ queue_counters queue_node::counters() const {
   sum += communication_.counters();
   sum += known_tasks_.counters();
   sum += ranking_.counters();
+  sum += ready_queue_.counters();
   sum += running_tasks_.counters();
   return sum;
 }

@@ -122,6 +122,9 @@ public:
   void execution_finished(const std::string& task_id, std::uint32_t attempt,
                           bool ok, const std::string& result, millis now,
                           millis started = 0);
+  /// The same, with every detail of the report (a final failure, an
+  /// expiry reached while waiting for a slot).
+  void execution_finished(ev::execution_report report, millis now);
 
   // -- outputs ------------------------------------------------------------
 

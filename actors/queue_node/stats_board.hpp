@@ -20,6 +20,7 @@ public:
     communication,
     known_tasks,
     ranking,
+    ready_queue,
     running_tasks,
     count
   };

@@ -12,6 +12,7 @@ ready_queue_actor spawn_ready_queue(caf::actor_system& sys,
       // Offers leave as soon as they are due: no tick pacing.
       start_subsystem(self, cfg, std::make_unique<ready_queue_machine>(
                                    make_ready_queue_machine(cfg)), 1);
+      post_counters(self, cfg, stats_board::poster::ready_queue);
       return std::tuple<>{};
     });
 }

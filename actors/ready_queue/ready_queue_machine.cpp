@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "ready_queue/claim_matching.hpp"
+#include "vocabulary/queue_messages.hpp"
 
 namespace dice {
 
@@ -14,16 +15,19 @@ ready_queue_machine::ready_queue_machine(std::string id, queue_config cfg)
 void ready_queue_machine::on(const ev::task_changed& e, millis now,
                              ev::events&) {
   const auto& s = e.state;
+  forget_times(e.task_id);
   if (e.spec && s.phase() == wire::READY) {
     auto& t = tasks_[e.task_id];
     if (!t.spec || t.attempt != s.attempt())
       t = ready_task{e.spec, s.attempt(), now};
-    // A re-queued task goes ahead of first attempts of its priority. One
-    // this node cannot run stays out of its own walk (not of the common
-    // order, which every node must compute alike).
-    if (cfg_.can_run(*e.spec))
-      ready_.insert(e.task_id, e.spec->priority(), s.attempt() > 1);
-    common_.insert(e.task_id, e.spec->priority(), s.attempt() > 1);
+    t.spec = e.spec;
+    t.not_before = std::max<millis>(e.spec->not_before_ms(), s.not_before_ms());
+    if (e.spec->expires_ms() > 0)
+      expiring_.emplace(e.spec->expires_ms(), e.task_id);
+    if (t.not_before > now)
+      waiting_.emplace(t.not_before, e.task_id);
+    else
+      make_claimable(e.task_id, t);
   } else {
     tasks_.erase(e.task_id);
     ready_.erase(e.task_id);
@@ -61,9 +65,82 @@ void ready_queue_machine::on(const ev::free_slots& e, millis,
   changed_ = true;
 }
 
+void ready_queue_machine::make_claimable(const std::string& task_id,
+                                         const ready_task& t) {
+  // A re-queued task goes ahead of first attempts of its priority. One
+  // this node cannot run stays out of its own walk (not of the common
+  // order, which every node must compute alike).
+  if (cfg_.can_run(*t.spec))
+    ready_.insert(task_id, t.spec->priority(), t.attempt > 1);
+  common_.insert(task_id, t.spec->priority(), t.attempt > 1);
+}
+
+void ready_queue_machine::forget_times(const std::string& task_id) {
+  auto t = tasks_.find(task_id);
+  if (t == tasks_.end())
+    return;
+  waiting_.erase({t->second.not_before, task_id});
+  expiring_.erase({t->second.spec->expires_ms(), task_id});
+}
+
+void ready_queue_machine::pass_time(millis now, ev::events& out) {
+  // Delays and backoffs that ended: the tasks may be claimed from now on.
+  while (!waiting_.empty() && waiting_.begin()->first <= now) {
+    auto task_id = waiting_.begin()->second;
+    waiting_.erase(waiting_.begin());
+    make_claimable(task_id, tasks_.at(task_id));
+    changed_ = true;
+  }
+  // Expiries that passed: nobody may claim the task any more. Its enqueuer
+  // says it EXPIRED at once; any other node a re-queue timeout later, in
+  // case the enqueuer is gone (the state is the same whoever says it).
+  for (auto x = expiring_.begin(); x != expiring_.end() && x->first <= now;) {
+    const auto& [expires, task_id] = *x;
+    ready_.erase(task_id);
+    common_.erase(task_id);
+    const auto& t = tasks_.at(task_id);
+    bool mine = t.spec->enqueuer() == id_;
+    if (!mine && now < expires + cfg_.running_timeout_ms) {
+      ++x;
+      continue;
+    }
+    wire::OpId none;
+    out.push_back(ev::originate{
+      make_info(task_id, expired_state(t.attempt, expires), now, &none)});
+    ++counters_.expired;
+    waiting_.erase({t.not_before, task_id});
+    tasks_.erase(task_id);
+    x = expiring_.erase(x);
+  }
+}
+
+std::optional<millis> ready_queue_machine::next_due() const {
+  std::optional<millis> due;
+  auto at = [&](millis t) { due = due ? std::min(*due, t) : t; };
+  if (free_ > 0) {
+    if (changed_)
+      at(0);
+    else if (later_)
+      at(*later_);
+    if (!waiting_.empty())
+      at(waiting_.begin()->first);
+  }
+  // Expiries are told whether or not a slot is free here: this node's own
+  // tasks at their expiry, the others' a re-queue timeout later.
+  if (!expiring_.empty()) {
+    auto last = expiring_.begin()->first + cfg_.running_timeout_ms;
+    for (auto x = expiring_.begin(); x != expiring_.end() && x->first <= last; ++x) {
+      bool mine = tasks_.at(x->second).spec->enqueuer() == id_;
+      at(mine ? x->first : x->first + cfg_.running_timeout_ms);
+    }
+  }
+  return due;
+}
+
 void ready_queue_machine::tick(millis now, ev::events& out) {
   changed_ = false;
   later_.reset();
+  pass_time(now, out);
   if (free_ == 0 || tasks_.empty())
     return;
   // Tasks waiting for cluster-wide locks this node does not hold are
@@ -110,6 +187,7 @@ void ready_queue_machine::tick(millis now, ev::events& out) {
     millis ready = t.since;
     if (t.attempt <= 1 && t.spec->enqueue_time_ms() > 0)
       ready = t.spec->enqueue_time_ms();
+    ready = std::max(ready, t.not_before);
     out.push_back(ev::task_offer{id, t.attempt, t.spec, ready, is_match});
   }
 }

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "vocabulary/queue_config.hpp"
+#include "vocabulary/queue_counters.hpp"
 #include "vocabulary/queue_events.hpp"
 #include "ready_queue/ready_queue.hpp"
 
@@ -34,21 +35,26 @@ public:
   /// Offers the free slots what they may claim now.
   void tick(millis now, ev::events& out);
   /// With a slot free: now if something changed, else when a free slot
-  /// left without a match may claim next.
-  std::optional<millis> next_due() const {
-    if (free_ == 0)
-      return std::nullopt;
-    return changed_ ? std::optional<millis>{0} : later_;
-  }
+  /// left without a match may claim next or a delay ends; and, slot or
+  /// not, when a task's expiry is due to be told.
+  std::optional<millis> next_due() const;
 
   const ready_queue& order() const { return ready_; }
+  const queue_counters& counters() const { return counters_; }
 
 private:
   struct ready_task {
     std::shared_ptr<const wire::TaskSpec> spec;
     std::uint32_t attempt = 0;
     millis since = 0; // when the attempt became ready here
+    // Claimed no earlier (the spec's delay, the attempt's backoff).
+    millis not_before = 0;
   };
+  void make_claimable(const std::string& task_id, const ready_task& t);
+  // Takes the task out of waiting_ and expiring_.
+  void forget_times(const std::string& task_id);
+  // Releases delayed tasks whose time came; ends those that expired.
+  void pass_time(millis now, ev::events& out);
   // The ready tasks the common matching gives this node's free seats.
   std::vector<std::string> matched(const std::set<std::string>& skip) const;
   // The ready task a slot left without a match may claim now, if any;
@@ -68,6 +74,11 @@ private:
   // The same tasks in the order common to all nodes, for the matching.
   ready_queue common_{""};
   std::map<std::string, ready_task> tasks_;
+  // Ready tasks not claimable yet, by not-before time; ready tasks with an
+  // expiry, by expiry. Both hold (time, task id).
+  std::set<std::pair<millis, std::string>> waiting_;
+  std::set<std::pair<millis, std::string>> expiring_;
+  queue_counters counters_;
   std::size_t live_ = 1;
   // Live peers and their seats (0 slots: not said, taken as 1).
   std::map<std::string, ev::seats> peer_seats_;

@@ -64,6 +64,10 @@ public:
     /// (wall-clock ms), reported with its end for the ready-to-start latency.
     millis ready_ms = 0;
     millis started_ms = 0;
+    /// The task's own retry policy (0: the node's).
+    std::uint32_t max_attempts = 0;
+    millis backoff_ms = 0;
+    millis expires_ms = 0;
   };
 
   void start(const std::string& task_id, std::uint32_t attempt,

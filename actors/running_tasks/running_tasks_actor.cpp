@@ -16,7 +16,7 @@ running_tasks_actor spawn_running_tasks(caf::actor_system& sys,
       return std::make_tuple([self](executed_atom, const execution_result& r) {
         handle(self, ev::execution_report{r.task_id, r.attempt, r.ok,
                                           r.ok ? r.result : r.reason,
-                                          r.started_ms});
+                                          r.started_ms, r.final, r.expired});
       });
     });
 }

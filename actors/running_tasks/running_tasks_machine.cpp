@@ -102,6 +102,11 @@ void running_tasks_machine::on(const ev::start_execution& e, millis now,
   auto* x = running_.mine(e.task_id);
   x->ready_ms = e.ready_ms;
   x->started_ms = now;
+  if (e.spec) {
+    x->max_attempts = e.spec->max_attempts();
+    x->backoff_ms = e.spec->backoff_ms();
+    x->expires_ms = e.spec->expires_ms();
+  }
   states_[e.task_id] = e.state;
   ++counters_.executions_started;
   out.push_back(ev::run_order{e.task_id, e.attempt, e.spec});
@@ -168,12 +173,20 @@ void running_tasks_machine::on(const ev::execution_report& e, millis now,
   // The attempt this execution was started for counts: a reclaim renumbers
   // the same execution after its heartbeats went missing, which is no
   // failed execution.
-  if (exec.started_attempt >= cfg_.max_attempts) {
+  if (e.expired && exec.expires_ms > 0) {
+    report_end(e.task_id, expired_state(exec.attempt, exec.expires_ms), now, out);
+    return;
+  }
+  auto attempts = exec.max_attempts > 0 ? exec.max_attempts : cfg_.max_attempts;
+  if (e.final || exec.started_attempt >= attempts) {
     s.set_phase(wire::FAILED);
     s.set_reason(e.result);
     report_end(e.task_id, s, now, out);
   } else {
-    requeue(e.task_id, exec.attempt + 1, now, out);
+    ++counters_.retries;
+    // No backoff: the same READY state a silent executor's re-queue makes.
+    auto wait = retry_wait(exec.started_attempt, exec.backoff_ms);
+    requeue(e.task_id, exec.attempt + 1, now, out, wait > 0 ? now + wait : 0);
   }
 }
 
@@ -201,11 +214,27 @@ void running_tasks_machine::report_end(const std::string& task_id,
 
 void running_tasks_machine::requeue(const std::string& task_id,
                                     std::uint32_t next_attempt, millis now,
-                                    ev::events& out) {
+                                    ev::events& out, millis not_before) {
   ++counters_.requeues;
   wire::OpId none;
-  out.push_back(
-    ev::originate{make_info(task_id, ready_state(next_attempt), now, &none)});
+  out.push_back(ev::originate{
+    make_info(task_id, ready_state(next_attempt, not_before), now, &none)});
+}
+
+millis running_tasks_machine::retry_wait(std::uint32_t failed_attempt,
+                                         millis task_backoff) {
+  auto base = task_backoff > 0 ? task_backoff : cfg_.retry_backoff_ms;
+  if (base <= 0)
+    return 0;
+  // Doubled per failed attempt, capped; then "equal jitter": half fixed,
+  // half drawn, so every retry waits at least half its backoff.
+  auto wait = base;
+  for (std::uint32_t i = 1; i < failed_attempt && wait < cfg_.retry_backoff_max_ms; ++i)
+    wait *= 2;
+  wait = std::min(wait, cfg_.retry_backoff_max_ms);
+  auto half = wait / 2;
+  return wait - half
+         + static_cast<millis>(rng_() % static_cast<std::uint64_t>(half + 1));
 }
 
 void running_tasks_machine::tick(millis now, ev::events& out) {

@@ -48,7 +48,10 @@ private:
   void report_end(const std::string& task_id, const wire::TaskState& s,
                   millis now, ev::events& out);
   void requeue(const std::string& task_id, std::uint32_t next_attempt,
-               millis now, ev::events& out);
+               millis now, ev::events& out, millis not_before = 0);
+  /// How long a retry waits after `failed_attempt` failed: the task's
+  /// backoff (or the node's), doubled per attempt, capped, jittered.
+  millis retry_wait(std::uint32_t failed_attempt, millis task_backoff);
   millis deadline(millis now);
 
   std::string id_;

@@ -30,7 +30,7 @@ sim_options::sim_options() {
 std::string sim_report::summary() const {
   std::ostringstream out;
   out << "seed=" << seed << " tasks=" << tasks << " accepted=" << accepted
-      << " removed=" << removed << " done=" << done
+      << " removed=" << removed << " done=" << done << " expired=" << expired
       << " executions=" << executions << " duplicates=" << duplicates
       << " dup_completions=" << duplicate_completions
       << " converged=" << (converged ? "yes" : "no")
@@ -159,8 +159,10 @@ void sim_cluster::flush(sim_node& n) {
       name += " " + wire::TaskPhase_Name(m.info().phase());
     ++traffic_.by_kind[name];
   };
-  for (const auto& m : out.broadcasts)
+  for (const auto& m : out.broadcasts) {
     count(m);
+    note_policy(n, m, true);
+  }
   broadcast_bundled(n, std::move(out.broadcasts));
   for (auto& s : out.sends) {
     auto bytes = encode(n, s.message);
@@ -218,6 +220,7 @@ void sim_cluster::deliver(const sim_delivery& d) {
         m.sender_id(), m.incarnation(),
         std::shared_ptr<const wire::Heartbeat>(parts, &m.heartbeat()), now_);
     } else {
+      note_policy(n, m, false);
       n.queue->on_message(std::shared_ptr<const wire::Message>(parts, &m), now_);
     }
   }
@@ -228,12 +231,71 @@ void sim_cluster::run_queued(sim_node& n) {
   while (!n.queued.empty() && n.running.size() < opts_.queue.slots) {
     auto [task_id, attempt] = n.queued.front();
     n.queued.pop_front();
+    if (!check_start(n, task_id, attempt)) {
+      // Claimed ahead, its expiry passed before a slot freed: the
+      // executor reports it expired, unrun.
+      ev::execution_report r{task_id, attempt, false,
+                             "not started before it expired", now_};
+      r.final = r.expired = true;
+      n.queue->execution_finished(std::move(r), now_);
+      continue;
+    }
     // Transient failures spare the last allowed attempt.
     bool ok = !(attempt < opts_.queue.max_attempts
                 && chance(opts_.fail_probability));
     n.running[task_id] = execution{attempt, now_ + opts_.task_ms, ok, now_};
     if (++executions_[task_id] > 1)
       ++duplicates_;
+  }
+}
+
+bool sim_cluster::check_start(const sim_node& n, const std::string& task_id,
+                              std::uint32_t attempt) {
+  auto s = specs_.find(task_id);
+  if (s == specs_.end())
+    return true;
+  const auto& spec = s->second;
+  auto at = " started at " + std::to_string(now_);
+  if (now_ < spec.not_before_ms())
+    policy_violations_.push_back(task_id + at + " before its not-before "
+                                 + std::to_string(spec.not_before_ms()));
+  auto seen = attempts_seen_.find({n.id, task_id, attempt});
+  if (seen != attempts_seen_.end() && now_ < seen->second.not_before)
+    policy_violations_.push_back(
+      task_id + " attempt " + std::to_string(attempt) + " on " + n.id + at
+      + ", before the not-before " + std::to_string(seen->second.not_before)
+      + " it knew when it claimed");
+  return spec.expires_ms() == 0 || now_ < spec.expires_ms();
+}
+
+void sim_cluster::note_policy(const sim_node& n, const wire::Message& m,
+                              bool sent) {
+  auto ready = [&](const std::string& task_id, const wire::TaskState& state) {
+    if (state.phase() != wire::READY || state.not_before_ms() == 0)
+      return;
+    auto& a = attempts_seen_[{n.id, task_id, state.attempt()}];
+    if (!a.claimed)
+      a.not_before = std::max(a.not_before, state.not_before_ms());
+  };
+  if (sent && m.has_dequeue()) {
+    const auto& d = m.dequeue();
+    attempts_seen_[{n.id, d.task_id(), d.attempt()}].claimed = true;
+    // A claim of an expired task (an execution of one is stopped at its
+    // start, as the executor does, in run_queued).
+    auto s = specs_.find(d.task_id());
+    if (s != specs_.end() && s->second.expires_ms() > 0
+        && now_ >= s->second.expires_ms())
+      policy_violations_.push_back(d.task_id() + " claimed by " + n.id + " at "
+                                   + std::to_string(now_) + ", after its expiry "
+                                   + std::to_string(s->second.expires_ms()));
+  }
+  if (auto state = state_of(m))
+    ready(task_id_of(m), *state);
+  if (m.has_sync_reply()) {
+    for (const auto& op : m.sync_reply().ops())
+      note_policy(n, op, false);
+    for (const auto& t : m.sync_reply().snapshot())
+      ready(t.spec().id(), t.state());
   }
 }
 
@@ -326,6 +388,7 @@ std::string sim_cluster::submit(std::size_t i, wire::TaskSpec spec) {
   if (!n.up)
     throw std::logic_error("sim: submit at a crashed node");
   auto id = spec.id();
+  specs_[id] = spec;
   if (n.queue->submit(std::move(spec), now_)) {
     submitted_.insert(id);
     if (first_submit_ < 0)
@@ -406,7 +469,8 @@ bool sim_cluster::converged() const {
   for (const auto& [id, task] : ref->replica().tasks()) {
     auto phase = task.state.phase();
     // Without a spec nobody can run it: only agreement is asked of it.
-    if (task.has_spec && phase != wire::DONE && phase != wire::REMOVED)
+    if (task.has_spec && phase != wire::DONE && phase != wire::REMOVED
+        && phase != wire::EXPIRED)
       return false;
   }
   for (const auto& n : nodes_)
@@ -497,7 +561,9 @@ sim_report sim_cluster::report() const {
       if (t == nullptr || !t->has_spec) {
         r.violations.push_back("accepted task " + id + " lost on " + n->id);
       } else if (!removed && t->state.phase() != wire::DONE
-                 && t->state.phase() != wire::REMOVED) {
+                 && t->state.phase() != wire::REMOVED
+                 && !(t->state.phase() == wire::EXPIRED
+                      && t->spec.expires_ms() > 0)) {
         r.violations.push_back("accepted task " + id + " not DONE on " + n->id
                                + " (phase "
                                + wire::TaskPhase_Name(t->state.phase())
@@ -507,6 +573,11 @@ sim_report sim_cluster::report() const {
                                + n->id);
       }
     }
+  for (const auto& v : policy_violations_)
+    r.violations.push_back(v);
+  for (const auto& [id, task] : ref.tasks())
+    if (task.state.phase() == wire::EXPIRED)
+      ++r.expired;
   if (r.tasks > 0) {
     auto tasks = static_cast<double>(r.tasks);
     r.messages_per_task = static_cast<double>(r.queue_messages) / tasks;
@@ -574,6 +645,15 @@ sim_report run_simulation(const sim_options& opts) {
           spec.set_kind("sim");
           spec.set_payload(std::string(32, 'x'));
           spec.set_priority(static_cast<int>(draw(script, 3)));
+          // Drawn only when asked for, so the runs of other options keep
+          // their seeds' scripts.
+          auto share = [&](double p) {
+            return p > 0 && static_cast<double>(draw(script, 1'000'000)) < p * 1e6;
+          };
+          if (share(opts.delayed))
+            spec.set_not_before_ms(cluster.now() + in(0, opts.delay_max_ms));
+          if (share(opts.expiring))
+            spec.set_expires_ms(cluster.now() + 1 + in(0, opts.expire_max_ms));
           submitted.push_back(cluster.submit(*i, spec));
         }
         break;

@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -127,7 +128,28 @@ private:
   std::unordered_map<std::string, parsed_entry> parsed_;
   millis next_parsed_sweep_ = 0;
 
+  // Checks an execution about to start against its task's policy (delay,
+  // expiry, and the not-before time of a re-queued attempt as the node
+  // knew it when it claimed); false if it expired.
+  bool check_start(const sim_node& n, const std::string& task_id,
+                   std::uint32_t attempt);
+  // Notes what node `n` learns from `m` that check_start needs: the
+  // not-before times of re-queued attempts, and when it claimed one.
+  void note_policy(const sim_node& n, const wire::Message& m, bool sent);
+
   std::set<std::string> submitted_, accepted_, removed_;
+  // The policy of each submitted task, and when each task's last failed
+  // attempt (by number) ended.
+  std::map<std::string, wire::TaskSpec> specs_;
+  // Per (node, task, attempt): the latest not-before time the node heard
+  // before it claimed the attempt, and whether it has claimed it.
+  struct attempt_seen {
+    millis not_before = 0;
+    bool claimed = false;
+  };
+  std::map<std::tuple<std::string, std::string, std::uint32_t>, attempt_seen>
+    attempts_seen_;
+  std::vector<std::string> policy_violations_;
   std::map<std::string, std::vector<wire::OpId>> remove_ops_;
   std::map<std::string, std::size_t> executions_;
   std::map<std::string, std::size_t> completions_;

@@ -43,6 +43,14 @@ struct sim_options {
   millis partition_ms = 2500;
   /// Tasks removed (removeByID) by some node during the run.
   std::size_t removes = 0;
+  /// Per-task policies: this share of the tasks is delayed (not before
+  /// their submit plus up to delay_max_ms), this share expires (at their
+  /// submit plus up to expire_max_ms; many never start). Every execution
+  /// is checked against them, and retries against queue.retry_backoff_ms.
+  double delayed = 0;
+  millis delay_max_ms = 3000;
+  double expiring = 0;
+  millis expire_max_ms = 3000;
   /// Faults happen before this; afterwards the cluster must converge alone.
   millis faults_until_ms = 6000;
   /// Give up (and report non-convergence) after this.
@@ -71,6 +79,7 @@ struct sim_report {
   std::size_t accepted = 0;  // acknowledged: another replica held it
   std::size_t removed = 0;
   std::size_t done = 0;      // DONE on the final replicas
+  std::size_t expired = 0;   // EXPIRED on the final replicas
   std::size_t executions = 0;
   /// Executions beyond one per executed task (re-executions after a crash or
   /// a lost claim, canceled ones included).

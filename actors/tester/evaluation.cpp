@@ -1,5 +1,7 @@
 #include "tester/evaluation.hpp"
 
+#include "known_tasks/task_state.hpp"
+
 #include <cstdio>
 #include <map>
 
@@ -53,8 +55,7 @@ namespace {
 
 bool ended(const module_row& r) {
   auto p = r.state.phase();
-  return r.known && (p == wire::DONE || p == wire::FAILED || p == wire::CANCELED
-                     || p == wire::REMOVED);
+  return r.known && is_terminal(p);
 }
 
 json counts_json(const outcome_counts& c) {

@@ -31,6 +31,8 @@ std::string queue_config::problem() const {
     return "submit window, chunk and in-flight limit must be at least 1";
   if (max_attempts == 0)
     return "max attempts must be at least 1";
+  if (retry_backoff_ms < 0 || retry_backoff_max_ms < retry_backoff_ms)
+    return "retry backoff range must be 0 <= backoff <= max";
   if (op_log_limit == 0)
     return "op log limit must be at least 1";
   if (sync_batch_ops == 0)

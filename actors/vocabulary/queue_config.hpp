@@ -30,6 +30,8 @@ struct queue_config {
   std::size_t slots = defaults::slots;
   std::size_t prefetch = defaults::prefetch;
   std::uint32_t max_attempts = defaults::max_attempts;
+  millis retry_backoff_ms = defaults::retry_backoff_ms;
+  millis retry_backoff_max_ms = defaults::retry_backoff_max_ms;
   std::size_t op_log_limit = defaults::op_log_limit;
   std::size_t sync_batch_ops = defaults::sync_batch_ops;
   std::size_t sync_reply_bytes = defaults::sync_reply_bytes;

@@ -16,6 +16,8 @@ struct queue_counters {
   std::uint64_t reclaims = 0;
   std::uint64_t defenses = 0; // RUNNING sent at once to a losing claimer
   std::uint64_t requeues = 0;
+  std::uint64_t retries = 0; // of those, failed attempts given another
+  std::uint64_t expired = 0; // tasks this node saw expire unstarted
   std::uint64_t running_heartbeats = 0;
   std::uint64_t sync_requests = 0;
   std::uint64_t sync_replies = 0;
@@ -56,6 +58,8 @@ struct queue_counters {
     reclaims += o.reclaims;
     defenses += o.defenses;
     requeues += o.requeues;
+    retries += o.retries;
+    expired += o.expired;
     running_heartbeats += o.running_heartbeats;
     sync_requests += o.sync_requests;
     sync_replies += o.sync_replies;

@@ -187,6 +187,12 @@ struct execution_report {
   bool ok = false;
   std::string result;
   millis started = 0;
+  /// A failure no retry can fix (a bad payload, a program not allowed):
+  /// the task ends FAILED at once instead of spending its attempts.
+  bool final = false;
+  /// Not started: its expiry passed while it waited for a slot (a
+  /// prefetched claim). The task ends EXPIRED.
+  bool expired = false;
 };
 /// running_tasks re-queued a dead member's executions; the coordinator
 /// adopts its unfinished tasks and announces both (to known_tasks).

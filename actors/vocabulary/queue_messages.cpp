@@ -84,6 +84,8 @@ wire::Message make_info(const std::string& task_id,
     i->set_ready_time_ms(state.ready_time_ms());
     i->set_started_time_ms(state.started_time_ms());
   }
+  if (state.phase() == wire::READY)
+    i->set_not_before_ms(state.not_before_ms());
   if (op != nullptr)
     *i->mutable_op() = *op;
   return m;
@@ -166,10 +168,20 @@ wire::TaskState removed_state() {
   return s;
 }
 
-wire::TaskState ready_state(std::uint32_t attempt) {
+wire::TaskState ready_state(std::uint32_t attempt, millis not_before) {
   wire::TaskState s;
   s.set_phase(wire::READY);
   s.set_attempt(attempt);
+  s.set_not_before_ms(not_before);
+  return s;
+}
+
+wire::TaskState expired_state(std::uint32_t attempt, millis expires_ms) {
+  wire::TaskState s;
+  s.set_phase(wire::EXPIRED);
+  s.set_attempt(attempt);
+  s.set_finished_time_ms(expires_ms);
+  s.set_reason("not started before it expired");
   return s;
 }
 
@@ -188,7 +200,7 @@ std::optional<wire::TaskState> state_of(const wire::Message& m) {
     case M::kInfo: {
       const auto& i = m.info();
       if (i.phase() == wire::READY)
-        return ready_state(i.attempt());
+        return ready_state(i.attempt(), i.not_before_ms());
       wire::TaskState s;
       s.set_phase(i.phase());
       s.set_attempt(i.attempt());

@@ -66,7 +66,11 @@ std::optional<wire::TaskState> state_of(const wire::Message& m);
 /// removeByID yields the identical top state.
 wire::TaskState removed_state();
 
-/// READY for `attempt`: identical whoever announces the re-queue.
-wire::TaskState ready_state(std::uint32_t attempt);
+/// READY for `attempt`, claimable from `not_before` (wall ms; 0 at once):
+/// identical whoever announces the re-queue.
+wire::TaskState ready_state(std::uint32_t attempt, millis not_before = 0);
+
+/// EXPIRED: identical on every replica that sees the spec's expiry pass.
+wire::TaskState expired_state(std::uint32_t attempt, millis expires_ms);
 
 } // namespace dice

@@ -52,6 +52,8 @@ std::string progress_text(const tally& t, std::size_t total, double seconds,
   out << t.ended() << "/" << total << " ended (" << t.done << " done";
   if (t.failed)
     out << ", " << t.failed << " failed";
+  if (t.expired)
+    out << ", " << t.expired << " expired";
   if (t.canceled)
     out << ", " << t.canceled << " canceled";
   if (t.removed)

@@ -11,10 +11,13 @@ namespace dice::cli {
 
 /// Where `dice submit --wait` stands.
 struct tally {
-  std::size_t done = 0, failed = 0, canceled = 0, removed = 0, running = 0;
+  std::size_t done = 0, failed = 0, expired = 0, canceled = 0, removed = 0,
+              running = 0;
   std::map<std::string, std::size_t> done_on;    // done tasks by executor
   std::map<std::string, std::size_t> running_on; // running now, by node
-  std::size_t ended() const { return done + failed + canceled + removed; }
+  std::size_t ended() const {
+    return done + failed + expired + canceled + removed;
+  }
 };
 
 /// One progress line: ended of total with how each ended, running, the rate

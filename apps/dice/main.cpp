@@ -13,7 +13,9 @@
 #include "lock_command.hpp"
 #include "progress.hpp"
 #include "cli_args.hpp"
+#include "common/time.hpp"
 #include "task_commands.hpp"
+#include "task_options.hpp"
 #include "test_command.hpp"
 
 using namespace dice::cli;
@@ -24,20 +26,30 @@ const char* usage =
   "dice: use a DiCE cluster through one node's HTTP API.\n"
   "Usage: dice [--node URL] [--json] COMMAND [ARGS]\n"
   "Commands:\n"
-  "  submit KIND PAYLOAD [--count N] [--priority P] [--wait] [--timeout S]\n"
-  "                 enqueue N tasks (default 1, priority 0); with --wait follow\n"
-  "                 them to the end with a progress bar (exit 1 if any failed)\n"
-  "  submit KIND --payload-file FILE   the payload from FILE (- for stdin)\n"
-  "  tasks [--state ready|running|done|failed|canceled|removed] [--kind K]\n"
+  "  submit KIND PAYLOAD|--payload-file FILE [--count N] [--priority P]\n"
+  "         [--lock NAME]... [--wait] [--timeout S] [TASK POLICY]\n"
+  "                 enqueue N tasks (default 1, priority 0); the payload from\n"
+  "                 FILE (- for stdin); with --lock they run only holding that\n"
+  "                 cluster-wide lock (no two tasks sharing a lock run at once);\n"
+  "                 with --wait follow them to the end with a progress bar\n"
+  "                 (exit 1 if any failed; --timeout: how long --wait waits)\n"
+  "  Task policy (DURATION: 500ms, 30s, 10m, 2h, 1d; TIME: a DURATION from now,\n"
+  "  18:00, 2026-11-26T18:00 local or 2026-11-26T18:00:00Z UTC):\n"
+  "    --time-limit DURATION  an execution running longer is stopped and counts\n"
+  "                 as a failed attempt\n"
+  "    --retries N  at most N+1 executions (default: the node's --max-attempts)\n"
+  "    --backoff DURATION  wait before the 2nd attempt, doubling after (jittered)\n"
+  "    --delay DURATION | --at TIME  no node starts it earlier\n"
+  "    --expires TIME  not started by then, it ends expired and never runs\n"
+  "    --key K      idempotency key: the same K submitted again, at any node,\n"
+  "                 is the same task (its id is printed again; with --count N,\n"
+  "                 the keys K/1..K/N)\n"
+  "  tasks [--state ready|running|done|failed|expired|canceled|removed]\n"
+  "        [--kind K]\n"
   "        [--on NODE] [--limit N] [--after ID]\n"
   "                 tasks in id order (a-2 before a-10); --on: claimed by NODE;\n"
   "                 --limit/--after: a page, and the --after of the next one\n"
   "  results ID...  results of many tasks at once (ID - reads ids from stdin)\n"
-  "  submit KIND PAYLOAD [--count N] [--priority P] [--lock NAME]... [--wait]\n"
-  "                 [--timeout S]  enqueue N tasks (default 1, priority 0); with\n"
-  "                 --lock they run only holding that cluster-wide lock (no two\n"
-  "                 tasks sharing a lock run at once); with --wait follow them\n"
-  "                 to the end with a progress bar (exit 1 if any failed)\n"
   "  lock NAME [--timeout S] -- COMMAND [ARGS...]\n"
   "                 run COMMAND here holding cluster-wide lock NAME; exit with\n"
   "                 its status (3: no lock within S seconds, default 3600;\n"
@@ -46,7 +58,6 @@ const char* usage =
   "  event publish TOPIC DATA   send an event to every node (causal order)\n"
   "  event watch TOPIC [--count N]  print the events of TOPIC this node\n"
   "                 delivers, in causal order (until killed, or N events)\n"
-  "  tasks [--state ready|running|done|failed|canceled|removed]\n"
   "  status ID      one task, with its result\n"
   "  remove ID      removeByID: the task is dropped everywhere\n"
   "  cancel ID      cancel a task that has not ended\n"
@@ -73,6 +84,9 @@ bool takes_value(const std::string& name) {
   for (auto* o : {"--node", "--count", "--priority", "--state", "--timeout",
                   "--token-file", "--kind", "--on", "--limit", "--after",
                   "--payload-file"})
+    if (name == o)
+      return true;
+  for (auto* o : task_policy_options)
     if (name == o)
       return true;
   return false;
@@ -106,7 +120,7 @@ int submit(client& node, const args& a, bool json) {
   bool from_file = a.opts.count("--payload-file") > 0;
   if (a.words.size() != (from_file ? 2u : 3u))
     return fail("usage: dice submit KIND PAYLOAD|--payload-file FILE [--count N] "
-                "[--priority P] [--wait]", 2);
+                "[--priority P] [--wait] [task policy: see dice --help]", 2);
   std::string payload;
   if (from_file) {
     std::string error;
@@ -129,6 +143,9 @@ int submit(client& node, const args& a, bool json) {
   }
   if (!a.locks.empty())
     body["locks"] = a.locks;
+  std::string error;
+  if (!add_task_policy(a.opts, dice::wall_clock_ms(), body, error))
+    return fail(error, 2);
   long long timeout = 3600;
   if (a.opts.count("--timeout") && !number(a.opts.at("--timeout"), 1, 86400, timeout))
     return fail("--timeout must be seconds from 1 to 86400", 2);
@@ -136,6 +153,10 @@ int submit(client& node, const args& a, bool json) {
   if (!r.ok())
     return fail(r.error);
   std::vector<std::string> ids = r.body["ids"].get<std::vector<std::string>>();
+  // A key submitted before: the same task(s), not new ones.
+  if (!json && r.body.contains("existing") && !r.body["existing"].empty())
+    std::cerr << "dice: " << r.body["existing"].size()
+              << " of these tasks existed already under their key\n";
   if (!a.opts.count("--wait")) {
     if (json)
       std::cout << r.body.dump() << "\n";

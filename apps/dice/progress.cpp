@@ -53,6 +53,8 @@ bool poll(client& node, std::set<std::string>& open, tally& t,
           ++t.done_on[node];
       } else if (state == "failed") {
         ++t.failed;
+      } else if (state == "expired") {
+        ++t.expired;
       } else if (state == "canceled") {
         ++t.canceled;
       } else if (state == "removed") {
@@ -108,7 +110,8 @@ int wait_for(client& node, const std::vector<std::string>& ids, double timeout_s
       bool ok = finished && t.done == wanted.size();
       if (json) {
         std::cout << nlohmann::json{{"ids", ids},       {"done", t.done},
-                                    {"failed", t.failed}, {"canceled", t.canceled},
+                                    {"failed", t.failed}, {"expired", t.expired},
+                                    {"canceled", t.canceled},
                                     {"removed", t.removed}, {"seconds", elapsed},
                                     {"per_node", t.done_on}, {"ok", ok}}
                        .dump()
@@ -116,9 +119,11 @@ int wait_for(client& node, const std::vector<std::string>& ids, double timeout_s
       } else {
         if (tty)
           std::cout << "\n";
-        std::printf("%s: %zu done, %zu failed, %zu canceled, %zu removed of %zu in %.1fs\n",
+        std::printf("%s: %zu done, %zu failed, %zu expired, %zu canceled, %zu removed "
+                    "of %zu in %.1fs\n",
                     ok ? "finished" : (finished ? "finished with problems" : "timed out"),
-                    t.done, t.failed, t.canceled, t.removed, wanted.size(), elapsed);
+                    t.done, t.failed, t.expired, t.canceled, t.removed, wanted.size(),
+                    elapsed);
       }
       return ok ? 0 : 1;
     }

@@ -9,7 +9,8 @@
 namespace dice::cli {
 
 /// Returns the process exit code: 0 if every task is done, 1 if any failed,
-/// was canceled or removed, or the wait timed out; 3 if the node vanished.
+/// expired, was canceled or removed, or the wait timed out; 3 if the node
+/// vanished.
 int wait_for(client& node, const std::vector<std::string>& ids,
              double timeout_s, bool json);
 

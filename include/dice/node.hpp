@@ -45,6 +45,7 @@ struct options {
   std::size_t slots = 1;                   // tasks executed at once
   std::size_t prefetch = 1;                // tasks claimed beyond the slots
   std::uint32_t max_attempts = 3;          // failed executions before FAILED
+  std::chrono::milliseconds retry_backoff{0}; // before a 2nd attempt, doubling
   std::vector<std::string> shell_allow;    // enables the `shell` kind
   bool tester = false;                     // runs dice test's `test` tasks
   std::string tester_work_dir;             // their workspaces; empty: under $TMPDIR

@@ -1,6 +1,7 @@
 #pragma once
 // What an embedding program submits and what it hears back. Plain values:
 // no CAF, no protobuf.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -21,13 +22,32 @@ struct task {
   /// common lock run at the same time anywhere in the cluster (the task
   /// waits, ready, while another holds one). Names: letters, digits, - _ . : /
   std::vector<std::string> locks;
+
+  // The task's own policy; zero or empty takes the node's default.
+  /// An execution running longer is stopped; it counts as a failed attempt.
+  std::chrono::milliseconds time_limit{0};
+  /// Executions that may fail before the task ends failed (1 to 100).
+  std::uint32_t max_attempts = 0;
+  /// Wait before the second attempt; each later one waits twice the one
+  /// before (half of it drawn at random), up to the node's maximum.
+  std::chrono::milliseconds backoff{0};
+  /// No node starts it before this (a delay from now, or a point in time;
+  /// give one of them).
+  std::chrono::milliseconds delay{0};
+  std::chrono::system_clock::time_point not_before{};
+  /// Not started by then, it ends "expired" and never runs.
+  std::chrono::system_clock::time_point expires{};
+  /// Idempotency key: the same key submitted again, at any node, is the
+  /// same task (submit returns its id).
+  std::string key;
 };
 
 /// A change of a task's replicated state, as this node learnt it.
 struct task_event {
   std::string id;
   std::string kind;
-  /// "ready", "running", "done", "failed", "canceled" or "removed".
+  /// "ready", "running", "done", "failed", "expired", "canceled" or
+  /// "removed".
   std::string state;
   std::string node; // the node running (or that ran) it; empty if none
   std::uint32_t attempts = 0;
@@ -39,10 +59,10 @@ struct task_event {
   std::int64_t started_at_ms = 0;
   std::int64_t finished_at_ms = 0;
 
-  /// done, failed, canceled or removed: nothing more will happen.
+  /// done, failed, expired, canceled or removed: nothing more will happen.
   bool ended() const {
-    return state == "done" || state == "failed" || state == "canceled"
-           || state == "removed";
+    return state == "done" || state == "failed" || state == "expired"
+           || state == "canceled" || state == "removed";
   }
 };
 

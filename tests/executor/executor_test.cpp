@@ -15,6 +15,10 @@ TEST_CASE("built-in kinds validate their payloads", "[executor]") {
   CHECK_FALSE(run_sleep("3600001", none).ok);
   CHECK_FALSE(run_cpu("0", none).ok);
   CHECK_FALSE(run_cpu("", none).ok);
+  // A bad payload fails alike on every retry: it says so.
+  CHECK(run_sleep("abc", none).final);
+  CHECK(run_cpu("", none).final);
+  CHECK_FALSE(run_sleep("0", none).final);
 }
 
 TEST_CASE("cpu results are deterministic digests", "[executor]") {
@@ -117,8 +121,10 @@ TEST_CASE("unknown kinds and throwing tasks fail with a reason", "[executor]") {
   }
   CHECK_FALSE(results["a"].ok);
   CHECK(results["a"].reason == "unknown task kind 'nope'");
+  CHECK(results["a"].final); // no retry runs a kind this node lacks
   CHECK_FALSE(results["b"].ok);
   CHECK(results["b"].reason == "task threw: kaput");
+  CHECK_FALSE(results["b"].final); // it may pass next time
 }
 
 TEST_CASE("cancel reaches a running task", "[executor]") {
@@ -140,4 +146,37 @@ TEST_CASE("cancel reaches a running task", "[executor]") {
   CHECK_FALSE(r.ok);
   CHECK(r.attempt == 3);
   CHECK_FALSE(pool.cancel("x"));
+}
+
+TEST_CASE("an execution past its time limit is stopped and reported as a "
+          "failed attempt, not a cancel",
+          "[executor][policy]") {
+  std::promise<execution_result> result;
+  slot_pool pool{1, task_kinds::with_builtins(),
+                 [&](execution_result r) { result.set_value(r); }};
+  execution_request req{"x", 2, "sleep", "3600000"};
+  req.time_limit_ms = 50;
+  pool.run(req);
+  auto f = result.get_future();
+  // Far below the hour asked for: the limit ends it.
+  REQUIRE(f.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+  auto r = f.get();
+  CHECK_FALSE(r.ok);
+  CHECK_FALSE(r.canceled);
+  CHECK_FALSE(r.final); // another attempt may be faster
+  CHECK(r.reason == "time limit of 50 ms exceeded");
+  CHECK(r.attempt == 2);
+}
+
+TEST_CASE("a task that ends within its time limit is not touched by it",
+          "[executor][policy]") {
+  std::promise<execution_result> result;
+  slot_pool pool{1, task_kinds::with_builtins(),
+                 [&](execution_result r) { result.set_value(r); }};
+  execution_request req{"x", 1, "echo", "hi"};
+  req.time_limit_ms = 60'000;
+  pool.run(req);
+  auto r = result.get_future().get();
+  CHECK(r.ok);
+  CHECK(r.result == "hi");
 }

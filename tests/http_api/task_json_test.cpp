@@ -77,8 +77,7 @@ TEST_CASE("integers beyond 64-bit signed are refused or kept as written",
 }
 
 TEST_CASE("task states render with their phase names", "[http_api]") {
-  for (auto p : {wire::READY, wire::RUNNING, wire::FAILED, wire::CANCELED,
-                 wire::DONE, wire::REMOVED})
+  for (auto p : all_phases)
     CHECK(parse_phase(phase_name(p)) == p);
   CHECK_FALSE(parse_phase("finished"));
   wire::TaskSpec spec;
@@ -157,4 +156,56 @@ TEST_CASE("a submission may name the data objects each node holds",
   few.max_data_objects = 1;
   CHECK(parse_error(R"({"kind":"echo","data_objects":{"a":1,"b":1}})", few)
         == "'data_objects' names 2 nodes; at most 1");
+}
+
+TEST_CASE("a submission carries the task's own policy, checked at the submit",
+          "[http_api][policy]") {
+  std::string err;
+  const millis now = 1'000'000;
+  auto r = parse_submit(R"({"kind":"echo","payload":"x","time_limit_ms":30000,
+                           "retries":2,"backoff_ms":500,"delay_ms":60000,
+                           "expires_in_ms":120000,"key":"order-7"})",
+                        kinds, {}, err, now);
+  REQUIRE(r);
+  CHECK(r->policy.time_limit_ms == 30'000);
+  CHECK(r->policy.max_attempts == 3); // retries 2: at most 3 executions
+  CHECK(r->policy.backoff_ms == 500);
+  CHECK(r->policy.delay_ms == 60'000);
+  CHECK(r->policy.expires_in_ms == 120'000);
+  CHECK(r->policy.key == "order-7");
+  CHECK(parse_error(R"({"kind":"echo","max_attempts":2,"retries":1})")
+        == "give 'max_attempts' or 'retries', not both");
+  CHECK(parse_error(R"({"kind":"echo","max_attempts":0})")
+        == "'max_attempts' must be an integer from 1 to 100");
+  CHECK(parse_error(R"({"kind":"echo","delay_ms":-1})")
+        == "'delay_ms' must be a whole number of ms, 0 or more");
+  CHECK(parse_error(R"({"kind":"echo","key":""})") == "'key' must be a non-empty string");
+  CHECK(parse_error(R"({"kind":"echo","time_limit_ms":"30s"})")
+        == "'time_limit_ms' must be a whole number of ms, 0 or more");
+  REQUIRE_FALSE(parse_submit(R"({"kind":"echo","delay_ms":5000,"expires_in_ms":100})",
+                             kinds, {}, err, now));
+  CHECK(err == "the task would expire before it may start (expiry is not after its delay)");
+}
+
+TEST_CASE("a task's policy and a pending retry show in its detail",
+          "[http_api][policy]") {
+  wire::TaskSpec spec;
+  spec.set_id("key-1");
+  spec.set_kind("echo");
+  spec.set_key("order-7");
+  spec.set_time_limit_ms(30'000);
+  spec.set_expires_ms(9'000'000);
+  wire::TaskState s;
+  s.set_phase(wire::READY);
+  s.set_attempt(2);
+  s.set_not_before_ms(5'000'000);
+  auto j = task_json(spec, s, true);
+  CHECK(j["key"] == "order-7");
+  CHECK(j["time_limit_ms"] == 30'000);
+  CHECK(j["expires_ms"] == 9'000'000);
+  CHECK(j["max_attempts"].is_null());
+  CHECK(j["retry_at_ms"] == 5'000'000);
+  s.set_phase(wire::EXPIRED);
+  CHECK(task_json(spec, s, false)["state"] == "expired");
+  CHECK(parse_phase("expired") == wire::EXPIRED);
 }

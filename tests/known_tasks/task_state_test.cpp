@@ -61,9 +61,9 @@ wire::TaskState random_state(std::mt19937_64& rng) {
   };
   wire::TaskState s;
   s.set_attempt(pick(3));
-  // Phase 7 stands for a phase from a newer peer.
-  int phase = pick(7);
-  s.set_phase(static_cast<wire::TaskPhase>(phase == 6 ? 7 : phase));
+  // Phase 9 stands for a phase from a newer peer.
+  int phase = pick(8);
+  s.set_phase(static_cast<wire::TaskPhase>(phase == 7 ? 9 : phase));
   if (pick(4) != 0) {
     auto* c = s.mutable_claim();
     c->set_node_id("n" + std::to_string(pick(3)));
@@ -83,6 +83,8 @@ wire::TaskState random_state(std::mt19937_64& rng) {
     s.set_started_time_ms(1500 + pick(2));
   if (pick(2) != 0)
     s.set_ready_time_ms(1200 + pick(2));
+  if (pick(3) == 0)
+    s.set_not_before_ms(5000 + pick(2));
   return s;
 }
 
@@ -203,6 +205,17 @@ TEST_CASE("terminal states rank by class above every non-terminal state",
     CHECK(compare_states(f, r) > 0);
     CHECK(compare_states(f, state(wire::READY, 9)) > 0);
   }
+  SECTION("CANCELED > EXPIRED > FAILED: an expiry ends a task that did not "
+          "start, a cancel or a finished run overrides it") {
+    auto e = state(wire::EXPIRED, 2);
+    CHECK(compare_states(state(wire::CANCELED, 1), e) > 0);
+    CHECK(compare_states(done(1, winner, "ok"), e) > 0);
+    CHECK(compare_states(e, state(wire::FAILED, 3)) > 0);
+    CHECK(compare_states(e, running(7, winner)) > 0);
+    CHECK(is_terminal(wire::EXPIRED));
+    // A claim that raced the expiry loses to it: its executor stops.
+    CHECK(lost_claim(merge(running(2, winner), e), "a", 2));
+  }
   SECTION("two DONE reports of one attempt keep one of them everywhere") {
     auto x = done(1, claim_of("a"), "x");
     auto y = done(1, claim_of("b"), "y");
@@ -210,6 +223,19 @@ TEST_CASE("terminal states rank by class above every non-terminal state",
     CHECK(same(m, merge(y, x)));
     CHECK(m.claim().node_id() == "a"); // the better claim's result
   }
+}
+
+TEST_CASE("two re-queues of one attempt keep the later not-before time, and "
+          "a claim of the attempt still beats both",
+          "[task_state]") {
+  auto backoff = state(wire::READY, 2);
+  backoff.set_not_before_ms(9000);
+  auto silent = state(wire::READY, 2); // a watcher's re-queue: no backoff
+  CHECK(same(merge(backoff, silent), backoff));
+  CHECK(same(merge(silent, backoff), backoff));
+  auto claim = running(2, claim_of("b"));
+  CHECK(same(merge(backoff, claim), claim));
+  CHECK(compare_states(state(wire::READY, 3), backoff) > 0);
 }
 
 TEST_CASE("a higher-attempt READY beats a lower-attempt RUNNING",

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -146,4 +147,99 @@ TEST_CASE("a long queue of tasks waiting for a lock never lets one of them "
   for (millis t = 0; t <= 20 * cfg.claim_stagger_ms; t += 10)
     m.tick(t, out);
   CHECK(offered(out).empty());
+}
+
+namespace {
+
+ev::task_changed with_spec(ev::task_changed e,
+                           const std::function<void(wire::TaskSpec&)>& edit) {
+  auto spec = std::make_shared<wire::TaskSpec>(*e.spec);
+  edit(*spec);
+  e.spec = spec;
+  return e;
+}
+
+// The EXPIRED states a node announced (as INFO ops it originates).
+std::vector<std::string> expired_told(const ev::events& out) {
+  std::vector<std::string> ids;
+  for (const auto& o : test::emitted<ev::originate>(out))
+    if (o.op.has_info() && o.op.info().phase() == wire::EXPIRED)
+      ids.push_back(o.op.info().task_id());
+  return ids;
+}
+
+} // namespace
+
+TEST_CASE("a delayed task is offered no earlier than its not-before time, "
+          "and the queue wakes for it",
+          "[ready_queue][policy]") {
+  ready_queue_machine m("a", queue_config{});
+  ev::events out;
+  m.on(with_spec(ready("late", "echo"),
+                 [](wire::TaskSpec& s) { s.set_not_before_ms(5000); }),
+       1000, out);
+  m.on(ready("now", "echo"), 1000, out);
+  m.on(ev::free_slots{2, 2, 1000, {}}, 1000, out);
+  m.tick(1000, out);
+  CHECK(offered(out) == std::set<std::string>{"now"});
+  REQUIRE(m.next_due() == millis{5000});
+  out.clear();
+  m.tick(4999, out);
+  CHECK(offered(out).empty());
+  m.tick(5000, out);
+  CHECK(offered(out) == std::set<std::string>{"late"});
+  // The offer says it became ready at its not-before time, not at enqueue.
+  CHECK(test::emitted<ev::task_offer>(out).back().ready_ms == 5000);
+}
+
+TEST_CASE("a re-queued attempt waits out the backoff its state carries",
+          "[ready_queue][policy]") {
+  ready_queue_machine m("a", queue_config{});
+  ev::events out;
+  auto retry = ready("t", "echo");
+  retry.state.set_attempt(2);
+  retry.state.set_not_before_ms(3000);
+  m.on(retry, 1000, out);
+  m.on(ev::free_slots{1, 1, 1000, {}}, 1000, out);
+  m.tick(2999, out);
+  CHECK(offered(out).empty());
+  m.tick(3000, out);
+  CHECK(offered(out) == std::set<std::string>{"t"});
+}
+
+TEST_CASE("an expired task is never offered; its enqueuer says EXPIRED at "
+          "once, another node a re-queue timeout later",
+          "[ready_queue][policy]") {
+  queue_config cfg;
+  auto expiring = [](const std::string& enqueuer) {
+    return with_spec(ready("t", "echo"), [&](wire::TaskSpec& s) {
+      s.set_enqueuer(enqueuer);
+      s.set_not_before_ms(2000); // still delayed when it expires
+      s.set_expires_ms(1500);
+    });
+  };
+  SECTION("the enqueuer, with no free slot") {
+    ready_queue_machine m("a", cfg);
+    ev::events out;
+    m.on(expiring("a"), 1000, out);
+    REQUIRE(m.next_due() == millis{1500});
+    m.tick(1500, out);
+    CHECK(expired_told(out) == std::vector<std::string>{"t"});
+    CHECK(m.counters().expired == 1);
+    auto o = test::emitted<ev::originate>(out).front().op.info();
+    CHECK(o.time_ms() == 1500); // the same state wherever it is told
+  }
+  SECTION("another node, free all along: never offers it, tells later") {
+    ready_queue_machine m("c", cfg);
+    ev::events out;
+    m.on(expiring("b"), 1000, out);
+    m.on(ev::free_slots{1, 1, 1000, {}}, 1000, out);
+    for (millis t = 1000; t < 1500 + cfg.running_timeout_ms; t += 50)
+      m.tick(t, out);
+    CHECK(offered(out).empty());
+    CHECK(expired_told(out).empty());
+    m.tick(1500 + cfg.running_timeout_ms, out);
+    CHECK(offered(out).empty());
+    CHECK(expired_told(out) == std::vector<std::string>{"t"});
+  }
 }

@@ -213,3 +213,106 @@ TEST_CASE("a claim of ours heard merged but never handed over is forgotten "
   m.tick(at, out);
   CHECK_FALSE(m.next_due());
 }
+
+namespace {
+
+// The state the INFO op this node originated asserts.
+std::vector<wire::TaskState> originated(const ev::events& out) {
+  std::vector<wire::TaskState> states;
+  for (const auto& o : emitted<ev::originate>(out))
+    if (auto s = state_of(o.op))
+      states.push_back(*s);
+  return states;
+}
+
+ev::start_execution start_attempt(const std::string& task_id,
+                                  std::uint32_t attempt,
+                                  std::uint32_t max_attempts,
+                                  millis backoff_ms) {
+  auto s = start(task_id);
+  auto spec = std::make_shared<wire::TaskSpec>(*s.spec);
+  spec->set_max_attempts(max_attempts);
+  spec->set_backoff_ms(backoff_ms);
+  s.spec = spec;
+  s.attempt = attempt;
+  s.state.set_attempt(attempt);
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("a failed attempt is re-queued with the task's own attempts and "
+          "backoff: doubled per attempt, half of it drawn, capped",
+          "[running_tasks][policy]") {
+  queue_config cfg;
+  cfg.retry_backoff_max_ms = 5000;
+  running_tasks_machine m("a", cfg, 7);
+  auto fail_attempt = [&](std::uint32_t attempt, millis now) {
+    ev::events out;
+    m.on(start_attempt("t", attempt, 4, 1000), now, out);
+    m.on(ev::execution_report{"t", attempt, false, "boom", now}, now, out);
+    return originated(out);
+  };
+  for (std::uint32_t attempt = 1; attempt <= 3; ++attempt) {
+    millis now = attempt * 100'000;
+    auto states = fail_attempt(attempt, now);
+    REQUIRE(states.size() == 1);
+    CHECK(states[0].phase() == wire::READY);
+    CHECK(states[0].attempt() == attempt + 1);
+    // 1 s, 2 s, 4 s after the 1st, 2nd, 3rd failure: at least half of it.
+    millis wait = 1000LL << (attempt - 1);
+    CHECK(states[0].not_before_ms() >= now + wait / 2);
+    CHECK(states[0].not_before_ms() <= now + wait);
+  }
+  SECTION("the cap bounds the wait") {
+    auto states = fail_attempt(3, 0);
+    REQUIRE(states.size() == 1);
+    CHECK(states[0].not_before_ms() <= 4000);
+    running_tasks_machine capped("a", cfg, 7);
+    ev::events out;
+    capped.on(start_attempt("u", 1, 10, 20'000), 0, out);
+    capped.on(ev::execution_report{"u", 1, false, "boom", 0}, 0, out);
+    REQUIRE(originated(out).size() == 1);
+    CHECK(originated(out)[0].not_before_ms() <= 5000);
+  }
+  SECTION("the task's last attempt ends it FAILED with the reason") {
+    auto states = fail_attempt(4, 1'000'000);
+    REQUIRE(states.size() == 1);
+    CHECK(states[0].phase() == wire::FAILED);
+    CHECK(states[0].reason() == "boom");
+  }
+  CHECK(m.counters().retries >= 3);
+}
+
+TEST_CASE("without a policy of its own a task gets the node's attempts and "
+          "is ready again at once, as before",
+          "[running_tasks][policy]") {
+  queue_config cfg;
+  cfg.max_attempts = 2;
+  running_tasks_machine m("a", cfg, 1);
+  ev::events out;
+  m.on(start_attempt("t", 1, 0, 0), 0, out);
+  m.on(ev::execution_report{"t", 1, false, "boom", 0}, 10, out);
+  REQUIRE(originated(out).size() == 1);
+  CHECK(originated(out)[0].phase() == wire::READY);
+  CHECK(originated(out)[0].not_before_ms() == 0);
+  out.clear();
+  m.on(start_attempt("t", 2, 0, 0), 20, out);
+  m.on(ev::execution_report{"t", 2, false, "boom", 0}, 30, out);
+  REQUIRE(originated(out).size() == 1);
+  CHECK(originated(out)[0].phase() == wire::FAILED);
+}
+
+TEST_CASE("a failure no retry can fix ends the task at its first attempt",
+          "[running_tasks][policy]") {
+  running_tasks_machine m("a", queue_config{}, 1);
+  ev::events out;
+  m.on(start_attempt("t", 1, 5, 0), 0, out);
+  ev::execution_report r{"t", 1, false, "sleep: payload must be milliseconds", 0};
+  r.final = true;
+  m.on(r, 10, out);
+  REQUIRE(originated(out).size() == 1);
+  CHECK(originated(out)[0].phase() == wire::FAILED);
+  CHECK(originated(out)[0].attempt() == 1);
+  CHECK(m.counters().retries == 0);
+}

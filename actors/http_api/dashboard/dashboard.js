@@ -59,7 +59,7 @@ function drawMembers(nodes) {
 }
 
 function drawCounts(stats) {
-  for (const k of ["ready", "running", "done", "failed", "canceled", "removed"])
+  for (const k of ["ready", "running", "done", "failed", "expired", "canceled", "removed"])
     $("count-" + k).textContent = stats.tasks[k];
   const now = Date.now() / 1000;
   let rate = 0;
