@@ -200,6 +200,24 @@ constexpr std::uint32_t max_attempts = 3;
 /// drawn at random so that retries of many tasks do not fall together.
 /// 0: the next attempt is ready at once, as before per-task policies.
 constexpr millis retry_backoff_ms = 0;
+/// How long a task that ended (done, failed, expired, canceled, removed)
+/// stays in every replica, its journal and its snapshots before it is
+/// forgotten (a task's own keep_for_ms overrides it). A day, as Celery's
+/// result_expires: long enough to read a result, short enough that a
+/// replica holds the tasks of a day, not of every day.
+constexpr millis keep_finished_ms = 86'400'000;
+/// Replicas forget at multiples of this (wall clock), so that they forget
+/// the same tasks at the same moment and their digests keep agreeing.
+constexpr millis forget_grid_ms = 1000;
+/// A forgotten task's id is remembered this long besides its number, to
+/// refuse late messages that name it by id alone (claims, heartbeats):
+/// longer than any datagram stays in flight.
+constexpr millis forgotten_ids_ms = 30'000;
+/// A node restarted on a journal that held unended tasks claims none of
+/// them for this long: time to hear a peer (heartbeats every 400 ms), find
+/// itself behind and catch up, so that it learns which of them ended, or
+/// were forgotten, while it was down before it runs any again.
+constexpr millis restore_hold_ms = 2000;
 /// The longest wait between two attempts (Celery's retry_backoff_max).
 constexpr millis retry_backoff_max_ms = 600'000;
 /// Queue operations kept for retransmission; beyond it, state transfer.

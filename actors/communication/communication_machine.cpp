@@ -41,10 +41,6 @@ wire::OpId* op_field(wire::Message& op) {
 
 } // namespace
 
-std::string origin_of(const std::string& id, std::uint64_t incarnation) {
-  return id + "#" + std::to_string(incarnation);
-}
-
 communication_machine::communication_machine(std::string id,
                                              std::string origin,
                                              queue_config cfg)
@@ -97,6 +93,11 @@ void communication_machine::on(const ev::replica_digest& e, millis,
   if (digest_ != e.digest)
     ++heartbeat_changes_;
   digest_ = e.digest;
+}
+
+void communication_machine::on(const ev::tasks_forgotten& e, millis,
+                               ev::events&) {
+  log_.drop_tasks({e.task_ids.begin(), e.task_ids.end()});
 }
 
 void communication_machine::receive_op(const wire::Message& m, bool relayed,
@@ -395,6 +396,10 @@ void communication_machine::on_sync_request(const wire::Message& m,
 void communication_machine::on_sync_reply(const wire::Message& m, millis now,
                                           ev::events& out) {
   const auto& r = m.sync_reply();
+  // Before anything of the snapshot: tasks it names as forgotten are
+  // dropped, and refused if a chunk still carries them.
+  if (r.forgotten_size() > 0)
+    out.push_back(ev::merge_forgotten{{r.forgotten().begin(), r.forgotten().end()}});
   for (const auto& op : r.ops())
     if (classify(op) == queue_message::operation)
       receive_op(op, true, now, out);

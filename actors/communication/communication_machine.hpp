@@ -24,10 +24,8 @@
 
 namespace dice {
 
-/// ID#INCARNATION: this node's ops are numbered per origin, since a
-/// restarted node remembers nothing.
-std::string origin_of(const std::string& id, std::uint64_t incarnation);
-/// The node id and incarnation of an origin_of() string; nullopt if it is
+/// The node id and incarnation of an origin_of() string
+/// (vocabulary/queue_messages.hpp); nullopt if it is
 /// not one.
 std::optional<std::pair<std::string, std::uint64_t>>
 split_origin(const std::string& origin);
@@ -58,6 +56,7 @@ public:
 
   void on(const ev::originate& e, millis now, ev::events& out);
   void on(const ev::replica_digest& e, millis now, ev::events& out);
+  void on(const ev::tasks_forgotten& e, millis now, ev::events& out);
   /// Another subsystem's message for one peer, to the bridge by node id.
   void on(const ev::send_to& e, millis now, ev::events& out);
 

@@ -1,5 +1,7 @@
 #include "communication/op_log.hpp"
 
+#include "vocabulary/queue_messages.hpp"
+
 namespace dice {
 
 op_log::op_log(std::size_t limit) : limit_(limit == 0 ? 1 : limit) {
@@ -22,6 +24,20 @@ void op_log::add(const std::string& origin, std::uint64_t seq,
       if (per->second.empty())
         ops_.erase(per);
     }
+  }
+}
+
+void op_log::drop_tasks(const std::set<std::string>& task_ids) {
+  for (auto per = ops_.begin(); per != ops_.end();) {
+    auto& ops = per->second;
+    for (auto op = ops.begin(); op != ops.end();)
+      if (task_ids.count(task_id_of(op->second)) > 0) {
+        op = ops.erase(op);
+        --size_;
+      } else {
+        ++op;
+      }
+    per = ops.empty() ? ops_.erase(per) : std::next(per);
   }
 }
 

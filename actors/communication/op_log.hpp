@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,10 @@ public:
 
   /// Keeps `op` (a queue message carrying OpId (origin, seq)).
   void add(const std::string& origin, std::uint64_t seq, wire::Message op);
+
+  /// Drops every op naming one of `task_ids` (tasks forgotten: a peer that
+  /// lacks them gets a snapshot instead).
+  void drop_tasks(const std::set<std::string>& task_ids);
 
   /// Drops every op that `floor(origin)` says all live members have seen.
   void compact(const std::function<std::uint64_t(const std::string&)>& floor);

@@ -293,6 +293,7 @@ std::string node::submit(const task& t, std::chrono::milliseconds timeout) {
   policy.delay_ms = ms(t.delay);
   policy.not_before_ms = ms(t.not_before.time_since_epoch());
   policy.expires_ms = ms(t.expires.time_since_epoch());
+  policy.keep_for_ms = ms(t.keep_for) < 0 ? -1 : ms(t.keep_for);
   policy.key = t.key;
   auto now = wall_clock_ms();
   if (auto p = policy_problem(policy, now); !p.empty())

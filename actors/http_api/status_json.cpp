@@ -76,6 +76,8 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"requeues", c.requeues},
           {"retries", c.retries},
           {"expired", c.expired},
+          {"tasks_forgotten", c.tasks_forgotten},
+          {"forgotten_refused", c.forgotten_refused},
           {"running_heartbeats", c.running_heartbeats},
           {"sync_requests", c.sync_requests},
           {"sync_replies", c.sync_replies},

@@ -50,7 +50,7 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
     "kind",       "payload",      "priority",      "count",
     "data_objects", "locks",      "time_limit_ms", "max_attempts",
     "retries",    "backoff_ms",   "delay_ms",      "not_before_ms",
-    "expires_ms", "expires_in_ms", "key"};
+    "expires_ms", "expires_in_ms", "keep_for_ms", "key"};
   for (auto& [key, value] : j.items())
     if (fields.count(key) == 0)
       return fail("unknown field '" + key + "'");
@@ -132,6 +132,13 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
         return fail(std::string("'") + name + "' must be a whole number of ms, 0 or more");
       *field = *v;
     }
+  if (j.contains("keep_for_ms")) {
+    auto v = integer_in(j["keep_for_ms"], 0, max_task_wait_ms);
+    if (!v)
+      return fail("'keep_for_ms' must be a whole number of ms from 0 to "
+                  + std::to_string(max_task_wait_ms));
+    pol.keep_for_ms = *v;
+  }
   if (j.contains("max_attempts") && j.contains("retries"))
     return fail("give 'max_attempts' or 'retries', not both");
   if (j.contains("max_attempts")) {
@@ -236,6 +243,8 @@ nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& stat
     j["not_before_ms"] = ms(spec.not_before_ms());
     j["expires_ms"] = ms(spec.expires_ms());
     j["key"] = spec.key().empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.key());
+    j["keep_for_ms"] = spec.has_keep_for_ms() ? nlohmann::json(spec.keep_for_ms())
+                                              : nlohmann::json(nullptr);
     // A re-queued attempt waiting out its backoff.
     if (state.phase() == wire::READY && state.not_before_ms() > 0)
       j["retry_at_ms"] = state.not_before_ms();

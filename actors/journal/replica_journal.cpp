@@ -98,7 +98,7 @@ std::vector<wire::TakeMyTask> replica_journal::load() {
     wire::TakeMyTask t;
     // Whole yet undecodable: written by something else; stop trusting here.
     if (!t.ParseFromArray(record.data(), static_cast<int>(record.size()))
-        || t.spec().id().empty())
+        || (t.spec().id().empty() && t.forgotten_size() == 0))
       break;
     whole += journal_frame_header_bytes + record.size();
     out.push_back(std::move(t));
@@ -118,6 +118,18 @@ void replica_journal::record(const std::string& task_id,
                              const known_task& task) {
   bool with_spec = task.has_spec && spec_written_.insert(task_id).second;
   frame_task(buffer_, task_id, task, with_spec);
+  ++buffered_records_;
+}
+
+void replica_journal::forget(const std::string& task_id,
+                             const std::vector<wire::ForgottenRange>& ranges) {
+  spec_written_.erase(task_id);
+  if (ranges.empty())
+    return;
+  wire::TakeMyTask t;
+  for (const auto& r : ranges)
+    *t.add_forgotten() = r;
+  append_frame(buffer_, t.SerializeAsString());
   ++buffered_records_;
 }
 
@@ -181,9 +193,18 @@ bool replica_journal::wants_compaction() const {
          && file_bytes_ > 4 * compacted_bytes_;
 }
 
-void replica_journal::compact(const known_tasks& replica) {
+void replica_journal::compact(const known_tasks& replica,
+                              const forgotten_set& forgotten) {
   flush();
   std::string bytes;
+  // The forgotten ranges, a frame of at most 1,024 each.
+  auto ranges = forgotten.ranges();
+  for (std::size_t i = 0; i < ranges.size(); i += 1024) {
+    wire::TakeMyTask t;
+    for (std::size_t k = i; k < ranges.size() && k < i + 1024; ++k)
+      *t.add_forgotten() = std::move(ranges[k]);
+    append_frame(bytes, t.SerializeAsString());
+  }
   std::unordered_set<std::string> with_spec;
   for (const auto& [task_id, task] : replica.tasks()) {
     frame_task(bytes, task_id, task, task.has_spec);

@@ -3,8 +3,11 @@
 // as a record (the spec with a task's first record), so a node killed at
 // any moment finds its replica again at restart. The state is a
 // join-semilattice, so loading is merging every record in any order; no
-// record needs to be undone. Compaction rewrites the file as one record per
-// task once it has grown well past that size.
+// record needs to be undone. A task forgotten after its retention gets a
+// record of its number (known_tasks/forgotten_set.hpp), which outranks its
+// earlier records at load. Compaction rewrites the file as the forgotten
+// ranges and one record per task held once it has grown well past that
+// size, so the file holds the tasks within retention, not every task run.
 //
 // Appends are written when the known_tasks actor has handled an input
 // (before anything it emitted leaves), so a task acknowledged to a user is
@@ -23,6 +26,7 @@
 #include "common/defaults.hpp"
 #include "common/time.hpp"
 #include "dice.pb.h"
+#include "known_tasks/forgotten_set.hpp"
 #include "known_tasks/known_tasks.hpp"
 #include "known_tasks/replica_sink.hpp"
 
@@ -64,13 +68,16 @@ public:
   std::vector<wire::TakeMyTask> load();
 
   void record(const std::string& task_id, const known_task& task) override;
+  void forget(const std::string& task_id,
+              const std::vector<wire::ForgottenRange>& ranges) override;
   /// Writes what record() buffered (and syncs, under `always`); false if
   /// there was nothing to write.
   bool flush();
   /// True once the file has grown to several times its compacted size.
   bool wants_compaction() const;
-  /// Rewrites the file as one record per task of `replica`; atomic.
-  void compact(const known_tasks& replica);
+  /// Rewrites the file as the `forgotten` ranges and one record per task
+  /// of `replica`; atomic.
+  void compact(const known_tasks& replica, const forgotten_set& forgotten);
 
   journal_counters counters() const;
 

@@ -67,6 +67,20 @@ bool known_tasks::merge_state(const std::string& task_id,
   return changed;
 }
 
+bool known_tasks::forget(const std::string& task_id) {
+  auto i = tasks_.find(task_id);
+  if (i == tasks_.end())
+    return false;
+  if (i->second.has_spec)
+    count(i->second.state.phase(), -1);
+  if (auto h = hashes_.find(task_id); h != hashes_.end()) {
+    digest_ ^= h->second;
+    hashes_.erase(h);
+  }
+  tasks_.erase(i);
+  return true;
+}
+
 const known_task* known_tasks::find(const std::string& task_id) const {
   auto i = tasks_.find(task_id);
   return i == tasks_.end() ? nullptr : &i->second;

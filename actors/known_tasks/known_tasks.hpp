@@ -32,6 +32,9 @@ public:
   /// needed); true if the merged state changed.
   bool merge_state(const std::string& task_id, const wire::TaskState& update);
 
+  /// Drops the task (its retention passed); false if it is not held.
+  bool forget(const std::string& task_id);
+
   const known_task* find(const std::string& task_id) const;
   bool has_spec(const std::string& task_id) const;
 

@@ -35,10 +35,10 @@ void restore(Self* self, const std::shared_ptr<replica_journal>& journal) {
   auto& m = *self->state.machine;
   auto records = journal->load();
   ev::events out;
-  m.restore(records, out);
+  m.restore(records, self->state.clock(), out);
   // The file becomes one record per task (its torn tail, if any, gone)
   // before the first new append.
-  journal->compact(m.replica());
+  journal->compact(m.replica(), m.forgotten());
   m.keep_in(journal.get());
   auto jc = journal->counters();
   if (!records.empty() || jc.bad_tails > 0)
@@ -52,7 +52,8 @@ void restore(Self* self, const std::shared_ptr<replica_journal>& journal) {
   // file worth rewriting.
   self->state.before_dispatch = [self, journal](ev::events&) {
     if (journal->flush() && journal->wants_compaction())
-      journal->compact(self->state.machine->replica());
+      journal->compact(self->state.machine->replica(),
+                       self->state.machine->forgotten());
   };
   dispatch(self, out);
 }

@@ -9,8 +9,9 @@
 
 namespace dice {
 
-known_tasks_machine::known_tasks_machine(std::string id, queue_config cfg)
-  : id_(std::move(id)), cfg_(std::move(cfg)) {
+known_tasks_machine::known_tasks_machine(std::string id, std::string origin,
+                                         queue_config cfg)
+  : id_(std::move(id)), cfg_(std::move(cfg)), origin_(std::move(origin)) {
 }
 
 bool known_tasks_machine::learn(const wire::TaskSpec& spec,
@@ -22,17 +23,18 @@ bool known_tasks_machine::learn(const wire::TaskSpec& spec,
   return true;
 }
 
-void known_tasks_machine::publish(const std::string& task_id,
+void known_tasks_machine::publish(const std::string& task_id, millis now,
                                   ev::events& out) {
-  announce(task_id, out);
+  announce(task_id, now, out);
   out.push_back(ev::replica_digest{tasks_.digest()});
 }
 
-void known_tasks_machine::announce(const std::string& task_id,
+void known_tasks_machine::announce(const std::string& task_id, millis now,
                                    ev::events& out) {
   const auto* task = tasks_.find(task_id);
   if (sink_ != nullptr)
     sink_->record(task_id, *task);
+  schedule_forget(task_id, *task, now);
   std::shared_ptr<const wire::TaskSpec> spec;
   if (task->has_spec) {
     auto& shared = specs_[task_id];
@@ -47,31 +49,83 @@ void known_tasks_machine::announce(const std::string& task_id,
 }
 
 void known_tasks_machine::restore(const std::vector<wire::TakeMyTask>& records,
-                                  ev::events& out) {
+                                  millis now, ev::events& out) {
+  // What was forgotten first: a task's records before its forgetting are
+  // in the file too.
+  for (const auto& r : records)
+    forgotten_.merge(r.forgotten());
   std::set<std::string> changed;
   for (const auto& r : records) {
     const auto& task_id = r.spec().id();
-    if (task_id.empty())
+    if (task_id.empty()
+        || (!r.spec_unknown() && r.spec().has_created()
+            && forgotten_.contains(r.spec().created())))
       continue;
     bool news = !r.spec_unknown() && tasks_.learn_spec(r.spec());
     news |= tasks_.merge_state(task_id, r.state());
     if (news)
       changed.insert(task_id);
   }
+  // A later incarnation numbers its tasks afresh under its own origin.
   for (const auto& task_id : changed) {
     if (tasks_.has_spec(task_id))
       out.push_back(ev::spec_learned{task_id});
-    announce(task_id, out);
+    announce(task_id, now, out);
   }
   if (!changed.empty())
     out.push_back(ev::replica_digest{tasks_.digest()});
+  for (const auto& task_id : changed)
+    if (!is_terminal(tasks_.find(task_id)->state.phase())) {
+      out.push_back(ev::replica_restored{now + cfg_.restore_hold_ms});
+      break;
+    }
 }
 
-void known_tasks_machine::on(const ev::merge_message& e, millis,
+namespace {
+
+// The spec a message carries whole, if any.
+const wire::TaskSpec* spec_in(const wire::Message& m) {
+  if (m.has_enqueue())
+    return &m.enqueue().spec();
+  if (m.has_take_my_task() && !m.take_my_task().spec_unknown())
+    return &m.take_my_task().spec();
+  if (m.has_already_finished_task() && m.already_finished_task().has_spec())
+    return &m.already_finished_task().spec();
+  return nullptr;
+}
+
+} // namespace
+
+bool known_tasks_machine::refused(const std::string& task_id,
+                                  const wire::TaskSpec* spec, millis now,
+                                  ev::events& out) {
+  bool by_number = spec != nullptr && spec->has_created()
+                   && forgotten_.contains(spec->created());
+  bool gone = by_number
+              || (spec == nullptr && recent_.count(task_id) > 0
+                  && tasks_.find(task_id) == nullptr);
+  if (!gone)
+    return false;
+  ++counters_.forgotten_refused;
+  // A spec-less entry of that id, made by a message that came after the
+  // id left the recent list, is the forgotten task too: it goes, and the
+  // id is recent again.
+  if (by_number) {
+    if (const auto* t = tasks_.find(task_id); t != nullptr && !t->has_spec) {
+      forget(task_id, now, out);
+      out.push_back(ev::replica_digest{tasks_.digest()});
+    }
+    if (recent_.emplace(task_id, now).second)
+      recent_order_.emplace_back(now, task_id);
+  }
+  return true;
+}
+
+void known_tasks_machine::on(const ev::merge_message& e, millis now,
                              ev::events& out) {
   const auto& m = e.message;
   auto task_id = task_id_of(m);
-  if (task_id.empty())
+  if (task_id.empty() || refused(task_id, spec_in(m), now, out))
     return;
   bool changed = false;
   if (m.has_enqueue()) {
@@ -98,7 +152,7 @@ void known_tasks_machine::on(const ev::merge_message& e, millis,
   if (!tasks_.has_spec(task_id))
     out.push_back(ev::unknown_seen{task_id});
   if (changed)
-    publish(task_id, out);
+    publish(task_id, now, out);
   // After the change: ranking judges the claim against the merged state;
   // our own claim that changed nothing (a better claim or a later state
   // was here first) learns so from this too, as no task_changed follows.
@@ -106,15 +160,132 @@ void known_tasks_machine::on(const ev::merge_message& e, millis,
     out.push_back(ev::claim_heard{m.dequeue(), tasks_.find(task_id)->state});
 }
 
-void known_tasks_machine::on(const ev::merge_task& e, millis,
+void known_tasks_machine::on(const ev::merge_task& e, millis now,
                              ev::events& out) {
   const auto& task_id = e.spec.id();
-  if (task_id.empty())
+  if (task_id.empty()
+      || refused(task_id, e.spec_unknown ? nullptr : &e.spec, now, out))
     return;
   bool changed = !e.spec_unknown && learn(e.spec, out);
   changed |= tasks_.merge_state(task_id, e.state);
   if (changed)
-    publish(task_id, out);
+    publish(task_id, now, out);
+}
+
+void known_tasks_machine::on(const ev::merge_forgotten& e, millis now,
+                             ev::events& out) {
+  bool news = false;
+  for (const auto& r : e.ranges)
+    news |= forgotten_.add(r.origin(), r.first(), r.last());
+  if (!news)
+    return;
+  if (sink_ != nullptr)
+    sink_->forget("", e.ranges);
+  drop_forgotten(now, out);
+}
+
+void known_tasks_machine::drop_forgotten(millis now, ev::events& out) {
+  std::vector<std::string> gone;
+  for (const auto& [task_id, t] : tasks_.tasks())
+    if (t.has_spec && t.spec.has_created() && forgotten_.contains(t.spec.created()))
+      gone.push_back(task_id);
+  if (!gone.empty())
+    out.push_back(ev::tasks_forgotten{gone});
+  for (const auto& task_id : gone) {
+    // A task that has not ended here ended elsewhere long ago: whatever
+    // holds it (a ready entry, an execution) lets go of it as of a removal.
+    const auto* t = tasks_.find(task_id);
+    if (!is_terminal(t->state.phase())) {
+      auto s = removed_state();
+      s.set_reason("forgotten by the cluster: it ended, and its retention passed");
+      out.push_back(ev::task_changed{task_id, nullptr, s});
+    }
+    forget(task_id, now, out);
+  }
+  if (!gone.empty())
+    out.push_back(ev::replica_digest{tasks_.digest()});
+}
+
+void known_tasks_machine::schedule_forget(const std::string& task_id,
+                                          const known_task& t, millis now) {
+  if (auto d = due_at_.find(task_id); d != due_at_.end()) {
+    due_.erase({d->second, task_id});
+    due_at_.erase(d);
+  }
+  if (!is_terminal(t.state.phase()))
+    return;
+  millis keep = t.has_spec && t.spec.has_keep_for_ms() ? t.spec.keep_for_ms()
+                                                       : cfg_.keep_finished_ms;
+  // From the end every replica holds alike (the local time for an end
+  // that carries none), rounded up to the grid: replicas forget a task at
+  // the same moment, give or take their clocks.
+  millis end = t.state.finished_time_ms() > 0 ? t.state.finished_time_ms() : now;
+  millis at = end + std::max<millis>(keep, 0);
+  if (cfg_.forget_grid_ms > 0)
+    at = (at / cfg_.forget_grid_ms + 1) * cfg_.forget_grid_ms;
+  due_.emplace(at, task_id);
+  due_at_[task_id] = at;
+}
+
+void known_tasks_machine::forget(const std::string& task_id, millis now,
+                                 ev::events&) {
+  if (auto d = due_at_.find(task_id); d != due_at_.end()) {
+    due_.erase({d->second, task_id});
+    due_at_.erase(d);
+  }
+  const auto* t = tasks_.find(task_id);
+  if (t == nullptr)
+    return;
+  std::vector<wire::ForgottenRange> mine;
+  if (t->has_spec && t->spec.has_created()) {
+    const auto& c = t->spec.created();
+    if (forgotten_.add(c)) {
+      auto& r = mine.emplace_back();
+      r.set_origin(c.origin());
+      r.set_first(c.seq());
+      r.set_last(c.seq());
+    }
+  }
+  if (sink_ != nullptr)
+    sink_->forget(task_id, mine);
+  tasks_.forget(task_id);
+  specs_.erase(task_id);
+  submitted_.erase(task_id);
+  adopted_by_.erase(task_id);
+  if (recent_.emplace(task_id, now).second)
+    recent_order_.emplace_back(now, task_id);
+  ++counters_.tasks_forgotten;
+}
+
+void known_tasks_machine::tick(millis now, ev::events& out) {
+  ev::tasks_forgotten gone;
+  while (!due_.empty() && due_.begin()->first <= now) {
+    auto task_id = due_.begin()->second;
+    forget(task_id, now, out);
+    gone.task_ids.push_back(std::move(task_id));
+  }
+  if (!gone.task_ids.empty()) {
+    out.push_back(ev::replica_digest{tasks_.digest()});
+    out.push_back(std::move(gone));
+  }
+  while (!recent_order_.empty()
+         && recent_order_.front().first + cfg_.forgotten_ids_ms <= now) {
+    const auto& [at, task_id] = recent_order_.front();
+    if (auto r = recent_.find(task_id); r != recent_.end() && r->second == at)
+      recent_.erase(r);
+    recent_order_.pop_front();
+  }
+}
+
+std::optional<millis> known_tasks_machine::next_due() const {
+  std::optional<millis> due;
+  if (!due_.empty())
+    due = due_.begin()->first;
+  if (!recent_order_.empty()) {
+    auto at = recent_order_.front().first + cfg_.forgotten_ids_ms;
+    due = due ? std::min(*due, at) : at;
+  }
+  return due;
 }
 
 void known_tasks_machine::on(const ev::snapshot_wanted& e, millis,
@@ -129,6 +300,21 @@ void known_tasks_machine::on(const ev::snapshot_wanted& e, millis,
   std::string after = e.after;
   std::vector<wire::Message> chunks;
   std::size_t total = 0;
+  // A transfer starts with what this replica forgot, so the asker drops
+  // (and refuses) those tasks whatever it held or still hears of them.
+  if (e.after.empty()) {
+    std::size_t bytes = 0;
+    for (auto& r : forgotten_.ranges()) {
+      auto size = r.ByteSizeLong() + 4;
+      if (chunks.empty() || bytes + size > cfg_.wire_budget) {
+        chunks.emplace_back().mutable_sync_reply();
+        bytes = 8;
+      }
+      bytes += size;
+      total += size;
+      *chunks.back().mutable_sync_reply()->add_forgotten() = std::move(r);
+    }
+  }
   do {
     wire::Message reply;
     auto* r = reply.mutable_sync_reply();
@@ -256,6 +442,9 @@ bool known_tasks_machine::submit(wire::TaskSpec spec, millis now,
   if (spec.id().empty() || tasks_.has_spec(spec.id())
       || !submitted_.insert(spec.id()).second)
     return false;
+  // Its number: what every replica keeps of it once it is forgotten.
+  if (!spec.has_created())
+    *spec.mutable_created() = make_op_id(origin_, ++created_);
   if (spec.enqueuer().empty())
     spec.set_enqueuer(id_);
   if (spec.enqueue_time_ms() == 0)
@@ -265,7 +454,7 @@ bool known_tasks_machine::submit(wire::TaskSpec spec, millis now,
   return true;
 }
 
-bool known_tasks_machine::remove(const std::string& task_id, millis,
+bool known_tasks_machine::remove(const std::string& task_id, millis now,
                                  ev::events& out) {
   if (task_id.empty())
     return false;
@@ -273,7 +462,7 @@ bool known_tasks_machine::remove(const std::string& task_id, millis,
   if (task != nullptr && task->state.phase() == wire::REMOVED)
     return false;
   wire::OpId none;
-  out.push_back(ev::originate{make_remove(task_id, none)});
+  out.push_back(ev::originate{make_remove(task_id, none, now)});
   return true;
 }
 
@@ -336,7 +525,8 @@ std::vector<task_row> known_tasks_machine::query(const task_query& q) const {
 }
 
 known_tasks_machine make_known_tasks_machine(const machine_config& c) {
-  return known_tasks_machine(c.node_id, c.queue);
+  return known_tasks_machine(c.node_id, origin_of(c.node_id, c.incarnation),
+                             c.queue);
 }
 
 } // namespace dice

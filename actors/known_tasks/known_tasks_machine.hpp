@@ -2,13 +2,17 @@
 // The known_tasks subsystem: the replica of every task's spec and merged
 // state. It merges what communication delivers, tells the other subsystems
 // of every change, answers for the tasks it holds (unknown-task answers,
-// snapshot chunks) and takes the user's operations on tasks.
+// snapshot chunks) and takes the user's operations on tasks. A task that
+// ended is forgotten once its retention passed (forgotten_set.hpp): it
+// leaves the replica, and what names it later is refused.
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 
+#include "known_tasks/forgotten_set.hpp"
 #include "known_tasks/known_tasks.hpp"
 #include "known_tasks/replica_sink.hpp"
 #include "known_tasks/task_query.hpp"
@@ -20,7 +24,9 @@ namespace dice {
 
 class known_tasks_machine {
 public:
-  known_tasks_machine(std::string id, queue_config cfg);
+  /// `origin`: this incarnation's (node#incarnation); it numbers the
+  /// tasks submitted here.
+  known_tasks_machine(std::string id, std::string origin, queue_config cfg);
 
   void on(const ev::merge_message& e, millis now, ev::events& out);
   void on(const ev::merge_task& e, millis now, ev::events& out);
@@ -29,12 +35,19 @@ public:
   void on(const ev::answer_due& e, millis now, ev::events& out);
   void on(const ev::member_recovered& e, millis now, ev::events& out);
   void on(const ev::tasks_adopted& e, millis now, ev::events& out);
+  void on(const ev::merge_forgotten& e, millis now, ev::events& out);
+  /// Forgets the ended tasks whose retention passed.
+  void tick(millis now, ev::events& out);
+  /// When the next ended task is due to be forgotten, or a forgotten id
+  /// leaves the recent list.
+  std::optional<millis> next_due() const;
 
   /// Where every change is kept beyond the process (none: memory only).
   void keep_in(replica_sink* sink) { sink_ = sink; }
   /// Merges what the journal held at start, telling the other subsystems
   /// of every task as of any change (one digest for all).
-  void restore(const std::vector<wire::TakeMyTask>& records, ev::events& out);
+  void restore(const std::vector<wire::TakeMyTask>& records, millis now,
+               ev::events& out);
 
   // -- user operations (the paper's API) -------------------------------------
 
@@ -46,6 +59,8 @@ public:
   bool cancel(const std::string& task_id, millis now, ev::events& out);
 
   const known_tasks& replica() const { return tasks_; }
+  /// The numbers of every task this replica forgot.
+  const forgotten_set& forgotten() const { return forgotten_; }
   /// The node answering for a task: the coordinator that adopted it after
   /// its enqueuer died, or the enqueuer ("" if the task is unknown).
   std::string owner_of(const std::string& task_id) const;
@@ -58,9 +73,21 @@ public:
 
 private:
   bool learn(const wire::TaskSpec& spec, ev::events& out);
-  void publish(const std::string& task_id, ev::events& out);
+  void publish(const std::string& task_id, millis now, ev::events& out);
   /// publish() without the digest.
-  void announce(const std::string& task_id, ev::events& out);
+  void announce(const std::string& task_id, millis now, ev::events& out);
+  /// Schedules (or unschedules) the task's forgetting after a change.
+  void schedule_forget(const std::string& task_id, const known_task& t,
+                       millis now);
+  /// The task leaves the replica; its number joins the forgotten set.
+  void forget(const std::string& task_id, millis now, ev::events& out);
+  /// True (and counted) if what a message says of this task must be
+  /// refused: a spec whose number is forgotten, or, for a message naming
+  /// the task by id alone, an id forgotten lately and not held again.
+  bool refused(const std::string& task_id, const wire::TaskSpec* spec,
+               millis now, ev::events& out);
+  /// Forgets the tasks held whose numbers `forgotten_` now holds.
+  void drop_forgotten(millis now, ev::events& out);
   task_row row(const std::string& task_id, const known_task& t) const;
 
   std::string id_;
@@ -70,6 +97,15 @@ private:
   std::map<std::string, std::shared_ptr<const wire::TaskSpec>> specs_;
   std::set<std::string> submitted_;
   std::map<std::string, std::string> adopted_by_; // task id -> new owner
+  std::string origin_;
+  std::uint64_t created_ = 0; // tasks numbered by this incarnation
+  forgotten_set forgotten_;
+  // Ended tasks by when they are forgotten, and each one's time.
+  std::set<std::pair<millis, std::string>> due_;
+  std::map<std::string, millis> due_at_;
+  // Ids forgotten within forgotten_ids_ms, oldest first.
+  std::map<std::string, millis> recent_;
+  std::deque<std::pair<millis, std::string>> recent_order_;
   queue_counters counters_;
   replica_sink* sink_ = nullptr;
 };

@@ -32,6 +32,8 @@ std::string policy_problem(const task_policy& p, millis now) {
   if (expires > 0 && expires <= start)
     return "the task would expire before it may start (expiry is not after "
            "its delay)";
+  if (p.keep_for_ms > max_task_wait_ms)
+    return "'keep_for_ms' must be from 0 to " + std::to_string(max_task_wait_ms);
   if (p.key.size() > max_task_key_bytes)
     return "'key' must be at most " + std::to_string(max_task_key_bytes) + " bytes";
   return {};
@@ -48,6 +50,8 @@ void apply_policy(const task_policy& p, millis now, std::size_t i,
   spec.set_expires_ms(p.expires_ms > 0      ? p.expires_ms
                       : p.expires_in_ms > 0 ? now + p.expires_in_ms
                                             : 0);
+  if (p.keep_for_ms >= 0)
+    spec.set_keep_for_ms(p.keep_for_ms);
   if (!p.key.empty()) {
     spec.set_key(nth_task_key(p.key, i, count));
     spec.set_id(keyed_task_id(spec.key()));

@@ -24,6 +24,7 @@ struct task_policy {
   millis not_before_ms = 0;      // wall ms (ETA)
   millis expires_in_ms = 0;      // from the submit on; or
   millis expires_ms = 0;         // wall ms
+  millis keep_for_ms = -1;       // kept after its end; <0: the node's
   std::string key;               // "": a fresh id per task
 };
 

@@ -141,6 +141,12 @@ void task_families(families& f, const task_counts& t, const executor_stats& e,
   f.one("dice_retries_total",
         "Failed attempts this node re-queued for another (per-task retries)",
         counter, q.retries);
+  f.one("dice_forgotten_total",
+        "Ended tasks that left this replica after their retention",
+        counter, q.tasks_forgotten);
+  f.one("dice_forgotten_refused_total",
+        "Messages refused because they named a forgotten task",
+        counter, q.forgotten_refused);
   f.one("dice_expired_total",
         "Tasks this node ended EXPIRED: not started before their expiry",
         counter, q.expired);

@@ -7,6 +7,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "vocabulary/queue_messages.hpp"
+
 namespace dice {
 
 std::uint64_t subsystem_seed(std::uint64_t seed, station s) {
@@ -273,6 +275,8 @@ void queue_node::tick(millis now) {
      [this](ev::events& out) { running_tasks_.tick(now_, out); }},
     {station::communication,
      [this](ev::events& out) { communication_.tick(now_, out); }},
+    {station::known_tasks,
+     [this](ev::events& out) { known_tasks_.tick(now_, out); }},
   };
   if (interleaving_) {
     // Each subsystem's timer, with at most one tick waiting in its

@@ -157,6 +157,8 @@ public:
   const queue_config& config() const { return mc_.queue; }
   const known_tasks& replica() const { return known_tasks_.replica(); }
   const ready_queue& ready() const { return ready_queue_.order(); }
+  /// The numbers of the tasks this replica forgot.
+  const forgotten_set& forgotten() const { return known_tasks_.forgotten(); }
   const running_tasks& running() const { return running_tasks_.running(); }
   const unknown_resolver& resolver() const {
     return unknown_resolver_.resolver();

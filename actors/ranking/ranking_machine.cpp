@@ -117,9 +117,12 @@ void ranking_machine::on(const ev::task_offer& e, millis now,
   note_birth(now);
   if (announced_ && *announced_ > 0)
     --*announced_; // ready_queue counted this offer off its free slots
+  // The slot was taken meanwhile, or the task expired since the offer
+  // (ready_queue drops it, and says so, at its next tick).
   if (busy() >= capacity() || pending_.count(e.task_id) > 0
-      || handed_.count(e.task_id) > 0) {
-    announce(now, out); // the slot was taken meanwhile
+      || handed_.count(e.task_id) > 0
+      || (e.spec->expires_ms() > 0 && now >= e.spec->expires_ms())) {
+    announce(now, out);
     return;
   }
   auto c = make_claim(id_, info_, *e.spec, now);

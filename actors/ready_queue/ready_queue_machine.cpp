@@ -56,6 +56,12 @@ void ready_queue_machine::on(const ev::live_nodes& e, millis,
   changed_ = true;
 }
 
+void ready_queue_machine::on(const ev::replica_restored& e, millis,
+                             ev::events&) {
+  hold_until_ = std::max(hold_until_, e.hold_until);
+  changed_ = true;
+}
+
 void ready_queue_machine::on(const ev::free_slots& e, millis,
                              ev::events&) {
   free_ = e.count;
@@ -143,6 +149,10 @@ void ready_queue_machine::tick(millis now, ev::events& out) {
   pass_time(now, out);
   if (free_ == 0 || tasks_.empty())
     return;
+  if (now < hold_until_) {
+    later_ = hold_until_;
+    return;
+  }
   // Tasks waiting for cluster-wide locks this node does not hold are
   // passed over, and looked at again shortly.
   auto skip = claimed_;

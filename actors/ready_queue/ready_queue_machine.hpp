@@ -32,6 +32,7 @@ public:
   void on(const ev::task_changed& e, millis now, ev::events& out);
   void on(const ev::live_nodes& e, millis now, ev::events& out);
   void on(const ev::free_slots& e, millis now, ev::events& out);
+  void on(const ev::replica_restored& e, millis now, ev::events& out);
   /// Offers the free slots what they may claim now.
   void tick(millis now, ev::events& out);
   /// With a slot free: now if something changed, else when a free slot
@@ -96,6 +97,8 @@ private:
   std::optional<millis> later_;
   // Tasks, slots or nodes changed since the last offer.
   bool changed_ = true;
+  // No offer before this: restarted on a journal, the node catches up first.
+  millis hold_until_ = 0;
 };
 
 /// The machine every driver runs (queue_node, the actor).

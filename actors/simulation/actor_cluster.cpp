@@ -102,8 +102,11 @@ executor spawn_sleeper(caf::actor_system& sys,
         st.queued.pop_front();
         ++(*counts)[r.task_id];
         st.running[r.task_id] = r.attempt;
-        execution_result done{r.task_id, r.attempt, true, false,
-                              "slept " + r.payload + " ms", "", 0, 0};
+        execution_result done;
+        done.task_id = r.task_id;
+        done.attempt = r.attempt;
+        done.ok = true;
+        done.result = "slept " + r.payload + " ms";
         self->delayed_send(self,
                            std::chrono::milliseconds(std::stoll(r.payload)),
                            executed_atom_v, done);

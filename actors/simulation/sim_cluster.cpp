@@ -31,6 +31,7 @@ std::string sim_report::summary() const {
   std::ostringstream out;
   out << "seed=" << seed << " tasks=" << tasks << " accepted=" << accepted
       << " removed=" << removed << " done=" << done << " expired=" << expired
+      << " forgotten=" << forgotten << " held=" << held
       << " executions=" << executions << " duplicates=" << duplicates
       << " dup_completions=" << duplicate_completions
       << " converged=" << (converged ? "yes" : "no")
@@ -249,6 +250,12 @@ void sim_cluster::run_queued(sim_node& n) {
   }
 }
 
+bool sim_cluster::forgotten_by(const queue_node& q, const std::string& task_id) const {
+  auto s = specs_.find(task_id);
+  return s != specs_.end() && s->second.has_created()
+         && q.forgotten().contains(s->second.created());
+}
+
 bool sim_cluster::check_start(const sim_node& n, const std::string& task_id,
                               std::uint32_t attempt) {
   auto s = specs_.find(task_id);
@@ -259,6 +266,12 @@ bool sim_cluster::check_start(const sim_node& n, const std::string& task_id,
   if (now_ < spec.not_before_ms())
     policy_violations_.push_back(task_id + at + " before its not-before "
                                  + std::to_string(spec.not_before_ms()));
+  // A task this replica forgot never runs here again: nothing brings it
+  // back. (A replica partitioned from those that ran and forgot it may
+  // run it, as it may run any task whose end it has not heard of.)
+  if (spec.has_created() && n.queue->forgotten().contains(spec.created()))
+    policy_violations_.push_back(task_id + " forgotten by " + n.id + " yet" + at
+                                 + " there");
   auto seen = attempts_seen_.find({n.id, task_id, attempt});
   if (seen != attempts_seen_.end() && now_ < seen->second.not_before)
     policy_violations_.push_back(
@@ -277,14 +290,18 @@ void sim_cluster::note_policy(const sim_node& n, const wire::Message& m,
     if (!a.claimed)
       a.not_before = std::max(a.not_before, state.not_before_ms());
   };
+  // The number its enqueuer gave the task, for the forgetting checks.
+  if (sent && m.has_enqueue() && m.enqueue().spec().has_created())
+    *specs_[m.enqueue().spec().id()].mutable_created() = m.enqueue().spec().created();
   if (sent && m.has_dequeue()) {
     const auto& d = m.dequeue();
     attempts_seen_[{n.id, d.task_id(), d.attempt()}].claimed = true;
-    // A claim of an expired task (an execution of one is stopped at its
-    // start, as the executor does, in run_queued).
+    // A claim made after its task's expiry (an execution of one is stopped
+    // at its start, as the executor does, in run_queued). A reclaim keeps
+    // the claim, and its time, of an execution started in time.
     auto s = specs_.find(d.task_id());
     if (s != specs_.end() && s->second.expires_ms() > 0
-        && now_ >= s->second.expires_ms())
+        && d.claim().dequeue_time_ms() >= s->second.expires_ms())
       policy_violations_.push_back(d.task_id() + " claimed by " + n.id + " at "
                                    + std::to_string(now_) + ", after its expiry "
                                    + std::to_string(s->second.expires_ms()));
@@ -479,7 +496,10 @@ bool sim_cluster::converged() const {
   // A task never acknowledged may have lost its ENQUEUE with its submitter:
   // replicas then agree on a spec-less entry. An accepted task may not.
   for (const auto& id : accepted_)
-    if (!ref->replica().has_spec(id))
+    if (!ref->replica().has_spec(id)
+        && std::none_of(nodes_.begin(), nodes_.end(), [&](const sim_node& n) {
+             return n.up && forgotten_by(*n.queue, id);
+           }))
       return false;
   return true;
 }
@@ -558,7 +578,12 @@ sim_report sim_cluster::report() const {
     for (const auto& id : accepted_) {
       const auto* t = n->queue->replica().find(id);
       bool removed = remove_took(id);
-      if (t == nullptr || !t->has_spec) {
+      bool forgotten = std::any_of(up.begin(), up.end(), [&](const sim_node* o) {
+        return forgotten_by(*o->queue, id);
+      });
+      if ((t == nullptr || !t->has_spec) && forgotten) {
+        ++r.forgotten;
+      } else if (t == nullptr || !t->has_spec) {
         r.violations.push_back("accepted task " + id + " lost on " + n->id);
       } else if (!removed && t->state.phase() != wire::DONE
                  && t->state.phase() != wire::REMOVED
@@ -575,9 +600,20 @@ sim_report sim_cluster::report() const {
     }
   for (const auto& v : policy_violations_)
     r.violations.push_back(v);
-  for (const auto& [id, task] : ref.tasks())
+  for (const auto& [id, task] : ref.tasks()) {
     if (task.state.phase() == wire::EXPIRED)
       ++r.expired;
+    if (task.has_spec)
+      ++r.held;
+  }
+  // No replica holds, unended, a task another one forgot: it came back.
+  for (const auto* n : up)
+    for (const auto& [id, task] : n->queue->replica().tasks())
+      if (task.has_spec && task.spec.has_created() && !is_terminal(task.state.phase()))
+        for (const auto* other : up)
+          if (other->queue->forgotten().contains(task.spec.created()))
+            r.violations.push_back("task " + id + " forgotten by " + other->id
+                                   + " is back on " + n->id);
   if (r.tasks > 0) {
     auto tasks = static_cast<double>(r.tasks);
     r.messages_per_task = static_cast<double>(r.queue_messages) / tasks;
@@ -710,6 +746,10 @@ sim_report run_simulation(const sim_options& opts) {
   while (cluster.now() < opts.max_time_ms && !settled())
     cluster.run_until(cluster.now() + 50);
   cluster.drain();
+  if (opts.linger_ms > 0 && cluster.converged()) {
+    cluster.run_until(cluster.now() + opts.linger_ms);
+    cluster.drain();
+  }
   if (opts.timeline_every_ms > 0)
     cluster.sample_timeline(); // the end, whatever the sampling period
   auto report = cluster.report();

@@ -133,6 +133,8 @@ private:
   // knew it when it claimed); false if it expired.
   bool check_start(const sim_node& n, const std::string& task_id,
                    std::uint32_t attempt);
+  // True if `q` forgot the task (the number its enqueuer gave it).
+  bool forgotten_by(const queue_node& q, const std::string& task_id) const;
   // Notes what node `n` learns from `m` that check_start needs: the
   // not-before times of re-queued attempts, and when it claimed one.
   void note_policy(const sim_node& n, const wire::Message& m, bool sent);

@@ -53,6 +53,8 @@ struct sim_options {
   millis expire_max_ms = 3000;
   /// Faults happen before this; afterwards the cluster must converge alone.
   millis faults_until_ms = 6000;
+  /// Once converged, run this much longer (time for retention to pass).
+  millis linger_ms = 0;
   /// Give up (and report non-convergence) after this.
   millis max_time_ms = 90'000;
   millis tick_ms = 5;
@@ -80,6 +82,11 @@ struct sim_report {
   std::size_t removed = 0;
   std::size_t done = 0;      // DONE on the final replicas
   std::size_t expired = 0;   // EXPIRED on the final replicas
+  /// Accepted tasks a final replica forgot (they ended, then their
+  /// retention passed), summed over the replicas.
+  std::size_t forgotten = 0;
+  /// Tasks whose spec the first final replica still holds.
+  std::size_t held = 0;
   std::size_t executions = 0;
   /// Executions beyond one per executed task (re-executions after a crash or
   /// a lost claim, canceled ones included).

@@ -33,6 +33,8 @@ std::string queue_config::problem() const {
     return "max attempts must be at least 1";
   if (retry_backoff_ms < 0 || retry_backoff_max_ms < retry_backoff_ms)
     return "retry backoff range must be 0 <= backoff <= max";
+  if (keep_finished_ms < 0 || forget_grid_ms < 0 || forgotten_ids_ms < 0)
+    return "keep-finished, forget grid and forgotten ids times must not be negative";
   if (op_log_limit == 0)
     return "op log limit must be at least 1";
   if (sync_batch_ops == 0)

@@ -32,6 +32,10 @@ struct queue_config {
   std::uint32_t max_attempts = defaults::max_attempts;
   millis retry_backoff_ms = defaults::retry_backoff_ms;
   millis retry_backoff_max_ms = defaults::retry_backoff_max_ms;
+  millis keep_finished_ms = defaults::keep_finished_ms;
+  millis forget_grid_ms = defaults::forget_grid_ms;
+  millis forgotten_ids_ms = defaults::forgotten_ids_ms;
+  millis restore_hold_ms = defaults::restore_hold_ms;
   std::size_t op_log_limit = defaults::op_log_limit;
   std::size_t sync_batch_ops = defaults::sync_batch_ops;
   std::size_t sync_reply_bytes = defaults::sync_reply_bytes;

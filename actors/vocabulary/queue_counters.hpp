@@ -18,6 +18,10 @@ struct queue_counters {
   std::uint64_t requeues = 0;
   std::uint64_t retries = 0; // of those, failed attempts given another
   std::uint64_t expired = 0; // tasks this node saw expire unstarted
+  // Tasks that left the replica after their retention, and messages
+  // refused because they named a forgotten task.
+  std::uint64_t tasks_forgotten = 0;
+  std::uint64_t forgotten_refused = 0;
   std::uint64_t running_heartbeats = 0;
   std::uint64_t sync_requests = 0;
   std::uint64_t sync_replies = 0;
@@ -60,6 +64,8 @@ struct queue_counters {
     requeues += o.requeues;
     retries += o.retries;
     expired += o.expired;
+    tasks_forgotten += o.tasks_forgotten;
+    forgotten_refused += o.forgotten_refused;
     running_heartbeats += o.running_heartbeats;
     sync_requests += o.sync_requests;
     sync_replies += o.sync_replies;

@@ -80,6 +80,21 @@ struct merge_task {
   bool spec_unknown = false;
   wire::TaskState state;
 };
+/// The journal gave the replica unended tasks: claim nothing before
+/// `hold_until` (known_tasks to ready_queue).
+struct replica_restored {
+  millis hold_until = 0;
+};
+/// Tasks this replica forgot (known_tasks to communication): their ops
+/// leave the op log, so a peer that lacks them gets a snapshot, which says
+/// they were forgotten, instead of ops that would make them anew.
+struct tasks_forgotten {
+  std::vector<std::string> task_ids;
+};
+/// What a peer forgot, from the start of its snapshot (to known_tasks).
+struct merge_forgotten {
+  std::vector<wire::ForgottenRange> ranges;
+};
 /// A peer wants a snapshot chunk of the tasks after `after`; `versions` is
 /// what this replica has seen, as the reply must say (to known_tasks).
 struct snapshot_wanted {
@@ -248,7 +263,9 @@ struct acknowledged {
 #define DICE_QUEUE_EVENTS(X)                                                   \
   X(task_changed) X(claim_heard) X(running_heard) X(unknown_seen)              \
   X(spec_learned) X(stale_seen) X(known_question) X(replica_digest)            \
-  X(merge_message) X(merge_task) X(snapshot_wanted) X(question_heard)          \
+  X(merge_message) X(merge_task) X(merge_forgotten) X(snapshot_wanted)         \
+  X(replica_restored) X(tasks_forgotten)                                       \
+  X(question_heard)                                                            \
   X(answer_seen) X(live_nodes) X(recover_member) X(tasks_adopted)              \
   X(originate) X(answer_due) X(free_slots) X(task_offer) X(start_execution)    \
   X(execution_over) X(execution_report) X(member_recovered) X(broadcast)       \

@@ -32,6 +32,10 @@ queue_message classify(const wire::Message& m) {
   }
 }
 
+std::string origin_of(const std::string& id, std::uint64_t incarnation) {
+  return id + "#" + std::to_string(incarnation);
+}
+
 wire::OpId make_op_id(const std::string& origin, std::uint64_t seq) {
   wire::OpId op;
   op.set_origin(origin);
@@ -58,11 +62,13 @@ wire::Message make_dequeue(const std::string& task_id, std::uint32_t attempt,
   return m;
 }
 
-wire::Message make_remove(const std::string& task_id, const wire::OpId& op) {
+wire::Message make_remove(const std::string& task_id, const wire::OpId& op,
+                          millis time_ms) {
   wire::Message m;
   auto* r = m.mutable_remove();
   r->set_task_id(task_id);
   *r->mutable_op() = op;
+  r->set_time_ms(time_ms);
   return m;
 }
 
@@ -162,9 +168,10 @@ std::optional<wire::OpId> op_of(const wire::Message& m) {
   return *op;
 }
 
-wire::TaskState removed_state() {
+wire::TaskState removed_state(millis time_ms) {
   wire::TaskState s;
   s.set_phase(wire::REMOVED);
+  s.set_finished_time_ms(time_ms);
   return s;
 }
 
@@ -196,7 +203,7 @@ std::optional<wire::TaskState> state_of(const wire::Message& m) {
       return s;
     }
     case M::kRemove:
-      return removed_state();
+      return removed_state(m.remove().time_ms());
     case M::kInfo: {
       const auto& i = m.info();
       if (i.phase() == wire::READY)

@@ -31,12 +31,17 @@ queue_message classify(const wire::Message& m);
 
 // -- builders -------------------------------------------------------------------
 
+/// ID#INCARNATION: the origin of an incarnation's ops and task numbers
+/// (a restarted node remembers nothing, so it numbers afresh).
+std::string origin_of(const std::string& id, std::uint64_t incarnation);
+
 wire::OpId make_op_id(const std::string& origin, std::uint64_t seq);
 
 wire::Message make_enqueue(const wire::TaskSpec& spec, const wire::OpId& op);
 wire::Message make_dequeue(const std::string& task_id, std::uint32_t attempt,
                            const wire::Claim& claim, const wire::OpId& op);
-wire::Message make_remove(const std::string& task_id, const wire::OpId& op);
+wire::Message make_remove(const std::string& task_id, const wire::OpId& op,
+                          millis time_ms = 0);
 
 /// INFO: RUNNING heartbeat (no op), DONE/FAILED/CANCELED or READY (with op).
 wire::Message make_info(const std::string& task_id,
@@ -62,9 +67,10 @@ std::optional<wire::OpId> op_of(const wire::Message& m);
 /// ENQUEUE, whose state is initial_state(), and for non-state messages).
 std::optional<wire::TaskState> state_of(const wire::Message& m);
 
-/// The canonical REMOVED state: no attempt, no claim, so every replica's
-/// removeByID yields the identical top state.
-wire::TaskState removed_state();
+/// The REMOVED state of a removeByID at `time_ms`: no attempt, no claim,
+/// so every replica's removal yields the identical top state (of two
+/// removals, the earlier is kept); the time starts its retention.
+wire::TaskState removed_state(millis time_ms = 0);
 
 /// READY for `attempt`, claimable from `not_before` (wall ms; 0 at once):
 /// identical whoever announces the re-queue.

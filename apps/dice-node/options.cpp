@@ -135,6 +135,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
             shell_timeout = n.shell.timeout_ms,
             retry_backoff = q.retry_backoff_ms,
             retry_backoff_max = q.retry_backoff_max_ms,
+            keep_finished = q.keep_finished_ms,
             sync_batch = n.sync_batch_ms,
             incarnation_probe = n.incarnation_probe_ms,
             gossip_peers = static_cast<long long>(n.timing.gossip_peers_per_heartbeat),
@@ -223,6 +224,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("max-attempts", po::value(&max_attempts)->default_value(max_attempts), "executions of a task that may fail before it ends FAILED (a task's own max_attempts or --retries wins)")
     ("retry-backoff-ms", po::value(&retry_backoff)->default_value(retry_backoff), "wait before a failed task's 2nd attempt, doubled for each later one, half of it drawn at random (a task's own backoff wins; 0: ready again at once)")
     ("retry-backoff-max-ms", po::value(&retry_backoff_max)->default_value(retry_backoff_max), "the longest wait between two attempts of a task")
+    ("keep-finished-ms", po::value(&keep_finished)->default_value(keep_finished), "how long a task that ended stays in the replica, its journal and snapshots before every node forgets it (a task's own keep_for_ms wins; set it alike on every node: the shortest forgets for all)")
     ("claim-window-ms", po::value(&claim_window)->default_value(claim_window), "how long a staggered claim (a task the common matching gave another node; every claim with --claim-stagger-ms 0) waits for competing claims before executing")
     ("matched-claim-window-ms", po::value(&matched_window)->default_value(matched_window), "the same for a claim of a task the common matching gave this node (0: it starts at once, and a better claim heard later stops it)")
     ("claim-stagger-ms", po::value(&claim_stagger)->default_value(claim_stagger), "a free slot with no task of its own in the common matching waits this, plus its rank times this, before it claims (0: no matching, all claim at once)")
@@ -334,6 +336,8 @@ node_options parse_node_options(int argc, const char* const* argv) {
                                   day_ms);
   q.retry_backoff_ms = ranged("retry-backoff-ms", retry_backoff, 0,
                               q.retry_backoff_max_ms);
+  q.keep_finished_ms = ranged("keep-finished-ms", keep_finished, 0,
+                              365 * day_ms);
   q.prefetch = ranged("prefetch", prefetch, 0, defaults::max_slots);
   q.ack_replicas = ranged("ack-replicas", ack_replicas, 0, 64);
   q.claim_window_ms = ranged("claim-window-ms", claim_window, 0, 60'000);

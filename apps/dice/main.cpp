@@ -41,6 +41,8 @@ const char* usage =
   "    --backoff DURATION  wait before the 2nd attempt, doubling after (jittered)\n"
   "    --delay DURATION | --at TIME  no node starts it earlier\n"
   "    --expires TIME  not started by then, it ends expired and never runs\n"
+  "    --keep DURATION  kept this long after it ends, then forgotten by every\n"
+  "                 node (default: the nodes' --keep-finished-ms, 24h)\n"
   "    --key K      idempotency key: the same K submitted again, at any node,\n"
   "                 is the same task (its id is printed again; with --count N,\n"
   "                 the keys K/1..K/N)\n"

@@ -5,8 +5,9 @@
 
 namespace dice::cli {
 
-const char* const task_policy_options[7] = {
-  "--time-limit", "--retries", "--backoff", "--delay", "--at", "--expires", "--key"};
+const char* const task_policy_options[8] = {
+  "--time-limit", "--retries", "--backoff", "--delay", "--at", "--expires", "--keep",
+  "--key"};
 
 bool parse_duration_ms(const std::string& text, std::int64_t& ms,
                        std::string& error) {
@@ -92,7 +93,8 @@ bool add_task_policy(const std::map<std::string, std::string>& opts,
   std::int64_t v = 0;
   std::string why;
   for (auto [option, field] : {std::pair{"--time-limit", "time_limit_ms"},
-                               {"--backoff", "backoff_ms"}, {"--delay", "delay_ms"}})
+                               {"--backoff", "backoff_ms"}, {"--delay", "delay_ms"},
+                               {"--keep", "keep_for_ms"}})
     if (has(option)) {
       if (!parse_duration_ms(opts.at(option), v, why))
         return bad(option, why);

@@ -37,6 +37,9 @@ struct task {
   std::chrono::system_clock::time_point not_before{};
   /// Not started by then, it ends "expired" and never runs.
   std::chrono::system_clock::time_point expires{};
+  /// Kept this long after it ends, then forgotten by every node; negative:
+  /// the node's --keep-finished-ms (a day).
+  std::chrono::milliseconds keep_for{-1};
   /// Idempotency key: the same key submitted again, at any node, is the
   /// same task (submit returns its id).
   std::string key;

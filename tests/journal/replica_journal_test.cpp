@@ -9,6 +9,7 @@
 #include "journal/data_dir.hpp"
 #include "journal/replica_journal.hpp"
 #include "known_tasks/known_tasks_machine.hpp"
+#include "vocabulary/queue_messages.hpp"
 
 using namespace dice;
 
@@ -50,7 +51,7 @@ wire::TaskState state_of(wire::TaskPhase phase, std::uint32_t attempt,
 /// A replica that went through some changes, journaled as known_tasks
 /// journals them (one record per change).
 known_tasks_machine journaled_replica(replica_journal& j) {
-  known_tasks_machine k("a", queue_config{});
+  known_tasks_machine k("a", "a#1", queue_config{});
   k.keep_in(&j);
   ev::events out;
   for (auto id : {"t1", "t2", "t3"})
@@ -64,8 +65,8 @@ known_tasks_machine journaled_replica(replica_journal& j) {
 
 known_tasks_machine restored(const std::vector<wire::TakeMyTask>& records,
                              ev::events& out) {
-  known_tasks_machine k("a", queue_config{});
-  k.restore(records, out);
+  known_tasks_machine k("a", "a#1", queue_config{});
+  k.restore(records, 0, out);
   return k;
 }
 
@@ -132,7 +133,7 @@ TEST_CASE("compaction rewrites the journal as one record per task and "
     replica_journal j(opts);
     j.load();
     auto k = journaled_replica(j);
-    j.compact(k.replica());
+    j.compact(k.replica(), k.forgotten());
     CHECK(j.counters().compactions == 1);
     ev::events out;
     k.on(ev::merge_task{spec_of("t4"), false, state_of(wire::READY, 1)}, 0,
@@ -170,4 +171,57 @@ TEST_CASE("a data dir gives each start a higher incarnation whatever the "
   // Restarted with the clock far behind the first start.
   data_dir later(path, 1);
   CHECK(later.incarnation() == first + 1);
+}
+
+TEST_CASE("a forgotten task stays out of a replica restarted on its journal, "
+          "and compaction leaves only the forgotten ranges of it",
+          "[journal][forgotten]") {
+  scratch dir;
+  journal_options opts{dir.file("replica.journal"), journal_sync::none};
+  queue_config cfg;
+  cfg.keep_finished_ms = 1000;
+  std::size_t bytes_before_forgetting = 0;
+  {
+    replica_journal j(opts);
+    j.load();
+    known_tasks_machine k("a", "a#1", cfg);
+    k.keep_in(&j);
+    ev::events out;
+    for (int i = 1; i <= 50; ++i) {
+      auto spec = spec_of("t" + std::to_string(i));
+      *spec.mutable_created() = make_op_id("b#1", i);
+      auto done = state_of(wire::DONE, 1, "42");
+      done.set_finished_time_ms(i <= 40 ? 100 : 50'000); // 10 end later
+      k.on(ev::merge_task{spec, false, done}, 100, out);
+    }
+    j.flush();
+    bytes_before_forgetting = std::filesystem::file_size(opts.path);
+    k.tick(10'000, out); // t1..t40 forgotten; t41..t50 kept
+    j.flush();
+    REQUIRE(k.replica().size() == 10);
+    REQUIRE(k.forgotten().range_count() == 1);
+  }
+  std::vector<wire::TakeMyTask> records;
+  {
+    replica_journal j(opts);
+    records = j.load();
+    ev::events out;
+    known_tasks_machine k("a", "a#2", cfg);
+    k.restore(records, 20'000, out);
+    CHECK(k.replica().size() == 10);
+    CHECK(k.replica().find("t1") == nullptr);
+    CHECK(k.replica().find("t41") != nullptr);
+    CHECK(k.forgotten().contains("b#1", 40));
+    j.compact(k.replica(), k.forgotten());
+  }
+  // Compacted: one record of ranges and the 10 tasks kept.
+  replica_journal j(opts);
+  records = j.load();
+  CHECK(records.size() == 11);
+  CHECK(std::filesystem::file_size(opts.path) < bytes_before_forgetting / 3);
+  ev::events out;
+  known_tasks_machine k("a", "a#3", cfg);
+  k.restore(records, 20'000, out);
+  CHECK(k.replica().size() == 10);
+  CHECK(k.forgotten().count() == 40);
 }

@@ -27,7 +27,7 @@ TEST_CASE("our own claim is always answered with where it stands: by the "
           "change it made, or, if a better claim was merged first, by "
           "claim_heard",
           "[known_tasks]") {
-  known_tasks_machine k("a", queue_config{});
+  known_tasks_machine k("a", "a#1", queue_config{});
   wire::TaskSpec spec;
   spec.set_id("t");
   spec.set_enqueuer("a");
@@ -74,7 +74,7 @@ void apply_user_op(known_tasks_machine& k, millis now, Op op) {
 TEST_CASE("the API's queries get the tasks they name or the states they ask "
           "for, and counts per state, without the rest of the replica",
           "[known_tasks]") {
-  known_tasks_machine k("a", queue_config{});
+  known_tasks_machine k("a", "a#1", queue_config{});
   auto apply = [&k](millis now, auto op) { apply_user_op(k, now, op); };
   for (std::string id : {"t1", "t2", "t3", "t4"}) {
     wire::TaskSpec spec;
@@ -116,7 +116,7 @@ TEST_CASE("the API's queries get the tasks they name or the states they ask "
 
 TEST_CASE("a page of the task list: filters by kind and node, ids in "
           "numeric order, after and limit", "[known_tasks]") {
-  known_tasks_machine k("a", queue_config{});
+  known_tasks_machine k("a", "a#1", queue_config{});
   auto apply = [&k](millis now, auto op) { apply_user_op(k, now, op); };
   for (int i = 1; i <= 12; ++i) {
     wire::TaskSpec spec;

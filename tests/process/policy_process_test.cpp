@@ -85,11 +85,16 @@ TEST_CASE("an execution past its time limit is stopped, and the retry waits "
 
   // The node that ran the first attempt goes: the other one honours the
   // backoff it learnt from the replicated state.
-  auto first = task_at(*nodes[0], id);
+  auto started = [](node_process& n) {
+    auto s = n.stats();
+    return s ? (*s)["executions"]["started"].get<int>() : -1;
+  };
   auto* runner = nodes[0];
   auto* other = nodes[1];
-  if (first.value("node", "") == nodes[1]->id())
+  if (started(*nodes[1]) == 1)
     std::swap(runner, other);
+  REQUIRE(started(*runner) == 1);
+  REQUIRE(started(*other) == 0);
   runner->proc().kill_now();
 
   nlohmann::json end;

@@ -94,7 +94,7 @@ TEST_CASE("a snapshot is sent in chunks that each fit in one frame and "
 TEST_CASE("a snapshot's first chunk fits in one frame while the sender "
           "waits on a long gap of ops", "[queue][wire]") {
   auto cfg = budgeted();
-  known_tasks_machine k("a", cfg);
+  known_tasks_machine k("a", "a#1", cfg);
   ev::events out;
   for (int i = 0; i < 50; ++i) {
     wire::TaskSpec s;
@@ -140,7 +140,7 @@ TEST_CASE("a Recovery announcement of a thousand adopted tasks is split into "
           "messages that each fit in one frame",
           "[queue][wire]") {
   auto cfg = budgeted();
-  known_tasks_machine k("c", cfg);
+  known_tasks_machine k("c", "c#1", cfg);
   ev::events out;
   std::set<std::string> unfinished;
   for (int i = 0; i < 1200; ++i) {
