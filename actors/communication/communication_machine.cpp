@@ -98,6 +98,8 @@ void communication_machine::on(const ev::replica_digest& e, millis,
 void communication_machine::on(const ev::tasks_forgotten& e, millis,
                                ev::events&) {
   log_.drop_tasks({e.task_ids.begin(), e.task_ids.end()});
+  for (const auto& task_id : e.task_ids)
+    acked_.erase(task_id);
 }
 
 void communication_machine::receive_op(const wire::Message& m, bool relayed,

@@ -187,10 +187,11 @@ void replica_journal::sync_loop() {
   }
 }
 
-bool replica_journal::wants_compaction() const {
+bool replica_journal::wants_compaction(std::size_t tasks_held) const {
   std::lock_guard<std::mutex> guard(mutex_);
   return file_bytes_ > opts_.compact_min_bytes
-         && file_bytes_ > 4 * compacted_bytes_;
+         && (file_bytes_ > 4 * compacted_bytes_
+             || 4 * tasks_held < compacted_tasks_);
 }
 
 void replica_journal::compact(const known_tasks& replica,
@@ -226,6 +227,7 @@ void replica_journal::compact(const known_tasks& replica,
   fd_ = fresh;
   spec_written_ = std::move(with_spec);
   file_bytes_ = compacted_bytes_ = bytes.size();
+  compacted_tasks_ = replica.size();
   dirty_ = false;
   ++counters_.compactions;
 }

@@ -73,8 +73,11 @@ public:
   /// Writes what record() buffered (and syncs, under `always`); false if
   /// there was nothing to write.
   bool flush();
-  /// True once the file has grown to several times its compacted size.
-  bool wants_compaction() const;
+  /// True once the file has grown to several times its compacted size, or
+  /// (past the least size worth a rewrite) the replica, now holding
+  /// `tasks_held`, shrank to a quarter of what the last rewrite held: its
+  /// tasks were forgotten.
+  bool wants_compaction(std::size_t tasks_held) const;
   /// Rewrites the file as the `forgotten` ranges and one record per task
   /// of `replica`; atomic.
   void compact(const known_tasks& replica, const forgotten_set& forgotten);
@@ -92,6 +95,7 @@ private:
   std::size_t buffered_records_ = 0;
   std::size_t file_bytes_ = 0;
   std::size_t compacted_bytes_ = 0;
+  std::size_t compacted_tasks_ = 0;
   std::unordered_set<std::string> spec_written_;
   journal_counters counters_;
   bool dirty_ = false; // written since the last sync

@@ -51,9 +51,9 @@ void restore(Self* self, const std::shared_ptr<replica_journal>& journal) {
   // Every input passes here: only one that appended can have made the
   // file worth rewriting.
   self->state.before_dispatch = [self, journal](ev::events&) {
-    if (journal->flush() && journal->wants_compaction())
-      journal->compact(self->state.machine->replica(),
-                       self->state.machine->forgotten());
+    const auto& m = *self->state.machine;
+    if (journal->flush() && journal->wants_compaction(m.replica().size()))
+      journal->compact(m.replica(), m.forgotten());
   };
   dispatch(self, out);
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """What a replica holds as tasks run: RSS, journal bytes and tasks held of
-each of 3 dice-node processes after 10k, 100k (and 1M) no-op tasks, with a
-short and with the default retention; then the restart time of a node on
-its journal, and the bytes a new node receives before it holds the replica.
+each of 3 dice-node processes after 10k, 100k (and 1M) no-op tasks, run in
+waves of 2,000 (each submitted once the last ended), with a short and with
+the default retention; then the restart time of a node on its journal, and
+the bytes a new node receives before it holds the replica.
 
 Usage: retention.py --node BIN [--checkpoints 10000,100000] [--keep-ms MS]
                     [--label NAME] [--csv FILE]
@@ -80,12 +81,13 @@ class Node:
     def stats(self):
         return http(self.port, "/stats")
 
-def run_tasks(entry, count):
-    """Submits `count` echo tasks at `entry` in batches and waits until every
-    node has seen them end (the replica's done + forgotten counts)."""
+def run_tasks(entry, count, wave=2000):
+    """Submits `count` echo tasks at `entry` in waves of `wave`, each once
+    the previous one ended there: tasks run, not a backlog queued (a
+    backlog's memory is the live tasks', not what retention keeps)."""
     left = count
     while left > 0:
-        n = min(left, 5000)
+        n = min(left, wave)
         try:
             http(entry.port, "/tasks", {"kind": "echo", "payload": "", "count": n}, timeout=120)
         except urllib.error.HTTPError as e:
@@ -94,6 +96,12 @@ def run_tasks(entry, count):
                 continue
             raise
         left -= n
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            t = entry.stats()["tasks"]
+            if t["ready"] + t["running"] == 0:
+                break
+            time.sleep(0.05)
 
 def settled(nodes, total):
     """Every node's tasks ended: none ready or running, and done + forgotten
@@ -163,6 +171,8 @@ def main():
         deadline = time.monotonic() + 300
         while joiner.stats()["tasks"]["total"] < held and time.monotonic() < deadline:
             time.sleep(0.2)
+        # Then 3 s more: heartbeats and the rest of a transfer still coming.
+        time.sleep(3)
         got = joiner.stats()["wire"]["bytes_received"]
         rows.append((label, done, "join_bytes", got))
         print(f"{label}: a node killed and restarted holds the replica again after {took:.2f} s; a joining node received "
