@@ -43,11 +43,23 @@ std::vector<std::string> task_kinds::names() const {
   return out;
 }
 
+std::string builtin_payload_problem(const std::string& kind,
+                                    const std::string& payload) {
+  std::uint64_t n = 0;
+  if (kind == "sleep" && !parse_count(payload, 3'600'000, n))
+    return "sleep: payload must be milliseconds from 0 to 3600000, got '"
+           + payload.substr(0, 32) + "'";
+  if (kind == "cpu" && (!parse_count(payload, 10'000'000'000ULL, n) || n == 0))
+    return "cpu: payload must be an iteration count from 1 to 10^10, got '"
+           + payload.substr(0, 32) + "'";
+  return {};
+}
+
 task_outcome run_sleep(const std::string& payload, const cancel_token& cancel) {
   std::uint64_t ms = 0;
-  if (!parse_count(payload, 3'600'000, ms))
-    return task_outcome::invalid("sleep: payload must be milliseconds from 0 to 3600000, got '"
-                                 + payload.substr(0, 32) + "'");
+  if (auto why = builtin_payload_problem("sleep", payload); !why.empty())
+    return task_outcome::invalid(why);
+  parse_count(payload, 3'600'000, ms);
   auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
   if (cancel.wait_until(end))
     return task_outcome::failure("canceled");
@@ -56,9 +68,9 @@ task_outcome run_sleep(const std::string& payload, const cancel_token& cancel) {
 
 task_outcome run_cpu(const std::string& payload, const cancel_token& cancel) {
   std::uint64_t n = 0;
-  if (!parse_count(payload, 10'000'000'000ULL, n) || n == 0)
-    return task_outcome::invalid("cpu: payload must be an iteration count from 1 to 10^10, got '"
-                                 + payload.substr(0, 32) + "'");
+  if (auto why = builtin_payload_problem("cpu", payload); !why.empty())
+    return task_outcome::invalid(why);
+  parse_count(payload, 10'000'000'000ULL, n);
   // A splitmix64 chain: cheap, deterministic, impossible to skip ahead.
   std::uint64_t x = 0x9e3779b97f4a7c15ULL;
   for (std::uint64_t i = 0; i < n; ++i) {

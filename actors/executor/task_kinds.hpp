@@ -40,4 +40,10 @@ task_outcome run_cpu(const std::string& payload, const cancel_token& cancel);
 /// `echo`: the payload is the result.
 task_outcome run_echo(const std::string& payload, const cancel_token& cancel);
 
+/// Why a built-in kind (`sleep`, `cpu`) cannot read `payload`; empty if it
+/// can, or if `kind` is not one of them. Checked at submit, so a payload
+/// that would fail every attempt is refused with its reason at once.
+std::string builtin_payload_problem(const std::string& kind,
+                                    const std::string& payload);
+
 } // namespace dice

@@ -8,6 +8,7 @@
 #include <httplib.h>
 
 #include "common/time.hpp"
+#include "executor/task_kinds.hpp"
 #include "http_api/ask.hpp"
 #include "http_api/bearer_token.hpp"
 #include "http_api/guarded_server.hpp"
@@ -209,6 +210,16 @@ void http_api::task_routes() {
     if (!sub) {
       ++bad_requests_;
       return reply(res, 400, error_json(err));
+    }
+    // A payload a built-in kind cannot read would fail every attempt; a
+    // shell payload that does not split into a program is the same.
+    std::string why = builtin_payload_problem(sub->kind, sub->payload);
+    if (why.empty() && sub->kind == "shell" && shell_argv(sub->payload, why).empty()
+        && why.empty()) // shell_argv says why, but for an empty payload
+      why = "shell: the payload names no program";
+    if (!why.empty()) {
+      ++bad_requests_;
+      return reply(res, 400, error_json(why));
     }
     std::vector<wire::TaskSpec> specs(sub->count);
     for (std::size_t i = 0; i < specs.size(); ++i) {

@@ -153,7 +153,7 @@ int submit(client& node, const args& a, bool json) {
     return fail("--timeout must be seconds from 1 to 86400", 2);
   auto r = node.post("/tasks", body);
   if (!r.ok())
-    return fail(r.error);
+    return fail(r.error, r.status == 400 ? 2 : 1); // 2: the submit itself is wrong
   std::vector<std::string> ids = r.body["ids"].get<std::vector<std::string>>();
   // A key submitted before: the same task(s), not new ones.
   if (!json && r.body.contains("existing") && !r.body["existing"].empty())

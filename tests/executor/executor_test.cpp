@@ -180,3 +180,22 @@ TEST_CASE("a task that ends within its time limit is not touched by it",
   CHECK(r.ok);
   CHECK(r.result == "hi");
 }
+
+TEST_CASE("a payload a built-in kind cannot read is named at submit, with "
+          "the reason its execution would give",
+          "[executor][policy]") {
+  CHECK(builtin_payload_problem("sleep", "100").empty());
+  CHECK(builtin_payload_problem("cpu", "5000").empty());
+  CHECK(builtin_payload_problem("echo", "anything").empty());
+  CHECK(builtin_payload_problem("resize", "abc").empty()); // not built in
+  cancel_token none;
+  for (auto [kind, payload] : {std::pair{"sleep", "abc"}, {"sleep", "-5"},
+                               {"cpu", "0"}, {"cpu", ""}}) {
+    INFO(kind << " " << payload);
+    auto why = builtin_payload_problem(kind, payload);
+    CHECK_FALSE(why.empty());
+    auto run = std::string(kind) == "sleep" ? run_sleep(payload, none)
+                                            : run_cpu(payload, none);
+    CHECK(run.result_or_reason == why);
+  }
+}

@@ -142,8 +142,10 @@ TEST_CASE("the dashboard shows the members, the coordinator and the counts "
   REQUIRE(page.status == 200);
   CHECK(page.body.find("<title>DiCE dashboard</title>") != std::string::npos);
 
-  // A task that fails: sleep refuses a payload that is not milliseconds.
-  auto sent = run(c, DICE_CLI_BIN, {"--node", url_of(n), "--json", "submit", "sleep", "forever"},
+  // A task that fails: stopped at its time limit, with no retry.
+  auto sent = run(c, DICE_CLI_BIN,
+                  {"--node", url_of(n), "--json", "submit", "sleep", "60000",
+                   "--time-limit", "100ms", "--retries", "0"},
                   "submit-failing.log", millis(10000));
   REQUIRE(sent.code == 0);
   auto failing = last_json_line(sent.output)["ids"].get<std::vector<std::string>>();
@@ -168,7 +170,7 @@ TEST_CASE("the dashboard shows the members, the coordinator and the counts "
   CHECK(std::regex_search(
     dom.output, failure,
     std::regex("<tr><td>" + failing[0] + "</td><td>sleep</td><td>[^<]+</td><td>\\d+</td>"
-               "<td>sleep: payload must be milliseconds[^<]*</td></tr>")));
+               "<td>time limit of 100 ms exceeded</td></tr>")));
   CHECK(dom.output.find("<span class=\"value\" id=\"count-failed\">1</span>")
         != std::string::npos);
   for (auto id : {"obs-1", "obs-2", "obs-3"})

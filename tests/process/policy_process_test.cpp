@@ -160,6 +160,11 @@ TEST_CASE("a delayed task starts no earlier than its time; an expired one "
   REQUIRE(stats);
   CHECK((*stats)["tasks"]["expired"] == 1);
 
+  // A payload no attempt could read is refused at submit, with why.
+  auto bad = post_task(*nodes[0], {{"kind", "sleep"}, {"payload", "abc"}});
+  CHECK(bad.status == 400);
+  CHECK(bad.body["error"]
+        == "sleep: payload must be milliseconds from 0 to 3600000, got 'abc'");
   auto refused = post_task(*nodes[0], {{"kind", "echo"}, {"delay_ms", 5000},
                                        {"expires_in_ms", 1000}});
   CHECK(refused.status == 400);
