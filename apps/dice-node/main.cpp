@@ -28,6 +28,10 @@ int main(int argc, char** argv) {
     std::cout << opts.usage;
     return 0;
   }
+  if (opts.version) {
+    std::cout << "dice-node " << DICE_VERSION << "\n";
+    return 0;
+  }
   auto logger = spdlog::stderr_color_mt("dice");
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::from_str(opts.log_level));

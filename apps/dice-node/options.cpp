@@ -170,6 +170,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
   // clang-format off
   desc.add_options()
     ("help,h", "print this help and exit")
+    ("version", "print the version and exit")
     ("config", po::value(&config_file), "INI file with any of these options")
     ("id", po::value(&n.id), "node id, unique in the cluster (default: HOSTNAME-PORT)")
     ("listen", po::value(&listen)->default_value(defaults::listen), "UDP HOST:PORT to listen on")
@@ -273,8 +274,9 @@ node_options parse_node_options(int argc, const char* const* argv) {
   } catch (const po::error& e) {
     throw std::runtime_error(e.what());
   }
-  if (vm.count("help")) {
-    out.help = true;
+  if (vm.count("help") || vm.count("version")) {
+    out.help = vm.count("help") > 0;
+    out.version = !out.help;
     return out;
   }
   n.listen = endpoint_option("listen", listen);

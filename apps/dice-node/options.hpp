@@ -18,6 +18,7 @@ struct node_options {
   /// actors need few; each extra thread costs wake-ups between actors.
   std::size_t scheduler_threads = 2;
   bool help = false;   // --help was given: print `usage` and exit 0
+  bool version = false; // --version: print the version and exit 0
   std::string usage;
 };
 

@@ -76,6 +76,7 @@ const char* usage =
   "                 --http-token-file asks for it; default $DICE_TOKEN_FILE)\n"
   "  --json         print JSON instead of text\n"
   "  -h, --help     print this help\n"
+  "  --version      print the version\n"
   "Built-in kinds: sleep (payload: ms), cpu (payload: iterations), echo.\n";
 
 bool is_flag(const std::string& name) {
@@ -195,6 +196,10 @@ int main(int argc, char** argv) {
     std::string w = argv[i];
     if (w == "-h" || w == "--help") {
       std::cout << usage;
+      return 0;
+    }
+    if (w == "--version") {
+      std::cout << "dice " << DICE_VERSION << "\n";
       return 0;
     }
     if (w == "--") { // the rest is a command (dice lock)

@@ -356,3 +356,16 @@ TEST_CASE("dice-node takes --battery, --device-class and --unknown-strategy "
     expect_fails_fast(args, "--battery");
   }
 }
+
+TEST_CASE("dice-node --version and dice --version print the version and exit 0",
+          "[process][config]") {
+  temp_dir dir;
+  auto r = run_node_to_exit({"--version"}, dir, "version.log", millis(5000));
+  REQUIRE(r.exit_code == 0);
+  auto lines = non_empty_lines(r.output);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] == std::string("dice-node ") + DICE_TEST_VERSION);
+  process cli(DICE_CLI_BIN, {"--version"}, dir.file("cli.log"));
+  REQUIRE(cli.wait_exit(millis(5000)) == 0);
+  CHECK(cli.log() == std::string("dice ") + DICE_TEST_VERSION + "\n");
+}
