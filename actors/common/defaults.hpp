@@ -85,7 +85,7 @@ constexpr std::size_t election_echo_radius = 0;
 
 // -- cluster-wide locks (seed 001: mutual exclusion) -----------------------------
 /// Ricart-Agrawala: no central point, 2(n-1) messages an entry, safe under
-/// loss and crashes (see README: Cluster-wide locks); not under partitions,
+/// loss and crashes (see docs/coordination.md); not under partitions,
 /// like every choice but voting.
 constexpr const char* mutex_algorithm = "ricart-agrawala";
 /// An unanswered request, release, grant or census is sent again after this.

@@ -1,6 +1,6 @@
 // Seeded simulations of the four mutual exclusion algorithms: safety (never
 // two holders of one resource) checked after every step, in the conditions
-// the README claims each safe, and liveness after the last fault (every
+// docs/coordination.md claims each safe, and liveness after the last fault (every
 // waiting node enters within a stated bound). DICE_SOAK=1 runs many more
 // seeds; DICE_MUTEX_TRACE=<seed> prints every step of that seed.
 #include <catch2/catch.hpp>
