@@ -60,6 +60,14 @@ std::vector<wire::ForgottenRange> forgotten_set::ranges() const {
   return out;
 }
 
+wire::ForgottenRange range_of(const wire::OpId& created) {
+  wire::ForgottenRange r;
+  r.set_origin(created.origin());
+  r.set_first(created.seq());
+  r.set_last(created.seq());
+  return r;
+}
+
 std::size_t forgotten_set::range_count() const {
   std::size_t n = 0;
   for (const auto& [origin, ranges] : by_origin_)

@@ -52,4 +52,7 @@ private:
   std::uint64_t count_ = 0;
 };
 
+/// The range of the one number `created`.
+wire::ForgottenRange range_of(const wire::OpId& created);
+
 } // namespace dice

@@ -66,7 +66,6 @@ void known_tasks_machine::restore(const std::vector<wire::TakeMyTask>& records,
     if (news)
       changed.insert(task_id);
   }
-  // A later incarnation numbers its tasks afresh under its own origin.
   for (const auto& task_id : changed) {
     if (tasks_.has_spec(task_id))
       out.push_back(ev::spec_learned{task_id});
@@ -114,9 +113,9 @@ bool known_tasks_machine::refused(const std::string& task_id,
     if (const auto* t = tasks_.find(task_id); t != nullptr && !t->has_spec) {
       forget(task_id, now, out);
       out.push_back(ev::replica_digest{tasks_.digest()});
+    } else {
+      note_recent(task_id, now);
     }
-    if (recent_.emplace(task_id, now).second)
-      recent_order_.emplace_back(now, task_id);
   }
   return true;
 }
@@ -206,14 +205,25 @@ void known_tasks_machine::drop_forgotten(millis now, ev::events& out) {
     out.push_back(ev::replica_digest{tasks_.digest()});
 }
 
-void known_tasks_machine::schedule_forget(const std::string& task_id,
-                                          const known_task& t, millis now) {
+void known_tasks_machine::unschedule(const std::string& task_id) {
   if (auto d = due_at_.find(task_id); d != due_at_.end()) {
     due_.erase({d->second, task_id});
     due_at_.erase(d);
   }
+}
+
+void known_tasks_machine::note_recent(const std::string& task_id, millis now) {
+  if (recent_.emplace(task_id, now).second)
+    recent_order_.emplace_back(now, task_id);
+}
+
+void known_tasks_machine::schedule_forget(const std::string& task_id,
+                                          const known_task& t, millis now) {
+  // Only an ended task is scheduled, and an ended task never runs again:
+  // the changes of a running one cost no lookup here.
   if (!is_terminal(t.state.phase()))
     return;
+  unschedule(task_id);
   millis keep = t.has_spec && t.spec.has_keep_for_ms() ? t.spec.keep_for_ms()
                                                        : cfg_.keep_finished_ms;
   // From the end every replica holds alike (the local time for an end
@@ -229,31 +239,20 @@ void known_tasks_machine::schedule_forget(const std::string& task_id,
 
 void known_tasks_machine::forget(const std::string& task_id, millis now,
                                  ev::events&) {
-  if (auto d = due_at_.find(task_id); d != due_at_.end()) {
-    due_.erase({d->second, task_id});
-    due_at_.erase(d);
-  }
+  unschedule(task_id);
   const auto* t = tasks_.find(task_id);
   if (t == nullptr)
     return;
   std::vector<wire::ForgottenRange> mine;
-  if (t->has_spec && t->spec.has_created()) {
-    const auto& c = t->spec.created();
-    if (forgotten_.add(c)) {
-      auto& r = mine.emplace_back();
-      r.set_origin(c.origin());
-      r.set_first(c.seq());
-      r.set_last(c.seq());
-    }
-  }
+  if (t->has_spec && t->spec.has_created() && forgotten_.add(t->spec.created()))
+    mine.push_back(range_of(t->spec.created()));
   if (sink_ != nullptr)
     sink_->forget(task_id, mine);
   tasks_.forget(task_id);
   specs_.erase(task_id);
   submitted_.erase(task_id);
   adopted_by_.erase(task_id);
-  if (recent_.emplace(task_id, now).second)
-    recent_order_.emplace_back(now, task_id);
+  note_recent(task_id, now);
   ++counters_.tasks_forgotten;
 }
 

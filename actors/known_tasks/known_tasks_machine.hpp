@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "known_tasks/forgotten_set.hpp"
 #include "known_tasks/known_tasks.hpp"
@@ -79,6 +80,9 @@ private:
   /// Schedules (or unschedules) the task's forgetting after a change.
   void schedule_forget(const std::string& task_id, const known_task& t,
                        millis now);
+  void unschedule(const std::string& task_id);
+  /// The id joins the recent list (refused by id for forgotten_ids_ms).
+  void note_recent(const std::string& task_id, millis now);
   /// The task leaves the replica; its number joins the forgotten set.
   void forget(const std::string& task_id, millis now, ev::events& out);
   /// True (and counted) if what a message says of this task must be
@@ -104,7 +108,8 @@ private:
   std::set<std::pair<millis, std::string>> due_;
   std::map<std::string, millis> due_at_;
   // Ids forgotten within forgotten_ids_ms, oldest first.
-  std::map<std::string, millis> recent_;
+  // Looked up for every message naming a task by id alone: hashed.
+  std::unordered_map<std::string, millis> recent_;
   std::deque<std::pair<millis, std::string>> recent_order_;
   queue_counters counters_;
   replica_sink* sink_ = nullptr;
