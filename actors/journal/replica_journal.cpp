@@ -11,6 +11,7 @@
 
 #include "journal/data_dir.hpp"
 #include "journal/journal_frame.hpp"
+#include "known_tasks/replica_record.hpp"
 
 namespace dice {
 
@@ -42,15 +43,7 @@ std::string read_fd(int fd) {
 
 void frame_task(std::string& out, const std::string& task_id,
                 const known_task& task, bool with_spec) {
-  wire::TakeMyTask t;
-  if (with_spec) {
-    *t.mutable_spec() = task.spec;
-  } else {
-    t.mutable_spec()->set_id(task_id);
-    t.set_spec_unknown(true);
-  }
-  *t.mutable_state() = task.state;
-  append_frame(out, t.SerializeAsString());
+  append_frame(out, replica_record(task_id, task, with_spec).SerializeAsString());
 }
 
 } // namespace

@@ -354,6 +354,15 @@ bool queue_node::cancel(const std::string& task_id, millis now) {
   return true;
 }
 
+void queue_node::restore(const std::vector<wire::TakeMyTask>& records,
+                         replica_sink* sink, millis now) {
+  now_ = now;
+  ev::events out;
+  known_tasks_.restore(records, now, out);
+  known_tasks_.keep_in(sink);
+  run(std::move(out));
+}
+
 // -- outputs ------------------------------------------------------------------
 
 queue_outbox queue_node::take_outbox() {

@@ -117,6 +117,11 @@ public:
   std::optional<wire::OpId> remove(const std::string& task_id, millis now);
   /// Cancels a task that has not ended: CANCELED everywhere.
   bool cancel(const std::string& task_id, millis now);
+  /// Merges what a journal held at start (before any other input), then
+  /// hands every later change of the replica to `sink` (none: memory only),
+  /// as dice-node does with its journal.
+  void restore(const std::vector<wire::TakeMyTask>& records,
+               replica_sink* sink, millis now);
   /// The executor's report for an execution started through the outbox;
   /// `started` is when it began running (0: when it was ordered).
   void execution_finished(const std::string& task_id, std::uint32_t attempt,

@@ -76,10 +76,20 @@ void sim_cluster::boot(sim_node& n) {
   for (const auto& other : nodes_)
     if (other.id != n.id)
       n.membership->add_seed(other.id);
+  // Drawn only when asked for, so seeds without skew replay as before.
+  // Ahead only: no node's clock starts below 0.
+  if (opts_.clock_skew_ms > 0)
+    n.skew = static_cast<millis>(
+      draw(rng_, static_cast<std::uint64_t>(opts_.clock_skew_ms + 1)));
   n.queue = std::make_unique<queue_node>(n.id, n.incarnation, rng_(),
                                          opts_.queue);
   if (opts_.interleave)
     n.queue->interleave(rng_());
+  if (opts_.journal) {
+    if (!n.journal)
+      n.journal = std::make_unique<memory_journal>();
+    n.queue->restore(n.journal->records(), n.journal.get(), local(n));
+  }
   n.running.clear();
   n.queued.clear();
   n.coordinator.clear();
@@ -119,7 +129,7 @@ std::string sim_cluster::encode(sim_node& n, wire::Message m) {
   m.set_sender_addr(n.id);
   m.set_incarnation(n.incarnation);
   m.set_sequence(++n.sequence);
-  m.set_timestamp_ms(now_);
+  m.set_timestamp_ms(local(n));
   return m.SerializeAsString();
 }
 
@@ -214,15 +224,17 @@ void sim_cluster::deliver(const sim_delivery& d) {
     return;
   for (const auto& m : *parts) {
     if (m.has_heartbeat()) {
-      for (const auto& c : n.membership->on_heartbeat(m, now_))
+      for (const auto& c : n.membership->on_heartbeat(m, local(n)))
         if (c.to == peer_state::dead || c.restarted)
-          n.queue->on_peer_dead(c.id, now_);
+          n.queue->on_peer_dead(c.id, local(n));
       n.queue->on_peer_heartbeat(
         m.sender_id(), m.incarnation(),
-        std::shared_ptr<const wire::Heartbeat>(parts, &m.heartbeat()), now_);
+        std::shared_ptr<const wire::Heartbeat>(parts, &m.heartbeat()),
+        local(n));
     } else {
       note_policy(n, m, false);
-      n.queue->on_message(std::shared_ptr<const wire::Message>(parts, &m), now_);
+      n.queue->on_message(std::shared_ptr<const wire::Message>(parts, &m),
+                          local(n));
     }
   }
   flush(n);
@@ -236,15 +248,16 @@ void sim_cluster::run_queued(sim_node& n) {
       // Claimed ahead, its expiry passed before a slot freed: the
       // executor reports it expired, unrun.
       ev::execution_report r{task_id, attempt, false,
-                             "not started before it expired", now_};
+                             "not started before it expired", local(n)};
       r.final = r.expired = true;
-      n.queue->execution_finished(std::move(r), now_);
+      n.queue->execution_finished(std::move(r), local(n));
       continue;
     }
     // Transient failures spare the last allowed attempt.
     bool ok = !(attempt < opts_.queue.max_attempts
                 && chance(opts_.fail_probability));
-    n.running[task_id] = execution{attempt, now_ + opts_.task_ms, ok, now_};
+    n.running[task_id] =
+      execution{attempt, now_ + opts_.task_ms, ok, local(n)};
     if (++executions_[task_id] > 1)
       ++duplicates_;
   }
@@ -262,8 +275,10 @@ bool sim_cluster::check_start(const sim_node& n, const std::string& task_id,
   if (s == specs_.end())
     return true;
   const auto& spec = s->second;
-  auto at = " started at " + std::to_string(now_);
-  if (now_ < spec.not_before_ms())
+  // Times are the claiming node's: the spec's are its submitter's clock.
+  auto now = local(n);
+  auto at = " started at " + std::to_string(now);
+  if (now < spec.not_before_ms())
     policy_violations_.push_back(task_id + at + " before its not-before "
                                  + std::to_string(spec.not_before_ms()));
   // A task this replica forgot never runs here again: nothing brings it
@@ -273,12 +288,12 @@ bool sim_cluster::check_start(const sim_node& n, const std::string& task_id,
     policy_violations_.push_back(task_id + " forgotten by " + n.id + " yet" + at
                                  + " there");
   auto seen = attempts_seen_.find({n.id, task_id, attempt});
-  if (seen != attempts_seen_.end() && now_ < seen->second.not_before)
+  if (seen != attempts_seen_.end() && now < seen->second.not_before)
     policy_violations_.push_back(
       task_id + " attempt " + std::to_string(attempt) + " on " + n.id + at
       + ", before the not-before " + std::to_string(seen->second.not_before)
       + " it knew when it claimed");
-  return spec.expires_ms() == 0 || now_ < spec.expires_ms();
+  return spec.expires_ms() == 0 || now < spec.expires_ms();
 }
 
 void sim_cluster::note_policy(const sim_node& n, const wire::Message& m,
@@ -303,7 +318,8 @@ void sim_cluster::note_policy(const sim_node& n, const wire::Message& m,
     if (s != specs_.end() && s->second.expires_ms() > 0
         && d.claim().dequeue_time_ms() >= s->second.expires_ms())
       policy_violations_.push_back(d.task_id() + " claimed by " + n.id + " at "
-                                   + std::to_string(now_) + ", after its expiry "
+                                   + std::to_string(local(n))
+                                   + ", after its expiry "
                                    + std::to_string(s->second.expires_ms()));
   }
   if (auto state = state_of(m))
@@ -330,7 +346,7 @@ void sim_cluster::finish_executions(sim_node& n) {
     n.queue->execution_finished(task_id, e.attempt, e.ok,
                                 e.ok ? "result:" + task_id
                                      : "transient failure",
-                                now_, e.started);
+                                local(n), e.started);
   }
 }
 
@@ -354,12 +370,12 @@ void sim_cluster::step() {
       n.next_heartbeat = now_ + opts_.membership.heartbeat_interval_ms;
       // Failure detection once per heartbeat interval, as the membership
       // actor does: a sweep over every peer each tick costs O(N^2) a tick.
-      for (const auto& c : n.membership->tick(now_))
+      for (const auto& c : n.membership->tick(local(n)))
         if (c.to == peer_state::dead)
-          n.queue->on_peer_dead(c.id, now_);
+          n.queue->on_peer_dead(c.id, local(n));
       elect(n);
     }
-    n.queue->tick(now_);
+    n.queue->tick(local(n));
     flush(n);
   }
   if (opts_.timeline_every_ms > 0 && now_ >= next_sample_) {
@@ -392,7 +408,7 @@ void sim_cluster::elect(sim_node& n) {
   if (best == n.coordinator && n.queue->acts_as_coordinator() == (best == n.id))
     return;
   n.coordinator = best;
-  n.queue->set_coordinator(best, now_);
+  n.queue->set_coordinator(best, local(n));
 }
 
 void sim_cluster::run_until(millis t) {
@@ -406,7 +422,7 @@ std::string sim_cluster::submit(std::size_t i, wire::TaskSpec spec) {
     throw std::logic_error("sim: submit at a crashed node");
   auto id = spec.id();
   specs_[id] = spec;
-  if (n.queue->submit(std::move(spec), now_)) {
+  if (n.queue->submit(std::move(spec), local(n))) {
     submitted_.insert(id);
     if (first_submit_ < 0)
       first_submit_ = now_;
@@ -419,7 +435,7 @@ void sim_cluster::remove(std::size_t i, const std::string& task_id) {
   auto& n = nodes_.at(i);
   if (!n.up)
     return;
-  if (auto op = n.queue->remove(task_id, now_)) {
+  if (auto op = n.queue->remove(task_id, local(n))) {
     removed_.insert(task_id);
     remove_ops_[task_id].push_back(*op);
   }
@@ -686,10 +702,12 @@ sim_report run_simulation(const sim_options& opts) {
           auto share = [&](double p) {
             return p > 0 && static_cast<double>(draw(script, 1'000'000)) < p * 1e6;
           };
+          // Times a user gives are read on the submitting node's clock.
+          auto clock = cluster.clock_of(*i);
           if (share(opts.delayed))
-            spec.set_not_before_ms(cluster.now() + in(0, opts.delay_max_ms));
+            spec.set_not_before_ms(clock + in(0, opts.delay_max_ms));
           if (share(opts.expiring))
-            spec.set_expires_ms(cluster.now() + 1 + in(0, opts.expire_max_ms));
+            spec.set_expires_ms(clock + 1 + in(0, opts.expire_max_ms));
           submitted.push_back(cluster.submit(*i, spec));
         }
         break;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "broadcast_bridge/bridge_state.hpp"
+#include "simulation/memory_journal.hpp"
 #include "simulation/sim_network.hpp"
 #include "membership/membership_state.hpp"
 #include "queue_node/queue_node.hpp"
@@ -31,6 +32,8 @@ public:
   /// Advances virtual time to `t`, delivering and ticking on the way.
   void run_until(millis t);
   millis now() const { return now_; }
+  /// Node i's clock: virtual time and its skew.
+  millis clock_of(std::size_t i) const { return local(nodes_.at(i)); }
 
   /// Submits at node `i`; returns the task id.
   std::string submit(std::size_t i, wire::TaskSpec spec);
@@ -88,7 +91,12 @@ private:
     // run in order as slots free, as in the executor's queue.
     std::deque<std::pair<std::string, std::uint32_t>> queued;
     std::string coordinator; // as last told to the queue
+    millis skew = 0;         // its clock minus virtual time
+    // Survives crashes (sim_options::journal).
+    std::unique_ptr<memory_journal> journal;
   };
+
+  millis local(const sim_node& n) const { return now_ + n.skew; }
 
   void boot(sim_node& n);
   void step();

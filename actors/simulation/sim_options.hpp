@@ -33,9 +33,17 @@ struct sim_options {
   /// every task can still end DONE).
   double fail_probability = 0;
   /// Crash-and-restart events; a crashed node stays down for down_ms and
-  /// comes back with an empty replica and a new incarnation.
+  /// comes back with a new incarnation and an empty replica, or (journal)
+  /// the replica its journal held when it crashed.
   std::size_t crashes = 0;
   millis down_ms = 2000;
+  /// Each node keeps a journal (in memory) across its crashes and restores
+  /// it at restart, as dice-node does.
+  bool journal = false;
+  /// Each node's clock runs ahead of virtual time by 0 to this much, drawn
+  /// anew at each start: clocks disagree by up to this much, and a
+  /// restarted node's clock may be behind the times in its journal.
+  millis clock_skew_ms = 0;
   /// A crash waits this long after the previous restart (catch-up time).
   millis settle_ms = 1500;
   /// One partition into two halves, healed after partition_ms.

@@ -52,6 +52,8 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("partition", po::value(&partition_ms)->default_value(0)->implicit_value(defaults.partition_ms), partition_help.c_str())
     ("crash", po::value(&crashes)->default_value(0), "crash-and-restart events at random times, one node down at a time: one that falls while a node is down or catching up is skipped (the report says how many happened)")
     ("down-ms", po::value(&o.down_ms)->default_value(defaults.down_ms), "how long a crashed node stays down")
+    ("journal", po::bool_switch(&o.journal), "each node keeps a journal across its crashes and restores its replica from it at restart, as dice-node does (default: a restarted node starts empty)")
+    ("clock-skew-ms", po::value(&o.clock_skew_ms)->default_value(0), "each node's clock runs ahead of virtual time by a random 0..this, drawn again at each restart")
     ("remove", po::value(&removes)->default_value(0), "tasks removed (removeByID) during the run")
     ("fail", po::value(&o.fail_probability)->default_value(0.0, "0"), "probability that an execution fails transiently")
     ("max-time-ms", po::value(&max_time_ms)->default_value(0), "give up (not converged) at this virtual time (0: 90 s plus 4x the ideal makespan)")
@@ -90,7 +92,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   if (crashes < 0 || removes < 0)
     throw std::runtime_error("--crash and --remove must not be negative");
   if (partition_ms < 0 || max_time_ms < 0 || o.down_ms <= 0 || o.task_ms < 0
-      || o.submit_spread_ms < 0)
+      || o.submit_spread_ms < 0 || o.clock_skew_ms < 0)
     throw std::runtime_error("durations must not be negative (--down-ms "
                              "positive)");
   if (o.faults.max_delay < o.faults.min_delay)

@@ -209,6 +209,9 @@ TEST_CASE("100 seeded runs with delays, expiries and retry backoffs: no "
     o.expire_max_ms = 2500;
     o.fail_probability = 0.3;
     o.queue.retry_backoff_ms = 200;
+    // Half the runs with clocks that disagree by up to 400 ms: each
+    // node's own clock decides its claims and starts.
+    o.clock_skew_ms = seed % 2 == 0 ? 400 : 0;
     auto r = run_simulation(o);
     INFO(r.summary());
     CAPTURE(r.seed);
@@ -251,6 +254,67 @@ TEST_CASE("100 seeded runs with a short retention: every ended task is "
   }
   all.print("sim 100 seeds, retention 400 ms");
   CHECK(forgotten >= 1000);
+}
+
+// Retention against what a node brings back from its journal: nodes crash
+// and stay down longer than the retention (2.5 s against 400 ms), then
+// restore the replica their journal held, with clocks that disagree by up
+// to a second and may be behind at restart. What the others forgot
+// meanwhile must not come back through the restored replica.
+TEST_CASE("100 seeded runs with journals, skewed clocks and nodes down "
+          "longer than the retention: no forgotten task comes back",
+          "[sim][retention]") {
+  totals all;
+  std::size_t forgotten = 0, restored_crashes = 0;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    auto o = scenario(seed);
+    o.journal = true;
+    o.clock_skew_ms = 1000;
+    o.crashes = 1 + seed % 2;
+    o.down_ms = 2500;
+    o.faults_until_ms = 8000;
+    o.queue.keep_finished_ms = 400;
+    o.linger_ms = 400 + 2 * o.queue.forget_grid_ms + 1000 + o.clock_skew_ms;
+    auto r = run_simulation(o);
+    INFO(r.summary() << "\n" << r.details);
+    CAPTURE(r.seed);
+    CHECK(r.violations.empty());
+    CHECK(r.converged);
+    CHECK(r.held == 0);
+    CHECK(r.forgotten >= r.accepted);
+    forgotten += r.forgotten;
+    restored_crashes += r.crashes;
+    all.add(r);
+  }
+  all.print("sim 100 seeds, journals, skewed clocks, retention 400 ms");
+  CHECK(forgotten >= 1000);
+  CHECK(restored_crashes >= 100);
+}
+
+TEST_CASE("a restarted node restores its journal: an accepted task survives "
+          "every node crashing at once", "[sim]") {
+  sim_options o;
+  o.seed = 3;
+  o.nodes = 3;
+  o.journal = true;
+  sim_cluster cluster(o);
+  cluster.run_until(1500);
+  wire::TaskSpec spec;
+  spec.set_id("t");
+  cluster.submit(0, spec);
+  cluster.run_until(1900);
+  cluster.drain();
+  REQUIRE(cluster.report().accepted == 1);
+  for (std::size_t i = 0; i < cluster.size(); ++i)
+    cluster.crash(i);
+  for (std::size_t i = 0; i < cluster.size(); ++i)
+    cluster.restart(i);
+  cluster.run_until(9000);
+  cluster.drain();
+  auto r = cluster.report();
+  INFO(r.summary());
+  CHECK(r.violations.empty());
+  CHECK(r.done == 1);
 }
 
 TEST_CASE("the harness flags a lost accepted task", "[sim]") {

@@ -1,0 +1,18 @@
+#include "known_tasks/replica_record.hpp"
+
+namespace dice {
+
+wire::TakeMyTask replica_record(const std::string& task_id,
+                                const known_task& task, bool with_spec) {
+  wire::TakeMyTask t;
+  if (with_spec) {
+    *t.mutable_spec() = task.spec;
+  } else {
+    t.mutable_spec()->set_id(task_id);
+    t.set_spec_unknown(true);
+  }
+  *t.mutable_state() = task.state;
+  return t;
+}
+
+} // namespace dice
