@@ -17,7 +17,7 @@ while (($#)); do
     --build) build=$2; shift 2 ;;
     --quick) extra+=(--held 10000 --rounds 1 --kills 3 --append-seconds 1); shift ;;
     --) shift; extra+=("$@"); break ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "storage/run.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done

@@ -122,6 +122,7 @@ void restart(store_kind k, const std::string& dir, const std::string& when,
   row("rebuild_s", rebuild_s);
   row("restart_s", since(t0));
   row("tasks_restored", static_cast<double>(replica.size()));
+  row("bytes_after", static_cast<double>(store_bytes(k, dir)));
 }
 
 } // namespace
@@ -157,7 +158,6 @@ void scale(const settings& s, report& out) {
       dice::forgotten_set forgotten;
       restart(k, dir, "restart", st, replica, forgotten, out, param);
       row("restart_same_replica", replica.digest() == digest ? 1 : 0);
-      row("bytes_after_restart", static_cast<double>(store_bytes(k, dir)));
       // Forget the oldest 90%, in order, as their retention passes.
       driver f(*st, 64);
       f.replica = std::move(replica);
