@@ -213,6 +213,9 @@ constexpr millis forget_grid_ms = 1000;
 /// refuse late messages that name it by id alone (claims, heartbeats):
 /// longer than any datagram stays in flight.
 constexpr millis forgotten_ids_ms = 30'000;
+/// The most often a node returns the memory of forgotten tasks to the
+/// system (a walk of the heap): a few MiB a time at 1,000 tasks/s.
+constexpr millis memory_release_ms = 10'000;
 /// A node restarted on a journal that held unended tasks claims none of
 /// them for this long: time to hear a peer (heartbeats every 400 ms), find
 /// itself behind and catch up, so that it learns which of them ended, or

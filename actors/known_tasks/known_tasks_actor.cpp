@@ -5,6 +5,7 @@
 
 #include "journal/replica_journal.hpp"
 #include "known_tasks/known_tasks_machine.hpp"
+#include "known_tasks/memory_release.hpp"
 #include "queue/subsystem_actor.hpp"
 
 namespace dice {
@@ -48,14 +49,23 @@ void restore(Self* self, const std::shared_ptr<replica_journal>& journal) {
                                                 "of {} bytes cut",
                                                 jc.bytes_cut)
                                   : std::string{});
-  // Every input passes here: only one that appended can have made the
-  // file worth rewriting.
-  self->state.before_dispatch = [self, journal](ev::events&) {
-    const auto& m = *self->state.machine;
-    if (journal->flush() && journal->wants_compaction(m.replica().size()))
-      journal->compact(m.replica(), m.forgotten());
-  };
   dispatch(self, out);
+}
+
+// Runs after every input: the journal gets what it changed (only an input
+// that appended can have made the file worth rewriting), and the memory
+// of what it forgot goes back to the system.
+template <class Self>
+void after_input(Self* self, replica_journal* journal,
+                 memory_release& release) {
+  const auto& m = *self->state.machine;
+  // Nothing is buffered before restore() hands the machine the journal.
+  if (journal != nullptr && journal->flush()
+      && journal->wants_compaction(m.replica().size()))
+    journal->compact(m.replica(), m.forgotten());
+  if (release.due(self->state.clock(), m.counters().tasks_forgotten,
+                  m.recently_forgotten()))
+    release_freed_memory();
 }
 
 } // namespace
@@ -67,6 +77,10 @@ known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
     sys, [cfg, journal](auto self) {
       start_subsystem(self, cfg, std::make_unique<known_tasks_machine>(
                                    make_known_tasks_machine(cfg)));
+      self->state.before_dispatch =
+        [self, journal,
+         release = memory_release(defaults::memory_release_ms)](
+          ev::events&) mutable { after_input(self, journal.get(), release); };
       if (auto board = cfg.board)
         self->state.post_stats = [self, board, journal] {
           const auto& m = *self->state.machine;

@@ -71,6 +71,8 @@ public:
   const task_counts& counts() const { return tasks_.counts(); }
 
   const queue_counters& counters() const { return counters_; }
+  /// Ids forgotten lately, still refused by id alone.
+  std::size_t recently_forgotten() const { return recent_.size(); }
 
 private:
   bool learn(const wire::TaskSpec& spec, ev::events& out);

@@ -1,0 +1,47 @@
+#pragma once
+// When a node hands the memory of forgotten tasks back to the system.
+// glibc's malloc keeps what the process freed for later allocations, so a
+// replica that forgot 100,000 tasks keeps its peak RSS unless asked to
+// release it (bench/README.md, retention: 40 -> 25 MiB after a release).
+// A release walks the heap: only after the replica shrank (tasks forgotten,
+// or forgotten ids leaving the recent list), at most once per interval,
+// and once more when the recent list empties: the last shrink, after which
+// no tick may come to release what is still pending.
+#include <cstdint>
+
+#include "common/time.hpp"
+
+namespace dice {
+
+class memory_release {
+public:
+  explicit memory_release(millis interval_ms) : interval_ms_(interval_ms) {}
+
+  /// `forgotten`: tasks forgotten so far; `recent`: ids on the recent list.
+  /// True if the freed memory should be released now.
+  bool due(millis now, std::uint64_t forgotten, std::size_t recent) {
+    bool shrank = forgotten != forgotten_ || recent < recent_;
+    bool emptied = recent == 0 && recent_ > 0;
+    forgotten_ = forgotten;
+    recent_ = recent;
+    pending_ |= shrank;
+    if (!pending_ || (now - last_ < interval_ms_ && !emptied))
+      return false;
+    pending_ = false;
+    last_ = now;
+    return true;
+  }
+
+private:
+  millis interval_ms_;
+  millis last_ = 0;
+  std::uint64_t forgotten_ = 0;
+  std::size_t recent_ = 0;
+  bool pending_ = false;
+};
+
+/// Returns the heap's free pages to the system (glibc's malloc_trim; a
+/// no-op elsewhere).
+void release_freed_memory();
+
+} // namespace dice
