@@ -134,6 +134,12 @@ void replica_journal::write_out(const std::string& bytes) {
       continue;
     if (n <= 0) {
       ++counters_.write_errors;
+      // A partial record would end every load there, and the appends
+      // after it with it: cut back to the last whole one. What the failed
+      // write held is in the replica, so the next rewrite brings it back.
+      if (done > 0 && ::ftruncate(fd_, static_cast<off_t>(file_bytes_)) != 0)
+        ++counters_.write_errors;
+      rewrite_due_ = true;
       return;
     }
     done += static_cast<std::size_t>(n);
@@ -182,9 +188,10 @@ void replica_journal::sync_loop() {
 
 bool replica_journal::wants_compaction(std::size_t tasks_held) const {
   std::lock_guard<std::mutex> guard(mutex_);
-  return file_bytes_ > opts_.compact_min_bytes
-         && (file_bytes_ > 4 * compacted_bytes_
-             || 4 * tasks_held < compacted_tasks_);
+  return rewrite_due_
+         || (file_bytes_ > opts_.compact_min_bytes
+             && (file_bytes_ > 4 * compacted_bytes_
+                 || 4 * tasks_held < compacted_tasks_));
 }
 
 void replica_journal::compact(const known_tasks& replica,
@@ -222,6 +229,7 @@ void replica_journal::compact(const known_tasks& replica,
   file_bytes_ = compacted_bytes_ = bytes.size();
   compacted_tasks_ = replica.size();
   dirty_ = false;
+  rewrite_due_ = false;
   ++counters_.compactions;
 }
 

@@ -76,7 +76,8 @@ public:
   /// True once the file has grown to several times its compacted size, or
   /// (past the least size worth a rewrite) the replica, now holding
   /// `tasks_held`, shrank to a quarter of what the last rewrite held: its
-  /// tasks were forgotten.
+  /// tasks were forgotten; or a write failed (a full disk) and what it
+  /// held is only in the replica.
   bool wants_compaction(std::size_t tasks_held) const;
   /// Rewrites the file as the `forgotten` ranges and one record per task
   /// of `replica`; atomic.
@@ -99,6 +100,7 @@ private:
   std::unordered_set<std::string> spec_written_;
   journal_counters counters_;
   bool dirty_ = false; // written since the last sync
+  bool rewrite_due_ = false; // a write failed since the last rewrite
   bool stopping_ = false;
   std::condition_variable wake_;
   std::thread syncer_;

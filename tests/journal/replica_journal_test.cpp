@@ -1,9 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include <sys/resource.h>
 
 #include "common/emitted_events.hpp"
 #include "journal/data_dir.hpp"
@@ -224,4 +227,44 @@ TEST_CASE("a forgotten task stays out of a replica restarted on its journal, "
   k.restore(records, 20'000, out);
   CHECK(k.replica().size() == 10);
   CHECK(k.forgotten().count() == 40);
+}
+
+TEST_CASE("a full disk costs the journal no later append: a write that "
+          "failed halfway is cut back, and the next rewrite restores what "
+          "it held", "[journal]") {
+  scratch dir;
+  journal_options opts{dir.file("replica.journal"), journal_sync::none};
+  replica_journal j(opts);
+  j.load();
+  auto k = journaled_replica(j);
+  auto whole = std::filesystem::file_size(opts.path);
+  // The disk fills 20 bytes into the next append: the process's file size
+  // limit stands in for it (EFBIG where a full disk gives ENOSPC).
+  rlimit before{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &before) == 0);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit full = before;
+  full.rlim_cur = static_cast<rlim_t>(whole + 20);
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &full) == 0);
+  ev::events out;
+  k.on(ev::merge_task{spec_of("t4"), false, state_of(wire::READY, 1)}, 0, out);
+  j.flush();
+  auto after_failure = std::filesystem::file_size(opts.path);
+  ::setrlimit(RLIMIT_FSIZE, &before);
+  std::signal(SIGXFSZ, old_handler);
+  CHECK(j.counters().write_errors >= 1);
+  CHECK(after_failure == whole); // no partial record left
+  // Room again: the next append lands, and the rewrite it asks for brings
+  // back t4, whose only record failed.
+  k.on(ev::merge_task{spec_of("t5"), false, state_of(wire::READY, 1)}, 0, out);
+  REQUIRE(j.flush());
+  REQUIRE(j.wants_compaction(k.replica().size()));
+  j.compact(k.replica(), k.forgotten());
+  CHECK_FALSE(j.wants_compaction(k.replica().size()));
+  replica_journal again(opts);
+  ev::events restored_out;
+  auto back = restored(again.load(), restored_out);
+  CHECK(back.replica().has_spec("t4"));
+  CHECK(back.replica().has_spec("t5"));
+  CHECK(back.replica().same_as(k.replica()));
 }
