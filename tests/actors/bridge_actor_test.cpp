@@ -212,7 +212,7 @@ TEST_CASE("bridge: with bundling off a piggybacked broadcast leaves at once",
 }
 
 TEST_CASE("bridge: a message for a node id goes where membership says it "
-          "listens, or where its datagrams come from; an unknown id is "
+          "listens, or where its datagrams come from, an unknown id is "
           "counted as unaddressed, not sent",
           "[actor][bridge]") {
   two_bridges net;

@@ -97,7 +97,7 @@ TEST_CASE("a restarted node whose clock is behind its previous start takes "
 }
 
 TEST_CASE("a probe answered by nobody ends with the window and keeps the "
-          "clock's offer; unanswered peers are asked again",
+          "clock's offer, unanswered peers are asked again",
           "[bridge][incarnation]") {
   incarnation_probe probe{probe_of("n2", 4000, {"10.0.0.1:7400", "10.0.0.3:7400"}),
                           0};

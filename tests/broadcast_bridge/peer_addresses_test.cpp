@@ -26,7 +26,7 @@ TEST_CASE("peer addresses: membership's view resolves ids and sets the "
 }
 
 TEST_CASE("peer addresses: an id membership does not list resolves to where "
-          "its datagrams come from; membership's address wins a clash",
+          "its datagrams come from, membership's address wins a clash",
           "[bridge][peer_addresses]") {
   peer_addresses p("a", "10.0.0.1:7400");
   p.heard("b", "10.0.0.2:7400");

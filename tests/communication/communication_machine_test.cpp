@@ -333,7 +333,7 @@ TEST_CASE("a snapshot whose last chunk overtakes an earlier one still has "
 }
 
 TEST_CASE("past the heartbeat budget, settled superseded origins leave "
-          "without waiting, oldest first; one a peer still lacks stays",
+          "without waiting, oldest first, one a peer still lacks stays",
           "[communication][restarts][heartbeat]") {
   queue_config cfg;
   cfg.prune_superseded_after_ms = 30'000;
@@ -428,7 +428,7 @@ TEST_CASE("a peer that stops reporting a superseded origin this replica "
 }
 
 TEST_CASE("while a snapshot comes in from one peer, another peer ahead is "
-          "not asked for a second one; a stalled transfer is given up",
+          "not asked for a second one, a stalled transfer is given up",
           "[communication][sync][snapshot]") {
   communication_machine a("a", "a#1", queue_config{});
   ev::events out;

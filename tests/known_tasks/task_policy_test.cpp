@@ -54,7 +54,7 @@ TEST_CASE("policies that cannot work are refused with the field named",
 }
 
 TEST_CASE("a key names its task: the same key, the same id, wherever it is "
-          "submitted; a count derives one key per task",
+          "submitted, a count derives one key per task",
           "[task_policy]") {
   task_policy p;
   p.key = "invoice 42/march";

@@ -112,8 +112,8 @@ TEST_CASE("an execution past its time limit is stopped, and the retry waits "
         < 10'000);
 }
 
-TEST_CASE("a delayed task starts no earlier than its time; an expired one "
-          "never runs; a policy that cannot work is refused",
+TEST_CASE("a delayed task starts no earlier than its time, an expired one "
+          "never runs, a policy that cannot work is refused",
           "[process][policy]") {
   cluster c;
   auto nodes = pair_of(c, "dl");

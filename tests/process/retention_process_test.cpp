@@ -31,7 +31,7 @@ std::uint64_t started(const node_process& n) {
 
 } // namespace
 
-TEST_CASE("tasks that ended are forgotten after --keep-finished-ms; a node "
+TEST_CASE("tasks that ended are forgotten after --keep-finished-ms, a node "
           "restarted on a journal from before their end, and a node that "
           "joins, hold none of them and run none again",
           "[process][retention]") {

@@ -106,7 +106,7 @@ TEST_CASE("the sweeps interleave each node's subsystems as CAF's mailboxes "
 }
 
 TEST_CASE("in the sweeps, events wait in a node's mailboxes from one step "
-          "to the next; drain() hands them all on",
+          "to the next, drain() hands them all on",
           "[sim]") {
   auto o = scenario(11);
   o.faults.loss = 0.1;

@@ -207,7 +207,7 @@ TEST_CASE("a re-queued attempt waits out the backoff its state carries",
   CHECK(offered(out) == std::set<std::string>{"t"});
 }
 
-TEST_CASE("an expired task is never offered; its enqueuer says EXPIRED at "
+TEST_CASE("an expired task is never offered, its enqueuer says EXPIRED at "
           "once, another node a re-queue timeout later",
           "[ready_queue][policy]") {
   queue_config cfg;
