@@ -43,7 +43,9 @@ constexpr millis incarnation_probe_retry_ms = 100;
 constexpr std::uint32_t incarnation_notices_per_second = 32;
 
 // -- network --------------------------------------------------------------------
-constexpr const char* listen = "0.0.0.0:7400";
+/// Loopback: a node started with no options is a working single node, and
+/// reaching other machines (0.0.0.0) asks for a cluster key.
+constexpr const char* listen = "127.0.0.1:7400";
 constexpr const char* http = "127.0.0.1:8400";
 constexpr const char* cluster_id = "dice";
 

@@ -12,6 +12,7 @@
 #include "http_api/ask.hpp"
 #include "http_api/bearer_token.hpp"
 #include "http_api/guarded_server.hpp"
+#include "http_api/request_body.hpp"
 #include "http_api/status_json.hpp"
 #include "http_api/task_json.hpp"
 #include "http_api/task_list.hpp"
@@ -37,19 +38,6 @@ void busy(httplib::Response& res, const std::string& error) {
   reply(res, 503, error_json("node busy: " + error));
 }
 
-// A POST's body, read by us rather than by httplib, which parses a body of
-// curl -d's form type and refuses one over 8 KiB (below our 256 KiB), and
-// waits for one that neither Content-Length nor Transfer-Encoding
-// announces, then answers 404 (curl -X POST .../cancel). Such a request
-// has no body (RFC 9112), so nothing is read.
-std::string read_body(const httplib::Request& req,
-                      const httplib::ContentReader& read) {
-  std::string body;
-  if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding"))
-    read([&](const char* data, std::size_t n) { return body.append(data, n), true; });
-  return body;
-}
-
 } // namespace
 
 http_api::http_api(caf::actor_system& sys, const node& n, endpoint where)
@@ -63,6 +51,7 @@ http_api::http_api(caf::actor_system& sys, const node& n, endpoint where)
   tester_routes();
   lock_routes();
   event_routes();
+  bulk_routes();
   // Headers and body leave in separate writes: with Nagle's algorithm the
   // body waited for the client's delayed ACK, 40 ms on Linux, so every
   // answer took 40 ms or more on loopback.
@@ -343,8 +332,9 @@ void http_api::task_routes() {
       if (!ok)
         return busy(res, err);
       if (!*ok)
-        return reply(res, 409, error_json("task " + id + " cannot be " + verb
-                                          + " in its current state"));
+        return reply(res, 409, error_json(
+                                 "task " + id + " cannot be " + verb + ": it is "
+                                 + phase_name(rows->front().state.phase())));
       reply(res, 200, {{"id", id}, {verb, true}});
     };
   };

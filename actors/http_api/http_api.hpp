@@ -42,6 +42,7 @@ private:
   void tester_routes(); // dice test: /blobs, /evaluation, /network (tester_routes.cpp)
   void lock_routes(); // cluster-wide locks: /locks (lock_routes.cpp)
   void event_routes(); // causal events: /events (event_routes.cpp)
+  void bulk_routes(); // POST /tasks/cancel, DELETE /tasks (bulk_routes.cpp)
 
   caf::actor_system& sys_;
   const node& node_;

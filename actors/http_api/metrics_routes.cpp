@@ -8,6 +8,7 @@
 #include "http_api/status_json.hpp"
 #include "metrics/http_metrics.hpp"
 #include "metrics/node_metrics.hpp"
+#include "tester/tester_node.hpp"
 
 namespace dice {
 
@@ -24,13 +25,21 @@ void http_api::metrics_routes() {
     auto nodes = query<std::vector<node_view>>(sys_, node_.members(), err,
                                                nodes_atom_v);
     auto elect = query<election_view>(sys_, node_.elect(), err, election_atom_v);
-    if (!ok || !nodes || !elect) {
+    auto locks = query<locks_view>(sys_, node_.locks(), err, locks_atom_v);
+    if (!ok || !nodes || !elect || !locks) {
       res.status = 503;
       res.set_content("node busy: " + err + "\n", "text/plain");
       return;
     }
     m.nodes = std::move(*nodes);
     m.election = std::move(*elect);
+    m.locks = std::move(*locks);
+    m.version = DICE_VERSION;
+    if (const auto& t = node_.tester()) {
+      const auto& c = t->runner->counters();
+      m.tests = {c.modules.load(), c.tests.load(), c.passed.load(),
+                 c.failed.load()};
+    }
     auto families = metric_families(m);
     for (auto& f : metrics_->collect())
       families.push_back(std::move(f));

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "mutex/lock_name.hpp"
+#include "vocabulary/runner_capabilities.hpp"
 
 namespace dice {
 
@@ -60,6 +61,9 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
   r.kind = j["kind"].get<std::string>();
   if (r.kind.empty())
     return fail("'kind' must not be empty");
+  if (r.kind == evaluation_kind)
+    return fail("kind '" + r.kind + "' is dice test's own: run tests with "
+                "dice test (POST /evaluation)");
   if (!known_kinds.empty()
       && std::find(known_kinds.begin(), known_kinds.end(), r.kind) == known_kinds.end()) {
     std::string names;

@@ -253,10 +253,36 @@ void http_families(families& f, const http_counters& h) {
     .sample(h.requests_timed_out, {{"reason", "request_timeout"}});
 }
 
+void lock_and_test_families(families& f, const locks_view& l,
+                            const test_totals& t) {
+  std::uint64_t held = 0, waiting = 0;
+  for (const auto& row : l.local) {
+    held += row.held ? 1 : 0;
+    waiting += row.waiters.size();
+  }
+  f.one("dice_locks_held", "Cluster-wide locks an owner on this node holds",
+        gauge, held);
+  f.one("dice_lock_waiters", "Owners on this node waiting for a lock", gauge,
+        waiting);
+  f.family("dice_locks_total", "Locks granted to this node, and lost by it",
+           counter)
+    .sample(l.granted, {{"outcome", "granted"}})
+    .sample(l.lost, {{"outcome", "lost"}});
+  f.one("dice_test_modules_total", "dice test modules this node ran", counter,
+        t.modules);
+  f.family("dice_tests_total", "Tests this node ran, by result", counter)
+    .sample(t.passed, {{"result", "passed"}})
+    .sample(t.failed, {{"result", "failed"}});
+}
+
 } // namespace
 
 std::vector<MetricFamily> metric_families(const node_metrics& m) {
   families f;
+  f.family("dice_build_info", "1, labelled with the version of this node",
+           gauge)
+    .sample(1, {{"version", m.version}});
+  lock_and_test_families(f, m.locks, m.tests);
   task_families(f, m.tasks, m.exec, m.queue);
   wire_families(f, m.wire);
   cluster_families(f, m.nodes, m.membership, m.election);

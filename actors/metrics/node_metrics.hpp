@@ -14,6 +14,7 @@
 #include "known_tasks/task_query.hpp"
 #include "membership/membership_state.hpp"
 #include "membership/node_view.hpp"
+#include "mutex/mutex_node.hpp"
 #include "vocabulary/queue_counters.hpp"
 
 namespace dice {
@@ -30,8 +31,14 @@ struct http_counters {
   std::uint64_t requests_timed_out = 0;
 };
 
+/// dice test's work on this node (its runner's counters).
+struct test_totals {
+  std::uint64_t modules = 0, run = 0, passed = 0, failed = 0;
+};
+
 /// Everything one scrape shows, as plain values.
 struct node_metrics {
+  std::string version; // the program's, for dice_build_info
   bridge_counters wire;
   queue_counters queue;
   executor_stats exec;
@@ -40,6 +47,8 @@ struct node_metrics {
   std::vector<node_view> nodes; // self included
   election_view election;
   http_counters http;
+  locks_view locks;
+  test_totals tests;
 };
 
 /// The metric families of one scrape (names start with dice_).

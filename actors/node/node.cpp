@@ -14,6 +14,7 @@
 #include "broadcast_bridge/incarnation_probe.hpp"
 #include "broadcast_bridge/udp_transport.hpp"
 #include "broadcast_bridge/wire_budget.hpp"
+#include "vocabulary/runner_capabilities.hpp"
 
 namespace dice {
 
@@ -100,7 +101,7 @@ node::node(caf::actor_system& sys, node_config cfg,
                 + ":" + std::to_string(cfg_.http->port);
   tester_ = make_tester_parts(cfg_.tester, cfg_.id, http_addr, cfg_.cluster_key,
                               cfg_.data_dir);
-  cfg_.kinds.add("evaluation", [](const std::string&, const cancel_token&) {
+  cfg_.kinds.add(evaluation_kind, [](const std::string&, const cancel_token&) {
     return task_outcome::success("recorded");
   });
   if (cfg_.tester.enabled)

@@ -1,4 +1,5 @@
 #include "tester/evaluation_plan.hpp"
+#include "vocabulary/runner_capabilities.hpp"
 
 #include <algorithm>
 
@@ -96,7 +97,7 @@ evaluation_specs(const evaluation_record& e,
   std::vector<wire::TaskSpec> specs(groups.size() + 1);
   auto& record = specs[0];
   record.set_id(e.id);
-  record.set_kind("evaluation");
+  record.set_kind(evaluation_kind);
   record.set_payload(encode_evaluation(e));
   // A group ranks by its modules' sum.
   std::vector<std::string> names;

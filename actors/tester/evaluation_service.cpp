@@ -16,6 +16,7 @@
 #include "tester/sandbox.hpp"
 #include "tester/sha256.hpp"
 #include "tester/tester_node.hpp"
+#include "vocabulary/runner_capabilities.hpp"
 
 namespace fs = std::filesystem;
 
@@ -242,7 +243,7 @@ evaluation_service::all(std::string& err) {
   if (!rows)
     return out;
   for (auto& r : *rows) {
-    if (!r.has_spec || r.spec.kind() != "evaluation")
+    if (!r.has_spec || r.spec.kind() != evaluation_kind)
       continue;
     auto e = decode_evaluation(r.spec.payload());
     if (!e)
@@ -266,7 +267,7 @@ std::optional<nlohmann::json> evaluation_service::report(const std::string& id,
   if (!rows)
     return std::nullopt;
   std::optional<evaluation_record> e;
-  if (!rows->empty() && rows->front().has_spec && rows->front().spec.kind() == "evaluation")
+  if (!rows->empty() && rows->front().has_spec && rows->front().spec.kind() == evaluation_kind)
     e = decode_evaluation(rows->front().spec.payload());
   if (!e)
     return std::nullopt;

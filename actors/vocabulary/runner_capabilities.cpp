@@ -46,6 +46,8 @@ std::vector<std::string> kinds_run(const std::vector<runner_capabilities>& nodes
     all.insert(all.end(), n.kinds.begin(), n.kinds.end());
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
+  all.erase(std::remove(all.begin(), all.end(), std::string(evaluation_kind)),
+            all.end());
   return all;
 }
 

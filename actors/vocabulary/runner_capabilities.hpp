@@ -33,7 +33,12 @@ struct runner_capabilities {
 bool anyone_runs(const std::vector<runner_capabilities>& nodes,
                  const wire::TaskSpec& task);
 
-/// Every kind some of `nodes` runs, sorted, once each.
+/// The kind of dice test's evaluation records: every node runs it, for the
+/// tester alone; users cannot submit it.
+inline constexpr const char* evaluation_kind = "evaluation";
+
+/// Every kind some of `nodes` runs for users (not evaluation_kind), sorted,
+/// once each.
 std::vector<std::string> kinds_run(const std::vector<runner_capabilities>& nodes);
 
 } // namespace dice

@@ -65,10 +65,14 @@ int main(int argc, char** argv) {
     std::unique_ptr<dice::http_api> api;
     if (opts.node.http)
       api = std::make_unique<dice::http_api>(sys, n, *opts.node.http);
-    spdlog::info("node {} listening on {} (advertised {}), http {}",
+    spdlog::info("node {} listening on {} (advertised {}), http {}, data "
+                 "dir {}",
                  opts.node.id, opts.node.listen.to_string(),
                  opts.node.advertised().to_string(),
-                 opts.node.http ? opts.node.http->to_string() : "off");
+                 opts.node.http ? opts.node.http->to_string() : "off",
+                 opts.node.data_dir.empty() ? "none" : opts.node.data_dir);
+    if (auto hint = dice::join_hint(opts.node); !hint.empty())
+      spdlog::info("{}", hint);
     int sig = 0;
     sigwait(&stop_signals, &sig);
     if (sig != SIGUSR1)

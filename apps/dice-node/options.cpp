@@ -173,7 +173,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("version", "print the version and exit")
     ("config", po::value(&config_file), "INI file with any of these options")
     ("id", po::value(&n.id), "node id, unique in the cluster (default: HOSTNAME-PORT)")
-    ("listen", po::value(&listen)->default_value(defaults::listen), "UDP HOST:PORT to listen on")
+    ("listen", po::value(&listen)->default_value(defaults::listen), "UDP HOST:PORT to listen on; 0.0.0.0:PORT (other machines) needs --cluster-key-file or --insecure")
     ("advertise", po::value(&advertise), "HOST:PORT peers use to reach this node (default: the listen address; 127.0.0.1 if that is 0.0.0.0)")
     ("peer", po::value(&peers)->composing(), "seed peer HOST:PORT (repeatable); one is enough to learn everyone")
     ("multicast", po::value(&multicast), "broadcast via this IPv4 multicast GROUP:PORT instead of to each peer")
@@ -411,6 +411,21 @@ node_options parse_node_options(int argc, const char* const* argv) {
   if (auto problem = n.problem(); !problem.empty())
     throw std::runtime_error(problem);
   return out;
+}
+
+std::string join_hint(const node_config& n) {
+  if (!n.peers.empty() || n.multicast || !is_loopback(n.listen))
+    return "";
+  auto port = std::to_string(n.listen.port);
+  auto next = std::to_string(n.listen.port + 1);
+  return "alone on loopback: another node on this machine joins with "
+         "'dice-node --listen 127.0.0.1:" + next + " --http 127.0.0.1:"
+         + (n.http ? std::to_string(n.http->port + 1) : std::string("8401"))
+         + " --peer " + n.listen.to_string()
+         + "'; to take members on other machines, start each node with "
+           "--listen 0.0.0.0:" + port
+         + " --cluster-key-file FILE (the same key everywhere) and --peer "
+           "THIS_HOST:" + port + " (docs/running.md)";
 }
 
 } // namespace dice

@@ -25,4 +25,8 @@ struct node_options {
 /// Throws std::runtime_error with a one-line reason on any bad input.
 node_options parse_node_options(int argc, const char* const* argv);
 
+/// For a node alone on loopback (no --peer), how others join it and how to
+/// reach other machines; "" otherwise.
+std::string join_hint(const node_config& n);
+
 } // namespace dice

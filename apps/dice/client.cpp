@@ -1,9 +1,12 @@
 #include "client.hpp"
 
+#include <netdb.h>
+#include <sys/socket.h>
+
 namespace dice::cli {
 
 client::client(const std::string& url, const std::string& token)
-  : url_(url), http_(url) {
+  : url_(url), token_(token), http_(url) {
   if (!token.empty())
     http_.set_bearer_token_auth(token);
   http_.set_connection_timeout(2);
@@ -11,6 +14,26 @@ client::client(const std::string& url, const std::string& token)
   // A request's headers and body are separate writes (see http_api.cpp).
   http_.set_tcp_nodelay(true);
 }
+
+namespace {
+
+// False if the host of `url` (scheme://host[:port][/...]) has no address.
+bool resolves(const std::string& url) {
+  auto from = url.find("://");
+  from = from == std::string::npos ? 0 : from + 3;
+  auto host = url.substr(from, url.find_first_of(":/", from) - from);
+  if (host.empty() || host.front() == '[')
+    return true; // an IPv6 literal: nothing to look up
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (found != nullptr)
+    ::freeaddrinfo(found);
+  return rc == 0;
+}
+
+} // namespace
 
 std::string describe(httplib::Error e) {
   switch (e) {
@@ -37,7 +60,10 @@ std::string describe(httplib::Error e) {
 answer client::wrap(const httplib::Result& res) {
   answer a;
   if (!res) {
-    a.error = "cannot reach " + url_ + ": " + describe(res.error());
+    a.error = "cannot reach " + url_ + ": "
+              + (res.error() == httplib::Error::Connection && !resolves(url_)
+                   ? "its host name does not resolve (DNS)"
+                   : describe(res.error()));
     return a;
   }
   a.status = res->status;
@@ -49,6 +75,13 @@ answer client::wrap(const httplib::Result& res) {
     a.error = url_ + " answered " + std::to_string(res->status) + ": "
               + (a.body.is_object() ? a.body.value("error", res->body) : res->body);
   }
+  if (res->status == 401)
+    a.error += token_.empty()
+                 ? " (the node was started with --http-token-file: give the "
+                   "CLI the same file with --token-file FILE or "
+                   "DICE_TOKEN_FILE)"
+                 : " (the file given with --token-file or DICE_TOKEN_FILE "
+                   "holds another token than the node's)";
   return a;
 }
 

@@ -30,10 +30,12 @@ public:
   answer post_empty(const std::string& path);
   answer del(const std::string& path);
   const std::string& url() const { return url_; }
+  const std::string& token() const { return token_; }
 
 private:
   answer wrap(const httplib::Result& res);
   std::string url_;
+  std::string token_;
   httplib::Client http_;
 };
 

@@ -19,9 +19,8 @@ constexpr auto poll_every = std::chrono::milliseconds(200);
 } // namespace
 
 int event_command(client& node, const std::vector<std::string>& words,
-                  long long count, bool json) {
+                  long long count, std::uint64_t since, bool json) {
   if (words.size() == 3 && words[1] == "watch") {
-    std::uint64_t since = 0;
     long long printed = 0;
     for (;;) {
       auto r = node.get("/events", {{"topic", words[2]}, {"since", std::to_string(since)}});
@@ -50,7 +49,8 @@ int event_command(client& node, const std::vector<std::string>& words,
       std::cout << r.body.value("origin", "") << "#" << r.body.value("seq", 0) << "\n";
     return 0;
   }
-  return error("usage: dice event publish TOPIC DATA | dice event watch TOPIC [--count N]", 2);
+  return error("usage: dice event publish TOPIC DATA | dice event watch TOPIC "
+               "[--count N] [--since INDEX]", 2);
 }
 
 } // namespace dice::cli

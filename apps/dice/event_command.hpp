@@ -1,5 +1,6 @@
 #pragma once
 // dice event publish TOPIC DATA, dice event watch TOPIC: causal events.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -8,9 +9,9 @@
 namespace dice::cli {
 
 /// `words` after "event": publish TOPIC DATA, or watch TOPIC (prints each
-/// event this node delivers, in causal order, until killed or, with
-/// `count` > 0, until that many were printed).
+/// event this node delivers after its delivery index `since`, in causal
+/// order, until killed or, with `count` > 0, until that many were printed).
 int event_command(client& node, const std::vector<std::string>& words,
-                  long long count, bool json);
+                  long long count, std::uint64_t since, bool json);
 
 } // namespace dice::cli

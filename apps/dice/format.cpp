@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 #include <iomanip>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -41,14 +42,8 @@ std::vector<nlohmann::json> sorted_by_id(const nlohmann::json& tasks) {
 } // namespace
 
 std::string progress_text(const tally& t, std::size_t total, double seconds,
-                          bool bar) {
+                          bool bar, std::size_t width) {
   std::ostringstream out;
-  if (bar) {
-    const std::size_t width = 30;
-    auto filled = total ? width * t.ended() / total : width;
-    out << "[" << std::string(filled, '#') << std::string(width - filled, '.')
-        << "] ";
-  }
   out << t.ended() << "/" << total << " ended (" << t.done << " done";
   if (t.failed)
     out << ", " << t.failed << " failed";
@@ -67,20 +62,57 @@ std::string progress_text(const tally& t, std::size_t total, double seconds,
     if (t.ended() < total)
       out << ", ETA " << std::setprecision(0) << (total - t.ended()) / rate << "s";
   }
+  auto line = out.str();
   std::map<std::string, std::pair<std::size_t, std::size_t>> nodes;
   for (auto& [n, k] : t.done_on)
     nodes[n].first = k;
   for (auto& [n, k] : t.running_on)
     nodes[n].second = k;
-  if (!nodes.empty()) {
-    out << "; per node:";
-    for (auto& [n, k] : nodes) {
-      out << " " << n << ":" << k.first;
-      if (k.second)
-        out << "+" << k.second;
+  std::vector<std::string> entries;
+  std::size_t entries_size = nodes.empty() ? 0 : std::string("; per node:").size();
+  for (auto& [n, k] : nodes) {
+    entries.push_back(" " + n + ":" + std::to_string(k.first)
+                      + (k.second ? "+" + std::to_string(k.second) : ""));
+    entries_size += entries.back().size();
+  }
+  // Within `width`, the line never reaches the last column: a terminal
+  // wraps there, and every redraw would scroll. The bar takes 30 cells
+  // when everything fits, else 10 and the nodes what is left, else what
+  // is left (5 at least).
+  std::size_t room = width == 0 ? std::string::npos : width - 1;
+  if (bar) {
+    std::size_t cells = 30;
+    if (width != 0) {
+      auto left = room > line.size() + 3 ? room - line.size() - 3 : 0;
+      if (left >= entries_size + 10)
+        cells = std::min<std::size_t>(30, left - entries_size);
+      else
+        cells = left >= 5 ? std::min<std::size_t>(10, left) : 0;
+    }
+    if (cells > 0) {
+      auto filled = total ? cells * t.ended() / total : cells;
+      line = "[" + std::string(filled, '#') + std::string(cells - filled, '.')
+             + "] " + line;
     }
   }
-  return out.str();
+  if (!entries.empty()) {
+    std::string part = "; per node:";
+    std::size_t shown = 0;
+    for (const auto& entry : entries) {
+      // Room left for " ..." when some nodes do not fit.
+      bool last = shown + 1 == entries.size();
+      if (room != std::string::npos
+          && line.size() + part.size() + entry.size() + (last ? 0 : 4) > room)
+        break;
+      part += entry;
+      ++shown;
+    }
+    if (shown > 0)
+      line += part + (shown < entries.size() ? " ..." : "");
+  }
+  if (line.size() > room)
+    line.resize(room);
+  return line;
 }
 
 std::string stats_text(const nlohmann::json& s) {

@@ -23,9 +23,11 @@ struct tally {
 /// One progress line: ended of total with how each ended, running, the rate
 /// (once a second has passed and a task ended) and the ETA (once there is a
 /// rate), then per node "ID:DONE" (+RUNNING while it runs some). `bar`: the
-/// terminal form with a bar of # and .
+/// terminal form with a bar of # and . `width` (a terminal's columns; 0:
+/// any length): the line stays shorter, the bar shrinking or going and
+/// the nodes that do not fit replaced by "...".
 std::string progress_text(const tally& t, std::size_t total, double seconds,
-                          bool bar);
+                          bool bar, std::size_t width = 0);
 
 /// GET /stats as sections of "name  value" lines.
 std::string stats_text(const nlohmann::json& stats);

@@ -27,13 +27,19 @@ const char* usage =
   "Usage: dice [--node URL] [--json] COMMAND [ARGS]\n"
   "Commands:\n"
   "  submit KIND PAYLOAD|--payload-file FILE [--count N] [--priority P]\n"
-  "         [--lock NAME]... [--wait] [--timeout S] [TASK POLICY]\n"
-  "                 enqueue N tasks (default 1, priority 0); the payload from\n"
+  "         [--lock NAME]... [--ids-file F] [--wait] [--timeout S] [TASK POLICY]\n"
+  "                 enqueue N tasks (default 1, priority 0) and print their\n"
+  "                 ids (or write them to F, one per line); the payload from\n"
   "                 FILE (- for stdin); with --lock they run only holding that\n"
   "                 cluster-wide lock (no two tasks sharing a lock run at once);\n"
-  "                 with --wait follow them to the end with a progress bar\n"
-  "                 (exit 1 if any failed; --timeout: how long --wait waits;\n"
-  "                 exit 2 if the node refused the submit as malformed)\n"
+  "                 with --wait follow them to the end as dice wait does;\n"
+  "                 exit 2 if the node refused the submit as malformed\n"
+  "  wait ID...|--ids-file F [--timeout S]\n"
+  "                 follow tasks to their end with a progress bar, through\n"
+  "                 another live member if the node goes away; the reasons\n"
+  "                 of the first failures; exit 0 all done, 1 some failed,\n"
+  "                 expired, were canceled or removed, 3 no member answers,\n"
+  "                 4 --timeout passed (default 3600 s; the tasks go on)\n"
   "  Task policy (DURATION: 500ms, 30s, 10m, 2h, 1d; TIME: a DURATION from now,\n"
   "  18:00, 2026-11-26T18:00 local or 2026-11-26T18:00:00Z UTC):\n"
   "    --time-limit DURATION  an execution running longer is stopped and counts\n"
@@ -58,11 +64,18 @@ const char* usage =
   "                 4: the lock was lost and COMMAND killed)\n"
   "  locks          holders and waiters of the cluster-wide locks (GET /locks)\n"
   "  event publish TOPIC DATA   send an event to every node (causal order)\n"
-  "  event watch TOPIC [--count N]  print the events of TOPIC this node\n"
-  "                 delivers, in causal order (until killed, or N events)\n"
+  "  event watch TOPIC [--count N] [--since INDEX]  print the events of\n"
+  "                 TOPIC this node delivers, in causal order (until killed,\n"
+  "                 or N events); --since: only those delivered after INDEX\n"
+  "                 (each event's index is in its --json line)\n"
   "  status ID      one task, with its result\n"
-  "  remove ID      removeByID: the task is dropped everywhere\n"
-  "  cancel ID      cancel a task that has not ended\n"
+  "  remove ID|ID ID...|--state S [--kind K] [--on NODE] [--dry-run]\n"
+  "                 removeByID: the tasks are dropped everywhere; many at\n"
+  "                 once by ids or filter (--dry-run: only count them)\n"
+  "  cancel ID|ID ID...|--state S [--kind K] [--on NODE] [--dry-run]\n"
+  "                 cancel tasks that have not ended, one or many\n"
+  "  retry ID       submit a failed, expired or canceled task again (a new\n"
+  "                 task: its kind, payload, priority, locks and policy)\n"
   "  leader         the coordinator this node follows, with the election's\n"
   "                 algorithm, state and group (GET /election)\n"
   "  nodes          the node's membership view\n"
@@ -80,13 +93,13 @@ const char* usage =
   "Built-in kinds: sleep (payload: ms), cpu (payload: iterations), echo.\n";
 
 bool is_flag(const std::string& name) {
-  return name == "--json" || name == "--wait";
+  return name == "--json" || name == "--wait" || name == "--dry-run";
 }
 
 bool takes_value(const std::string& name) {
   for (auto* o : {"--node", "--count", "--priority", "--state", "--timeout",
                   "--token-file", "--kind", "--on", "--limit", "--after",
-                  "--payload-file"})
+                  "--payload-file", "--ids-file", "--since"})
     if (name == o)
       return true;
   for (auto* o : task_policy_options)
@@ -160,17 +173,49 @@ int submit(client& node, const args& a, bool json) {
   if (!json && r.body.contains("existing") && !r.body["existing"].empty())
     std::cerr << "dice: " << r.body["existing"].size()
               << " of these tasks existed already under their key\n";
+  wait_request w{ids, static_cast<double>(timeout), json, ""};
+  if (a.opts.count("--ids-file")) {
+    w.ids_file = a.opts.at("--ids-file");
+    if (!write_ids_file(w.ids_file, ids, error))
+      return fail(error + " (the tasks were submitted)", 1);
+  }
   if (!a.opts.count("--wait")) {
     if (json)
       std::cout << r.body.dump() << "\n";
-    else
+    else if (w.ids_file.empty())
       for (auto& id : ids)
         std::cout << id << "\n";
     return 0;
   }
-  if (!json)
-    std::cout << "submitted " << ids.size() << " task(s) to " << node.url() << "\n";
-  return wait_for(node, ids, static_cast<double>(timeout), json);
+  // The ids first: if this node goes away, they are what follows the batch.
+  if (!json) {
+    if (w.ids_file.empty())
+      for (auto& id : ids)
+        std::cout << id << "\n";
+    std::cout << "submitted " << ids.size() << " task(s) to " << node.url()
+              << (w.ids_file.empty() ? "" : ", ids in " + w.ids_file) << "\n"
+              << std::flush;
+  }
+  return wait_for(node, w);
+}
+
+int wait_command(client& node, const args& a, bool json) {
+  wait_request w;
+  w.json = json;
+  std::string error;
+  if (a.opts.count("--ids-file")) {
+    w.ids_file = a.opts.at("--ids-file");
+    if (!read_ids_file(w.ids_file, w.ids, error))
+      return fail(error, 2);
+  }
+  w.ids.insert(w.ids.end(), a.words.begin() + 1, a.words.end());
+  if (w.ids.empty())
+    return fail("usage: dice wait ID...|--ids-file FILE [--timeout S]", 2);
+  long long timeout = 3600;
+  if (a.opts.count("--timeout") && !number(a.opts.at("--timeout"), 1, 86400, timeout))
+    return fail("--timeout must be seconds from 1 to 86400", 2);
+  w.timeout_s = static_cast<double>(timeout);
+  return wait_for(node, w);
 }
 
 int lock_subcommand(client& node, const args& a, bool json) {
@@ -265,6 +310,8 @@ int main(int argc, char** argv) {
   };
   if (cmd == "submit")
     return submit(node, a, json);
+  if (cmd == "wait")
+    return wait_command(node, a, json);
   if (cmd == "tasks")
     return list_tasks(node, a, json);
   if (cmd == "results")
@@ -275,22 +322,21 @@ int main(int argc, char** argv) {
     return show(node.get("/tasks/" + a.words[1]),
                 [](const nlohmann::json& b) { std::cout << task_text(b); });
   }
-  if (cmd == "remove" || cmd == "cancel") {
-    if (!one_id(cmd.c_str()))
-      return 2;
-    auto r = cmd == "remove" ? node.del("/tasks/" + a.words[1])
-                             : node.post_empty("/tasks/" + a.words[1] + "/cancel");
-    return show(r, [&](const nlohmann::json&) {
-      std::cout << a.words[1] << (cmd == "remove" ? " removed\n" : " canceled\n");
-    });
-  }
+  if (cmd == "remove" || cmd == "cancel")
+    return change_tasks(node, a, json);
+  if (cmd == "retry")
+    return retry_task(node, a, json);
   if (cmd == "lock" || cmd == "locks")
     return lock_subcommand(node, a, json);
   if (cmd == "event") {
     long long count = 0;
     if (a.opts.count("--count") && !number(a.opts.at("--count"), 1, 1'000'000'000, count))
       return fail("--count must be a positive number", 2);
-    return event_command(node, a.words, count, json);
+    long long since = 0;
+    if (a.opts.count("--since") && !number(a.opts.at("--since"), 0, 1LL << 62, since))
+      return fail("--since must be a delivery index (0 or more)", 2);
+    return event_command(node, a.words, count, static_cast<std::uint64_t>(since),
+                         json);
   }
   if (cmd == "leader")
     return show(node.get("/election"), print_leader);

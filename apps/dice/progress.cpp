@@ -2,10 +2,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <memory>
 #include <iostream>
 #include <map>
 #include <set>
 #include <thread>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "format.hpp"
@@ -25,7 +28,7 @@ constexpr std::size_t ids_per_request = 100;
 // submitted) and moves those that ended into `t`. False if the node did
 // not answer; `error` says why.
 bool poll(client& node, std::set<std::string>& open, tally& t,
-          std::string& error) {
+          std::vector<std::string>& failed, std::string& error) {
   std::vector<std::string> ids(open.begin(), open.end());
   std::size_t running = 0;
   std::map<std::string, std::size_t> running_on;
@@ -53,6 +56,7 @@ bool poll(client& node, std::set<std::string>& open, tally& t,
           ++t.done_on[node];
       } else if (state == "failed") {
         ++t.failed;
+        failed.push_back(row.value("id", ""));
       } else if (state == "expired") {
         ++t.expired;
       } else if (state == "canceled") {
@@ -70,65 +74,181 @@ bool poll(client& node, std::set<std::string>& open, tally& t,
   return true;
 }
 
+// The terminal's columns (80 if it does not say).
+std::size_t terminal_width() {
+  winsize ws{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return ws.ws_col;
+  return 80;
+}
+
 void draw(const tally& t, std::size_t total, double secs, bool tty) {
+  // Redrawn in place: a line that reached the last column would wrap, and
+  // every redraw would then scroll a line.
   if (tty)
-    std::cout << "\r" << progress_text(t, total, secs, true) << "\033[K" << std::flush;
+    std::cout << "\r" << progress_text(t, total, secs, true, terminal_width())
+              << "\033[K" << std::flush;
   else
     std::cout << progress_text(t, total, secs, false) << "\n" << std::flush;
 }
 
+// The HTTP API of every other live member, from GET /network: where to
+// follow the tasks if this node goes away.
+std::vector<std::string> other_members(client& node) {
+  std::vector<std::string> urls;
+  auto a = node.get("/network");
+  if (!a.ok() || !a.body.contains("nodes"))
+    return urls;
+  auto self = a.body.value("self", "");
+  for (auto& n : a.body["nodes"])
+    if (n.value("id", "") != self && n.value("state", "") == "alive"
+        && n.contains("http") && n["http"].is_string()
+        && !n["http"].get<std::string>().empty())
+      urls.push_back("http://" + n["http"].get<std::string>());
+  return urls;
+}
+
+// "ID: reason" for the first few failed tasks, then how many more.
+std::vector<std::string> failure_reasons(client& node,
+                                         const std::vector<std::string>& failed) {
+  constexpr std::size_t shown = 3;
+  std::vector<std::string> lines;
+  std::string list;
+  for (std::size_t i = 0; i < failed.size() && i < shown; ++i)
+    list += (list.empty() ? "" : ",") + failed[i];
+  if (list.empty())
+    return lines;
+  auto a = node.get("/tasks", {{"ids", list}, {"with", "result"}});
+  if (a.ok())
+    for (auto& row : a.body["tasks"])
+      lines.push_back(row.value("id", "") + ": "
+                      + row.value("reason", std::string("(no reason given)")));
+  if (failed.size() > shown)
+    lines.push_back("and " + std::to_string(failed.size() - shown)
+                    + " more failed (dice tasks --state failed)");
+  return lines;
+}
+
+// How to follow the same tasks again.
+std::string follow_hint(const wait_request& w) {
+  if (!w.ids_file.empty())
+    return "dice wait --ids-file " + w.ids_file;
+  return "dice wait ID... (the ids printed above)";
+}
+
 } // namespace
 
-int wait_for(client& node, const std::vector<std::string>& ids, double timeout_s,
-             bool json) {
-  std::set<std::string> wanted(ids.begin(), ids.end());
-  std::set<std::string> open = wanted;
-  bool tty = !json && isatty(STDOUT_FILENO);
+int wait_for(client& first, const wait_request& w) {
+  std::set<std::string> open(w.ids.begin(), w.ids.end());
+  const std::size_t total = open.size();
+  bool tty = !w.json && isatty(STDOUT_FILENO);
   auto start = clock::now();
   auto last_line = start - std::chrono::seconds(10);
   tally t;
+  std::vector<std::string> failed;
+  // The node followed now, and the others to turn to, in order.
+  std::unique_ptr<client> owned;
+  client* node = &first;
+  auto others = other_members(first);
+  std::size_t next_other = 0;
   int misses = 0;
+  std::string error;
+  auto finish = [&](int code, const std::string& headline, double elapsed) {
+    if (w.json) {
+      nlohmann::json j{{"ids", w.ids},        {"done", t.done},
+                       {"failed", t.failed},   {"expired", t.expired},
+                       {"canceled", t.canceled}, {"removed", t.removed},
+                       {"seconds", elapsed},   {"per_node", t.done_on},
+                       {"ok", code == all_done}, {"exit", code}};
+      if (code == unreachable || code == timed_out)
+        j["error"] = headline;
+      std::cout << j.dump() << "\n";
+      return code;
+    }
+    if (tty)
+      std::cout << "\n";
+    std::printf("%s: %zu done, %zu failed, %zu expired, %zu canceled, %zu "
+                "removed of %zu in %.1fs\n",
+                headline.c_str(), t.done, t.failed, t.expired, t.canceled,
+                t.removed, total, elapsed);
+    if (code != unreachable)
+      for (const auto& line : failure_reasons(*node, failed))
+        std::printf("  failed %s\n", line.c_str());
+    if (code == timed_out || code == unreachable)
+      std::printf("%zu task(s) not ended yet go on in the cluster; follow them "
+                  "with: %s\n",
+                  total - t.ended(), follow_hint(w).c_str());
+    std::fflush(stdout);
+    return code;
+  };
   for (;;) {
     auto elapsed = std::chrono::duration<double>(clock::now() - start).count();
-    std::string error;
-    if (!poll(node, open, t, error)) {
-      // A node restarting or busy for a moment is not the end; a gone one is.
-      if (++misses >= 25) {
-        std::cerr << "\ndice: error: " << error << "\n";
-        return 3;
+    if (!poll(*node, open, t, failed, error)) {
+      // A node restarting or busy for a moment is not the end; after a
+      // second of silence another member takes over; with none left, 5 s.
+      ++misses;
+      if (misses >= 5 && next_other < others.size()) {
+        std::cerr << (tty ? "\n" : "") << "dice: " << error
+                  << "; following the tasks through " << others[next_other]
+                  << "\n";
+        owned = std::make_unique<client>(others[next_other++], first.token());
+        node = owned.get();
+        misses = 0;
+      } else if (misses >= 25) {
+        std::cerr << (tty ? "\n" : "") << "dice: error: " << error << "\n";
+        return finish(unreachable, "no member answers", elapsed);
       }
     } else {
       misses = 0;
     }
-    bool finished = t.ended() >= wanted.size();
-    if (!json && (tty || finished
-                  || clock::now() - last_line >= std::chrono::seconds(1))) {
-      draw(t, wanted.size(), elapsed, tty);
+    bool finished = t.ended() >= total;
+    if (!w.json && (tty || finished
+                    || clock::now() - last_line >= std::chrono::seconds(1))) {
+      draw(t, total, elapsed, tty);
       last_line = clock::now();
     }
-    if (finished || elapsed > timeout_s) {
-      bool ok = finished && t.done == wanted.size();
-      if (json) {
-        std::cout << nlohmann::json{{"ids", ids},       {"done", t.done},
-                                    {"failed", t.failed}, {"expired", t.expired},
-                                    {"canceled", t.canceled},
-                                    {"removed", t.removed}, {"seconds", elapsed},
-                                    {"per_node", t.done_on}, {"ok", ok}}
-                       .dump()
-                  << "\n";
-      } else {
-        if (tty)
-          std::cout << "\n";
-        std::printf("%s: %zu done, %zu failed, %zu expired, %zu canceled, %zu removed "
-                    "of %zu in %.1fs\n",
-                    ok ? "finished" : (finished ? "finished with problems" : "timed out"),
-                    t.done, t.failed, t.expired, t.canceled, t.removed, wanted.size(),
-                    elapsed);
-      }
-      return ok ? 0 : 1;
+    if (finished) {
+      bool ok = t.done == total;
+      return finish(ok ? all_done : some_failed,
+                    ok ? "finished" : "finished with problems", elapsed);
     }
+    if (elapsed > w.timeout_s)
+      return finish(timed_out, "timed out", elapsed);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
+}
+
+bool read_ids_file(const std::string& path, std::vector<std::string>& ids,
+                   std::string& error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = "--ids-file: cannot read '" + path + "'";
+    return false;
+  }
+  for (std::string line; std::getline(in, line);) {
+    auto b = line.find_first_not_of(" \t\r");
+    auto e = line.find_last_not_of(" \t\r");
+    if (b != std::string::npos)
+      ids.push_back(line.substr(b, e - b + 1));
+  }
+  if (ids.empty()) {
+    error = "--ids-file: '" + path + "' names no task";
+    return false;
+  }
+  return true;
+}
+
+bool write_ids_file(const std::string& path, const std::vector<std::string>& ids,
+                    std::string& error) {
+  std::ofstream out(path, std::ios::trunc);
+  for (const auto& id : ids)
+    out << id << "\n";
+  out.flush();
+  if (!out) {
+    error = "--ids-file: cannot write '" + path + "'";
+    return false;
+  }
+  return true;
 }
 
 } // namespace dice::cli

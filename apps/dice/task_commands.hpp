@@ -9,5 +9,11 @@ namespace dice::cli {
 int list_tasks(client& node, const args& a, bool json);
 /// GET /tasks?ids=...&with=result, 100 ids a request.
 int results(client& node, const args& a, bool json);
+/// dice cancel|remove ID: one task; ID ID... or --state/--kind/--on: many
+/// (POST /tasks/cancel, DELETE /tasks), --dry-run to count only.
+int change_tasks(client& node, const args& a, bool json);
+/// dice retry ID: a failed, expired or canceled task submitted again as a
+/// new task (kind, payload, priority, locks, time limit, retries, backoff).
+int retry_task(client& node, const args& a, bool json);
 
 } // namespace dice::cli

@@ -28,34 +28,40 @@ TEST_CASE("progress: failed tasks are not done, no rate over less than a "
   CHECK(progress_text(t, 8, 2.0, true).rfind("[###############...............] 4/8", 0) == 0);
 }
 
-TEST_CASE("tables: ids in numeric order, a page says how to go on", "[cli]") {
-  nlohmann::json body{{"tasks",
-                       {{{"id", "a-10"}, {"kind", "echo"}, {"state", "done"}, {"node", "b"}, {"attempts", 1}},
-                        {{"id", "a-2"}, {"kind", "echo"}, {"state", "ready"}, {"node", nullptr}, {"attempts", 0}}}},
-                      {"next_after", "a-10"}};
-  auto text = tasks_table(body);
-  CHECK(text.find("a-2 ") < text.find("a-10 "));
-  CHECK(text.find("(more: --after a-10)") != std::string::npos);
-  auto results = results_table(
-    {{{"id", "a-10"}, {"state", "done"}, {"result", "42"}},
-     {{"id", "a-9"}, {"state", "failed"}, {"reason", "exit status 1"}}});
-  CHECK(results.find("a-9") < results.find("a-10"));
-  CHECK(results.find("failed    exit status 1\n") != std::string::npos);
-}
-
-TEST_CASE("stats and a task as text", "[cli]") {
-  nlohmann::json stats{{"id", "n1"},
-                       {"tasks", {{"done", 3}, {"ready", 1}}},
-                       {"wire", {{"dropped_by_reason", {{"replayed", 2}}}}}};
-  auto text = stats_text(stats);
-  CHECK(text.rfind("node n1\ntasks\n", 0) == 0);
-  CHECK(text.find("\n  done                       3\n") != std::string::npos);
-  CHECK(text.find("\n  dropped_by_reason\n    replayed                   2\n")
-        != std::string::npos);
-  auto task = task_text({{"id", "a-1"}, {"state", "done"}, {"result", "ok"},
-                         {"finished_at_ms", 1764000000123LL}, {"node", nullptr}});
-  CHECK(task.rfind("id:        a-1\nstate:     done\nnode:      -\n", 0) == 0);
-  CHECK(task.find("finished:  2025-11-24 16:00:00.123 UTC\n") != std::string::npos);
-  // The result comes last, however long it is.
-  CHECK(task.substr(task.size() - 14) == "result:    ok\n");
+TEST_CASE("progress in an 80-column terminal: the line stays within 79 "
+          "columns, the bar shrinks and the nodes that do not fit become ...",
+          "[cli]") {
+  tally t;
+  t.done = 10;
+  t.failed = 2;
+  t.running = 6;
+  for (auto n : {"node-a", "node-b", "node-c", "node-d", "node-e", "node-f"}) {
+    t.done_on[n] = 2;
+    t.running_on[n] = 1;
+  }
+  auto wide = progress_text(t, 64, 3.1, true);
+  REQUIRE(wide.size() > 80); // what wrapped before
+  auto line = progress_text(t, 64, 3.1, true, 80);
+  CAPTURE(line);
+  CHECK(line.size() <= 79);
+  // A bar of 10 and the counts; no node fits.
+  CHECK(line.rfind("[#.........] 12/64 ended (10 done, 2 failed), 6 running", 0) == 0);
+  CHECK(line.find("per node") == std::string::npos);
+  // 110 columns: the nodes that fit, then "...".
+  auto wider = progress_text(t, 64, 3.1, true, 110);
+  CAPTURE(wider);
+  CHECK(wider.size() <= 109);
+  CHECK(wider.find("; per node: node-a:2+1 node-b:2+1") != std::string::npos);
+  CHECK(wider.substr(wider.size() - 4) == " ...");
+  // Wide enough: everything, as without a width.
+  CHECK(progress_text(t, 64, 3.1, true, 400) == wide);
+  // Long counts: the bar shrinks to what is left, the line still fits.
+  t.done = 12340;
+  auto big = progress_text(t, 100000, 12.0, true, 80);
+  CAPTURE(big);
+  CHECK(big.size() <= 79);
+  CHECK(big.rfind("[", 0) == 0);
+  CHECK(big.find("12342/100000 ended") != std::string::npos);
+  // A very narrow terminal still gets a line that does not wrap.
+  CHECK(progress_text(t, 64, 3.1, true, 20).size() <= 19);
 }

@@ -37,6 +37,10 @@ TEST_CASE("bad submissions get a message naming the problem", "[http_api]") {
   CHECK(parse_error("[1]") == "body must be a JSON object");
   CHECK(parse_error(R"({"payload":"1"})") == "'kind' must be a string");
   CHECK(parse_error(R"({"kind":"rm"})") == "unknown kind 'rm': no live member runs it (known: cpu, echo, sleep)");
+  // dice test's evaluation records are the tester's alone.
+  CHECK(parse_error(R"({"kind":"evaluation","payload":"x"})")
+        == "kind 'evaluation' is dice test's own: run tests with dice test "
+           "(POST /evaluation)");
   CHECK(parse_error(R"({"kind":"echo","payload":[1]})")
         == "'payload' must be a string or an integer");
   CHECK(parse_error(R"({"kind":"echo","count":0})")

@@ -30,6 +30,11 @@ node_metrics sample() {
   m.election.state = "normal";
   m.election.coordinator = "c";
   m.http.connections_open = 2;
+  m.version = "1.2.3";
+  m.locks.local = {{"db", true, "o1", {"o2", "o3"}}, {"cache", false, "", {"o4"}}};
+  m.locks.granted = 5;
+  m.locks.lost = 1;
+  m.tests = {3, 40, 38, 2};
   return m;
 }
 
@@ -72,6 +77,14 @@ TEST_CASE("the exposition shows what a scraper needs: queue depth per state, "
   CHECK(has_line(text, "dice_election_state{algorithm=\"bully\",state=\"election\"} 0"));
   CHECK(has_line(text, "dice_coordinator{coordinator=\"c\"} 1"));
   CHECK(has_line(text, "dice_http_connections_open 2"));
+  CHECK(has_line(text, "dice_build_info{version=\"1.2.3\"} 1"));
+  CHECK(has_line(text, "dice_locks_held 1"));
+  CHECK(has_line(text, "dice_lock_waiters 3"));
+  CHECK(has_line(text, "dice_locks_total{outcome=\"granted\"} 5"));
+  CHECK(has_line(text, "dice_locks_total{outcome=\"lost\"} 1"));
+  CHECK(has_line(text, "dice_test_modules_total 3"));
+  CHECK(has_line(text, "dice_tests_total{result=\"passed\"} 38"));
+  CHECK(has_line(text, "dice_tests_total{result=\"failed\"} 2"));
 }
 
 TEST_CASE("every family has HELP and TYPE once, and names are unique",

@@ -3,6 +3,8 @@
 // says what is wrong; an INI file sets options and the command line wins.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -368,4 +370,67 @@ TEST_CASE("dice-node --version and dice --version print the version and exit 0",
   process cli(DICE_CLI_BIN, {"--version"}, dir.file("cli.log"));
   REQUIRE(cli.wait_exit(millis(5000)) == 0);
   CHECK(cli.log() == std::string("dice ") + DICE_TEST_VERSION + "\n");
+}
+
+namespace {
+
+bool port_free(std::uint16_t port, bool udp) {
+  int fd = ::socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sa.sin_port = htons(port);
+  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0;
+  ::close(fd);
+  return ok;
+}
+
+/// Where dice-node keeps the journal of `id` unless told (its --data-dir
+/// auto rule).
+std::string default_journal_dir(const std::string& id) {
+  std::string root = "/var/lib/dice";
+  if (::geteuid() != 0) {
+    const char* xdg = std::getenv("XDG_STATE_HOME");
+    root = xdg != nullptr && *xdg != '\0'
+             ? std::string(xdg) + "/dice"
+             : std::string(std::getenv("HOME")) + "/.local/state/dice";
+  }
+  return root + "/dice/" + id;
+}
+
+} // namespace
+
+TEST_CASE("dice-node with no arguments starts a usable single node on "
+          "loopback and says how others join it", "[process][config]") {
+  // The defaults' ports: skipped where something else holds them.
+  if (!port_free(7400, true) || !port_free(8400, false)) {
+    WARN("127.0.0.1:7400/udp or 127.0.0.1:8400/tcp in use: skipped");
+    return;
+  }
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  auto journal_dir = default_journal_dir(std::string(host) + "-7400");
+  bool existed = std::filesystem::exists(journal_dir);
+  temp_dir dir;
+  {
+    process node(DICE_NODE_BIN, {}, dir.file("node.log"));
+    REQUIRE(wait_until(
+      [&] { return http_get(8400, "/health").status == 200 || !node.running(); },
+      millis(10000)));
+    INFO(node.log());
+    REQUIRE(node.running());
+    CHECK_THAT(node.log(), Contains("listening on 127.0.0.1:7400"));
+    CHECK_THAT(node.log(), Contains("--peer 127.0.0.1:7400"));
+    CHECK_THAT(node.log(), Contains("--cluster-key-file"));
+    CHECK_THAT(node.log(), Contains(journal_dir));
+    // The CLI's default node is this one: a task runs there.
+    process cli(DICE_CLI_BIN, {"submit", "echo", "hello", "--wait"},
+                dir.file("cli.log"));
+    CHECK(cli.wait_exit(millis(20000)) == 0);
+    INFO(cli.log());
+    CHECK_THAT(cli.log(), Contains("1 done"));
+    CHECK(node.stop() == 0);
+  }
+  if (!existed)
+    std::filesystem::remove_all(journal_dir);
 }

@@ -66,4 +66,16 @@ TEST_CASE("causal events: an answer is delivered after the event it answers, "
   CHECK(q != std::string::npos);
   CHECK(ans != std::string::npos);
   CHECK(q < ans);
+  // A watch that resumes after the question's delivery index sees only the
+  // answer.
+  auto first = get_json(c[2].spec().http_port, "/events?topic=chat");
+  REQUIRE(first);
+  REQUIRE((*first)["events"].size() == 2);
+  auto after = std::to_string((*first)["events"][0]["index"].get<std::uint64_t>());
+  process resume(DICE_CLI_BIN, {"--node", "http://" + loopback(c[2].spec().http_port),
+                                "event", "watch", "chat", "--since", after,
+                                "--count", "1"},
+                 c.dir().file("resume.log"));
+  REQUIRE(resume.wait_exit(millis(5000)) == 0);
+  CHECK(resume.log() == "ev-2#1 answer\n");
 }

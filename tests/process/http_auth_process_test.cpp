@@ -88,7 +88,7 @@ TEST_CASE("with --http-token-file every request but /health needs the token",
   process without(DICE_CLI_BIN, {"--node", url, "stats"},
                   c.dir().file("cli-none.log"));
   CHECK(without.wait_exit(millis(10000)) == 1);
-  CHECK_THAT(without.log(), Contains("401"));
+  CHECK_THAT(without.log(), Contains("401") && Contains("--token-file FILE"));
   ::setenv("DICE_TOKEN_FILE", token_file.c_str(), 1);
   process with_env(DICE_CLI_BIN, {"--node", url, "tasks"},
                    c.dir().file("cli-env.log"));

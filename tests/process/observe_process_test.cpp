@@ -255,7 +255,7 @@ TEST_CASE("the dice CLI: tables for people, numeric id order, pages, bulk "
     CHECK(r.code == 1);
     CHECK(std::regex_search(r.output, std::regex(ids[0] + R"( +done +hi\n)")));
     CHECK(std::regex_search(r.output, std::regex(ids[11] + R"( +done +hi\n)")));
-    CHECK(r.output.find("1 of 3 ids are unknown to the node") != std::string::npos);
+    CHECK(r.output.find("1 of 3 ids are unknown to the node: nope-1") != std::string::npos);
     std::string list;
     for (auto& id : ids)
       list += id + "\n";
@@ -302,7 +302,8 @@ TEST_CASE("the dice CLI: tables for people, numeric id order, pages, bulk "
       return std::pair{r.output, body};
     };
     auto [ended, why] = curl("-X POST " + url + "/tasks/" + ids[0] + "/cancel", "cancel");
-    CHECK(ended == "409"); // found; it has ended already
+    CHECK(ended == "409"); // found; it has ended already, and says how
+    CHECK(why.find("cannot be canceled: it is done") != std::string::npos);
     auto [unknown, body] = curl("-X POST " + url + "/tasks/nope-1/cancel", "unknown");
     CHECK(unknown == "404");
     CHECK(body.find("no task nope-1") != std::string::npos);

@@ -1,0 +1,109 @@
+// What an operator reaches for: cancel or remove many tasks at once (by
+// filter or ids, counted first with a dry run), and run a failed task again.
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "cluster.hpp"
+
+using namespace dice::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct cli_result {
+  int code = -1;
+  std::string output;
+};
+
+cli_result dice_cli(cluster& c, node_process& n, std::vector<std::string> args,
+                    const std::string& log) {
+  args.insert(args.begin(), {"--node", "http://" + loopback(n.spec().http_port)});
+  process p(DICE_CLI_BIN, args, c.dir().file(log));
+  auto code = p.wait_exit(millis(30000));
+  return {code.value_or(-1), p.log()};
+}
+
+std::size_t in_state(node_process& n, const std::string& state) {
+  auto s = n.stats();
+  return s ? (*s)["tasks"][state].get<std::size_t>() : 0;
+}
+
+} // namespace
+
+TEST_CASE("bulk cancel and remove by filter or ids, with a dry run, and "
+          "dice retry of a failed task", "[process][cli]") {
+  cluster c;
+  auto spec = c.make_spec("op-1");
+  spec.extra_args = {"--slots", "1", "--prefetch", "0"};
+  auto& n = c.start(spec);
+  auto ids = c.dir().file("ids");
+  REQUIRE(dice_cli(c, n, {"submit", "sleep", "60000", "--count", "6",
+                          "--ids-file", ids}, "submit.log").code == 0);
+  // One runs, five wait.
+  REQUIRE(wait_until([&] { return in_state(n, "running") == 1; }, millis(10000)));
+  REQUIRE(in_state(n, "ready") == 5);
+
+  auto dry = dice_cli(c, n, {"cancel", "--state", "ready", "--dry-run"}, "dry.log");
+  INFO(dry.output);
+  CHECK(dry.code == 0);
+  CHECK_THAT(dry.output, Contains("5 task(s) would be canceled (dry run)"));
+  CHECK(in_state(n, "ready") == 5); // a dry run changes nothing
+
+  auto bulk = dice_cli(c, n, {"cancel", "--state", "ready", "--kind", "sleep"},
+                       "bulk.log");
+  INFO(bulk.output);
+  CHECK(bulk.code == 0);
+  CHECK_THAT(bulk.output, Contains("5 task(s) canceled of 5 matched"));
+  CHECK(in_state(n, "ready") == 0);
+  CHECK(in_state(n, "canceled") == 5);
+
+  // By ids: the file's six, of which only the running one can still be
+  // canceled.
+  std::vector<std::string> all;
+  std::ifstream in(ids);
+  for (std::string id; std::getline(in, id);)
+    all.push_back(id);
+  REQUIRE(all.size() == 6);
+  std::vector<std::string> by_ids{"cancel"};
+  by_ids.insert(by_ids.end(), all.begin(), all.end());
+  auto listed = dice_cli(c, n, by_ids, "ids.log");
+  INFO(listed.output);
+  CHECK_THAT(listed.output, Contains("1 task(s) canceled of 1 matched"));
+  CHECK(wait_until([&] { return in_state(n, "canceled") == 6; }, millis(5000)));
+
+  // No filter at all is refused, by the CLI and by the API.
+  CHECK(dice_cli(c, n, {"remove"}, "none.log").code == 2);
+  CHECK(dice_cli(c, n, {"remove", "--dry-run"}, "none2.log").code == 2);
+
+  auto removed = dice_cli(c, n, {"remove", "--state", "canceled"}, "remove.log");
+  INFO(removed.output);
+  CHECK_THAT(removed.output, Contains("6 task(s) removed of 6 matched"));
+  CHECK(in_state(n, "removed") == 6);
+
+  // A task that failed (its time limit) runs again as a new task.
+  auto failed = dice_cli(c, n, {"submit", "sleep", "3000", "--time-limit", "100ms",
+                                "--retries", "0", "--wait", "--timeout", "30"},
+                         "failed.log");
+  INFO(failed.output);
+  REQUIRE(failed.code == 1);
+  auto first_id = failed.output.substr(0, failed.output.find('\n'));
+  auto again = dice_cli(c, n, {"retry", first_id}, "retry.log");
+  INFO(again.output);
+  REQUIRE(again.code == 0);
+  auto new_id = again.output.substr(0, again.output.find('\n'));
+  CHECK(new_id != first_id);
+  auto copy = get_json(n.spec().http_port, "/tasks/" + new_id);
+  REQUIRE(copy);
+  CHECK((*copy)["kind"] == "sleep");
+  CHECK((*copy)["payload"] == "3000");
+  CHECK((*copy)["time_limit_ms"] == 100);
+  // A done task is not retried.
+  auto done = dice_cli(c, n, {"submit", "echo", "hi", "--wait"}, "done.log");
+  REQUIRE(done.code == 0);
+  auto done_id = done.output.substr(0, done.output.find('\n'));
+  auto refused = dice_cli(c, n, {"retry", done_id}, "refused.log");
+  INFO(refused.output);
+  CHECK(refused.code == 1);
+  CHECK_THAT(refused.output, Contains("is done: only a failed"));
+}

@@ -1,0 +1,209 @@
+// Following submitted tasks as a user of the CLI does: the ids come first,
+// a wait survives losing the node it talks to, `dice wait` follows a batch
+// later, and the exit code says how the wait ended.
+#include <chrono>
+#include <csignal>
+#include <fstream>
+
+#include <poll.h>
+#include <pty.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "cluster.hpp"
+
+using namespace dice::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string url_of(node_process& n) {
+  return "http://" + loopback(n.spec().http_port);
+}
+
+std::size_t done_count(const node_process& n) {
+  auto s = n.stats();
+  return s ? (*s)["tasks"]["done"].get<std::size_t>() : 0;
+}
+
+std::size_t lines_in(const std::string& path) {
+  std::ifstream in(path);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);)
+    n += line.empty() ? 0 : 1;
+  return n;
+}
+
+/// Runs `program args` on a pseudo-terminal of `cols` columns, as in a
+/// terminal (tmux, ssh) of that width; returns everything it wrote and its
+/// exit code (-1 if it had to be killed after `timeout`).
+std::pair<std::string, int> run_in_terminal(const std::string& program,
+                                            std::vector<std::string> args,
+                                            unsigned short cols, millis timeout) {
+  winsize ws{};
+  ws.ws_row = 24;
+  ws.ws_col = cols;
+  int master = -1, slave = -1;
+  REQUIRE(::openpty(&master, &slave, nullptr, nullptr, &ws) == 0);
+  args.insert(args.begin(), program);
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::setsid();
+    ::ioctl(slave, TIOCSCTTY, 0);
+    ::dup2(slave, 0);
+    ::dup2(slave, 1);
+    ::dup2(slave, 2);
+    ::close(master);
+    ::close(slave);
+    ::execv(program.c_str(), argv.data());
+    ::_exit(127);
+  }
+  ::close(slave);
+  std::string out;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    pollfd p{master, POLLIN, 0};
+    if (::poll(&p, 1, 100) > 0) {
+      char buf[4096];
+      auto n = ::read(master, buf, sizeof(buf));
+      if (n <= 0)
+        break; // EIO: the terminal's last writer is gone
+      out.append(buf, static_cast<std::size_t>(n));
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      break;
+    }
+  }
+  ::close(master);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+} // namespace
+
+TEST_CASE("the progress bar in an 80-column terminal redraws in place: no "
+          "line reaches the last column, none scrolls", "[process][cli]") {
+  cluster c;
+  for (auto& spec : seeded_specs(c, {"progress-node-1", "progress-node-2",
+                                     "progress-node-3"}))
+    c.start(spec);
+  REQUIRE(wait_until([&] { return c[0].alive_count() == 3; }, millis(5000)));
+  auto [out, code] = run_in_terminal(
+    DICE_CLI_BIN,
+    {"--node", url_of(c[0]), "submit", "sleep", "150", "--count", "40",
+     "--ids-file", c.dir().file("ids"), "--wait", "--timeout", "60"},
+    80, millis(60000));
+  INFO(out);
+  REQUIRE(code == 0);
+  std::size_t lines = 0, redraws = 0;
+  std::size_t start = 0;
+  while (start < out.size()) {
+    auto end = out.find('\n', start);
+    if (end == std::string::npos)
+      end = out.size();
+    auto line = out.substr(start, end - start);
+    ++lines;
+    // Each redraw: \r, the text, then "erase to the end of the line".
+    std::size_t from = 0;
+    while (from <= line.size()) {
+      auto to = line.find('\r', from);
+      if (to == std::string::npos)
+        to = line.size();
+      auto shown = line.substr(from, to - from);
+      if (auto k = shown.find("\033[K"); k != std::string::npos)
+        shown.erase(k);
+      if (shown.find(" ended (") != std::string::npos) {
+        CAPTURE(shown);
+        CHECK(shown.size() < 80);
+        ++redraws;
+      }
+      from = to + 1;
+    }
+    start = end + 1;
+  }
+  // The submit line, the bar's line and the summary; no line per redraw.
+  CHECK(lines <= 4);
+  CHECK(redraws >= 5);
+  CHECK_THAT(out, Contains("finished: 40 done"));
+}
+
+TEST_CASE("dice submit --wait goes on through another member when its node "
+          "is killed, and dice wait follows the batch afterwards",
+          "[process][cli]") {
+  cluster c;
+  for (auto& spec : seeded_specs(c, {"w-1", "w-2", "w-3"}))
+    c.start(spec);
+  REQUIRE(wait_until([&] { return c[0].alive_count() == 3; }, millis(5000)));
+  auto ids = c.dir().file("batch.ids");
+  process cli(DICE_CLI_BIN,
+              {"--node", url_of(c[0]), "submit", "sleep", "400", "--count", "12",
+               "--ids-file", ids, "--wait", "--timeout", "120"},
+              c.dir().file("cli.log"));
+  // The ids are written before the wait; then the CLI's node dies.
+  REQUIRE(wait_until([&] { return lines_in(ids) == 12 && done_count(c[0]) >= 2; },
+                     millis(30000)));
+  c[0].proc().kill_now();
+  auto code = cli.wait_exit(millis(120000));
+  INFO("dice CLI output:\n" << cli.log() << "\nnode logs:\n" << c.logs());
+  REQUIRE(code == 0);
+  CHECK_THAT(cli.log(), Contains("following the tasks through"));
+  CHECK_THAT(cli.log(), Contains("finished: 12 done"));
+  // Later, from another node: the same batch, all done.
+  process again(DICE_CLI_BIN,
+                {"--node", url_of(c[1]), "wait", "--ids-file", ids},
+                c.dir().file("wait.log"));
+  CHECK(again.wait_exit(millis(30000)) == 0);
+  CHECK_THAT(again.log(), Contains("finished: 12 done"));
+}
+
+TEST_CASE("a wait that times out exits 4 and says how to follow the tasks, "
+          "a failed task exits 1 with its reason, no member answering exits 3",
+          "[process][cli]") {
+  cluster c;
+  auto& n = c.start(c.make_spec("t-1"));
+  auto url = url_of(n);
+  {
+    process cli(DICE_CLI_BIN,
+                {"--node", url, "submit", "sleep", "5000", "--wait", "--timeout", "1"},
+                c.dir().file("timeout.log"));
+    auto code = cli.wait_exit(millis(20000));
+    INFO(cli.log());
+    CHECK(code == 4);
+    CHECK_THAT(cli.log(), Contains("timed out") && Contains("dice wait"));
+  }
+  {
+    process cli(DICE_CLI_BIN,
+                {"--node", url, "submit", "sleep", "3000", "--time-limit",
+                 "200ms", "--retries", "0", "--wait", "--timeout", "60"},
+                c.dir().file("failed.log"));
+    auto code = cli.wait_exit(millis(60000));
+    INFO(cli.log());
+    CHECK(code == 1);
+    CHECK_THAT(cli.log(), Contains("1 failed") && Contains("time limit of 200 ms"));
+  }
+  {
+    auto ids = c.dir().file("one.ids");
+    process submit(DICE_CLI_BIN,
+                   {"--node", url, "submit", "sleep", "60000", "--ids-file", ids},
+                   c.dir().file("submit.log"));
+    REQUIRE(submit.wait_exit(millis(20000)) == 0);
+    CHECK(submit.log().empty()); // the ids went to the file
+    REQUIRE(lines_in(ids) == 1);
+    n.proc().kill_now();
+    process cli(DICE_CLI_BIN, {"--node", url, "wait", "--ids-file", ids},
+                c.dir().file("gone.log"));
+    auto code = cli.wait_exit(millis(30000));
+    INFO(cli.log());
+    CHECK(code == 3);
+  }
+}
