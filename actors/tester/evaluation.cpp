@@ -2,6 +2,7 @@
 
 #include "known_tasks/task_state.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -66,6 +67,7 @@ json counts_json(const outcome_counts& c) {
 struct tally {
   outcome_counts totals;
   std::size_t done = 0;
+  std::int64_t finished_ms = 0; // the last module task's end (wall clock)
   std::map<std::string, std::pair<std::size_t, outcome_counts>> per_node;
   json modules = json::array();
 };
@@ -101,8 +103,11 @@ tally count(const std::vector<module_row>& rows, bool with_modules) {
         base["node"] = row.state.claim().node_id();
     }
     std::vector<module_result> parts;
-    if (ended(row))
+    if (ended(row)) {
       parts = split_group_result(task_result(row), names);
+      t.finished_ms = std::max<std::int64_t>(t.finished_ms,
+                                             row.state.finished_time_ms());
+    }
     for (std::size_t k = 0; k < names.size(); ++k, ++index) {
       json m = base;
       if (with_modules) {
@@ -148,6 +153,7 @@ json header(const evaluation_record& e, const tally& t, std::size_t rows) {
           {"state", t.done == e.modules && rows == e.tasks ? "done" : "running"},
           {"modules_total", e.modules},
           {"modules_done", t.done},
+          {"finished_ms", t.finished_ms},
           {"totals", counts_json(t.totals)}};
 }
 

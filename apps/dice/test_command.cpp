@@ -18,6 +18,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "client.hpp"
 #include "http_api/http_config.hpp"
 #include "test_report.hpp"
 #include "tester/project_archive.hpp"
@@ -169,7 +170,7 @@ std::optional<json> get_report(httplib::Client& c, const std::string& id,
                                std::string& error) {
   auto res = c.Get(("/evaluation/" + id).c_str());
   if (!res) {
-    error = "lost contact with the node (" + httplib::to_string(res.error())
+    error = "lost contact with the node (" + describe(res.error())
             + "); the evaluation goes on: follow it from another node with "
               "dice --node URL test --follow " + id;
     return std::nullopt;
@@ -217,7 +218,13 @@ int follow(httplib::Client& c, const test_args& a, const std::string& id) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
+  // The evaluation's own time, submit to last module, whoever follows it
+  // and since when (a --follow of one long done says its real time).
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto submitted = report.value("submitted_ms", std::int64_t{0});
+  auto finished = report.value("finished_ms", std::int64_t{0});
+  if (submitted > 0 && finished >= submitted)
+    secs = static_cast<double>(finished - submitted) / 1000.0;
   if (tty)
     std::cout << "\n";
   if (!a.junit.empty()) {
@@ -325,7 +332,7 @@ std::optional<int> maybe_test_command(int argc, char** argv) {
   auto path = httplib::append_query_params("/evaluation", params);
   auto res = c.Post(path.c_str(), bytes, "application/octet-stream");
   if (!res)
-    return fail("cannot reach " + a.url + ": " + httplib::to_string(res.error()));
+    return fail("cannot reach " + a.url + ": " + describe(res.error()));
   auto body = json::parse(res->body, nullptr, false);
   if ((res->status != 201 && res->status != 202) || body.is_discarded())
     return fail(a.url + " refused the project (" + std::to_string(res->status) + "): "

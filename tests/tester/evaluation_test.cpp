@@ -160,8 +160,13 @@ TEST_CASE("the report counts every module's tests and says who ran what",
   rows[2] = done_row(specs[3], "n3", result_of("n3", 10, {}));
   rows[2].state.set_result(R"({"node":"n3","error":"pytest: killed by signal Aborted",)"
                            R"("counts":{"errors":1},"tests":[]})");
+  rows[0].state.set_finished_time_ms(5000);
+  rows[2].state.set_finished_time_ms(7000);
   auto done = evaluation_report(e, rows);
   CHECK(done["state"] == "done");
+  // When the last module ended: what dice test --follow counts from the
+  // submit, however late it follows.
+  CHECK(done["finished_ms"] == 7000);
   CHECK(done["totals"]["errors"] == 1);
   CHECK(done["totals"]["tests"] == 4);
   CHECK(done["modules"][2]["error"] == "pytest: killed by signal Aborted");
