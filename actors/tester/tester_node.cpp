@@ -1,5 +1,6 @@
 #include "tester/tester_node.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -21,9 +22,14 @@ std::string unreachable_for_nobody(const std::string& dir) {
   std::error_code ec;
   for (auto p = fs::absolute(dir, ec).parent_path(); !p.empty(); p = p.parent_path()) {
     struct stat st {};
-    if (::stat(p.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0)
+    if (::stat(p.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0) {
+      char mode[8];
+      std::snprintf(mode, sizeof(mode), "%04o", st.st_mode & 07777);
       return "the runner's user (nobody) cannot pass through " + p.string()
-             + "; choose a directory every user may traverse";
+             + " (mode " + mode + ", as mktemp -d makes); let others pass "
+               "(chmod o+x " + p.string()
+             + ") or choose a directory every user may traverse";
+    }
     if (p == p.root_path())
       break;
   }

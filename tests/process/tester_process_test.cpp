@@ -355,5 +355,6 @@ TEST_CASE("dice test: a root node refuses a work dir the runner's user cannot re
   REQUIRE(r.exit_code);
   CHECK(*r.exit_code != 0);
   CHECK_THAT(r.output, Contains("--tester-work-dir"));
-  CHECK_THAT(r.output, Contains("cannot pass through"));
+  CHECK_THAT(r.output, Contains("cannot pass through") && Contains("(mode 0700")
+                         && Contains("chmod o+x"));
 }
