@@ -61,7 +61,8 @@ bool ended(const module_row& r) {
 
 json counts_json(const outcome_counts& c) {
   return {{"tests", c.tests()},     {"passed", c.passed}, {"failed", c.failed},
-          {"skipped", c.skipped},   {"errors", c.errors}, {"flaky", c.flaky}};
+          {"skipped", c.skipped},   {"xfailed", c.xfailed},
+          {"errors", c.errors},     {"flaky", c.flaky}};
 }
 
 struct tally {

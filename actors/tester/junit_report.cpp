@@ -69,15 +69,21 @@ void on_start(void* data, const char* el, const char** atts) {
   } else if (st.in_case && (name == "failure" || name == "error" || name == "skipped")) {
     auto& r = st.cases.back();
     // An error in teardown after a failure stays a failure.
+    // pytest reports an expected failure as a skip of type pytest.xfail.
+    bool xfail = name == "skipped" && std::string(attr(atts, "type")) == "pytest.xfail";
     if (r.outcome == "passed" || name != "skipped")
-      r.outcome = name == "failure" ? "failed" : name == "error" ? "error" : "skipped";
+      r.outcome = name == "failure" ? "failed"
+                  : name == "error" ? "error"
+                  : xfail           ? "xfailed"
+                                    : "skipped";
     std::string message = attr(atts, "message");
     st.text = message.empty() ? "" : message + "\n";
     st.in_text = name != "skipped";
     if (!st.in_text && r.output.empty())
       r.output = tail_of(message, st.cap);
   } else if (st.in_case && name == "system-out" && st.cases.back().outcome != "passed"
-             && st.cases.back().outcome != "skipped") {
+             && st.cases.back().outcome != "skipped"
+             && st.cases.back().outcome != "xfailed") {
     // ctest puts a failed test's output here, not in <failure>.
     st.text.clear();
     st.in_text = true;

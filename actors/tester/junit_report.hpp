@@ -9,7 +9,7 @@ namespace dice {
 
 struct test_case_result {
   std::string id;      // pytest's node id when the file is known, else classname.name
-  std::string outcome; // "passed", "failed", "skipped" or "error"
+  std::string outcome; // "passed", "failed", "skipped", "xfailed" or "error"
   double seconds = 0;
   std::string output;  // the failure's or error's text (tail, bounded)
   bool flaky = false;  // failed, then passed on a rerun

@@ -60,6 +60,8 @@ void outcome_counts::add(const std::string& outcome, bool was_flaky) {
     ++failed;
   else if (outcome == "skipped")
     ++skipped;
+  else if (outcome == "xfailed")
+    ++xfailed;
   else
     ++errors;
   if (was_flaky)
@@ -70,6 +72,7 @@ void outcome_counts::add(const outcome_counts& o) {
   passed += o.passed;
   failed += o.failed;
   skipped += o.skipped;
+  xfailed += o.xfailed;
   errors += o.errors;
   flaky += o.flaky;
 }
@@ -87,8 +90,8 @@ json test_case_json(const test_case_result& t) {
 namespace {
 
 json counts_json(const outcome_counts& c) {
-  return {{"passed", c.passed}, {"failed", c.failed}, {"skipped", c.skipped},
-          {"errors", c.errors}, {"flaky", c.flaky}};
+  return {{"passed", c.passed},   {"failed", c.failed}, {"skipped", c.skipped},
+          {"xfailed", c.xfailed}, {"errors", c.errors}, {"flaky", c.flaky}};
 }
 
 json result_json(const module_result& r) {
@@ -119,6 +122,7 @@ outcome_counts counts_of(const json& c) {
   out.passed = c.value("passed", 0ull);
   out.failed = c.value("failed", 0ull);
   out.skipped = c.value("skipped", 0ull);
+  out.xfailed = c.value("xfailed", 0ull);
   out.errors = c.value("errors", 0ull);
   out.flaky = c.value("flaky", 0ull);
   return out;
@@ -144,7 +148,8 @@ std::string encode_module_result(module_result r, std::size_t max_bytes) {
     r.tests.erase(std::remove_if(r.tests.begin(), r.tests.end(),
                                  [](const test_case_result& t) {
                                    return !t.flaky && (t.outcome == "passed"
-                                                       || t.outcome == "skipped");
+                                                       || t.outcome == "skipped"
+                                                       || t.outcome == "xfailed");
                                  }),
                   r.tests.end());
     text = dump(result_json(r));

@@ -40,10 +40,14 @@ std::optional<module_task> decode_module_task(const std::string& payload,
                                               std::string& error);
 
 struct outcome_counts {
-  std::uint64_t passed = 0, failed = 0, skipped = 0, errors = 0, flaky = 0;
+  // xfailed: expected failures (pytest's xfail), apart from skips.
+  std::uint64_t passed = 0, failed = 0, skipped = 0, xfailed = 0, errors = 0,
+                flaky = 0;
   void add(const std::string& outcome, bool flaky);
   void add(const outcome_counts& o);
-  std::uint64_t tests() const { return passed + failed + skipped + errors; }
+  std::uint64_t tests() const {
+    return passed + failed + skipped + xfailed + errors;
+  }
 };
 
 /// One module's part of the result of a task that ran several.

@@ -108,6 +108,7 @@ std::string summary_text(const json& r, double seconds) {
   part(count(t, "failed"), "failed");
   part(count(t, "passed"), "passed");
   part(count(t, "skipped"), "skipped");
+  part(count(t, "xfailed"), "xfailed");
   part(count(t, "errors"), count(t, "errors") == 1 ? "error" : "errors");
   part(count(t, "flaky"), "flaky");
   if (totals.str().empty())
@@ -126,14 +127,14 @@ std::string junit_xml(const json& r) {
   x << "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<testsuites name=\""
     << xml_escape(r.value("name", "")) << "\" tests=\"" << count(t, "tests")
     << "\" failures=\"" << count(t, "failed") << "\" errors=\"" << count(t, "errors")
-    << "\" skipped=\"" << count(t, "skipped") << "\">\n";
+    << "\" skipped=\"" << count(t, "skipped") + count(t, "xfailed") << "\">\n";
   for (auto& m : r.value("modules", json::array())) {
     auto c = m.value("counts", json::object());
     auto module = m.value("module", "");
     x << "  <testsuite name=\"" << xml_escape(module) << "\" hostname=\""
       << xml_escape(m.value("node", "")) << "\" tests=\"" << count(c, "tests")
       << "\" failures=\"" << count(c, "failed") << "\" errors=\"" << count(c, "errors")
-      << "\" skipped=\"" << count(c, "skipped") << "\" time=\""
+      << "\" skipped=\"" << count(c, "skipped") + count(c, "xfailed") << "\" time=\""
       << m.value("duration_ms", 0) / 1000.0 << "\">\n";
     auto tests = m.value("tests", json::array());
     if (m.contains("error") && tests.empty())
@@ -157,6 +158,8 @@ std::string junit_xml(const json& r) {
         x << "<error message=\"error\">" << out << "</error>";
       else if (outcome == "skipped")
         x << "<skipped message=\"" << out << "\"/>";
+      else if (outcome == "xfailed") // JUnit has no expected failure
+        x << "<skipped type=\"pytest.xfail\" message=\"" << out << "\"/>";
       else // flaky: passed on a rerun
         x << "<system-out>flaky: failed, then passed on a rerun\n" << out << "</system-out>";
       x << "</testcase>\n";

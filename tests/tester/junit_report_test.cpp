@@ -13,13 +13,14 @@ static const char* pytest_xml = R"(<?xml version="1.0" encoding="utf-8"?>
 &gt;       assert 2 + 2 == 5
 E       AssertionError</failure></testcase>
 <testcase classname="tests.test_a" name="test_skip" file="tests/test_a.py" line="20" time="0.000"><skipped type="pytest.skip" message="not yet">tests/test_a.py:20: not yet</skipped></testcase>
+<testcase classname="tests.test_a" name="test_known_bug" file="tests/test_a.py" line="24" time="0.001"><skipped type="pytest.xfail" message="bug 12" /></testcase>
 </testsuite></testsuites>)";
 
 TEST_CASE("pytest's JUnit XML gives each test its node id and outcome", "[tester][junit]") {
   std::string err;
   auto cases = parse_junit(pytest_xml, 2048, err);
   CHECK(err.empty());
-  REQUIRE(cases.size() == 4);
+  REQUIRE(cases.size() == 5);
   CHECK(cases[0].id == "tests/test_a.py::test_ok");
   CHECK(cases[0].outcome == "passed");
   CHECK(cases[1].id == "tests/test_a.py::TestK::test_in_class[1-2]");
@@ -29,6 +30,9 @@ TEST_CASE("pytest's JUnit XML gives each test its node id and outcome", "[tester
   CHECK_THAT(cases[2].output, Catch::Matchers::StartsWith("AssertionError: two and two"));
   CHECK(cases[3].outcome == "skipped");
   CHECK(cases[3].output == "not yet");
+  // An expected failure is not a skip.
+  CHECK(cases[4].outcome == "xfailed");
+  CHECK(cases[4].output == "bug 12");
 }
 
 TEST_CASE("a failure's output keeps its tail within the cap", "[tester][junit]") {
