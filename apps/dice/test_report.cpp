@@ -1,5 +1,6 @@
 #include "test_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -11,6 +12,25 @@ namespace {
 
 std::uint64_t count(const json& c, const char* name) {
   return c.is_object() ? c.value(name, 0ull) : 0;
+}
+
+// A test's JUnit classname and name as pytest writes them: the module as a
+// dotted path ("t/test_a.py" -> "t.test_a", then any class), and the test
+// itself ("t/test_a.py::TestK::test_x" -> "t.test_a.TestK", "test_x").
+std::pair<std::string, std::string> junit_names(const std::string& module,
+                                                const std::string& id) {
+  auto rest = id.rfind(module + "::", 0) == 0 ? id.substr(module.size() + 2) : id;
+  auto dotted = module;
+  if (dotted.size() > 3 && dotted.compare(dotted.size() - 3, 3, ".py") == 0)
+    dotted.resize(dotted.size() - 3);
+  std::replace(dotted.begin(), dotted.end(), '/', '.');
+  auto last = rest.rfind("::");
+  if (last == std::string::npos)
+    return {dotted, rest};
+  auto classes = rest.substr(0, last);
+  for (std::size_t at; (at = classes.find("::")) != std::string::npos;)
+    classes.replace(at, 2, ".");
+  return {dotted + "." + classes, rest.substr(last + 2)};
 }
 
 std::string xml_escape(const std::string& s) {
@@ -143,8 +163,9 @@ std::string junit_xml(const json& r) {
         << xml_escape(m.value("output", "")) << "</error></testcase>\n";
     for (auto& tc : tests) {
       auto outcome = tc.value("outcome", "");
-      x << "    <testcase classname=\"" << xml_escape(module) << "\" name=\""
-        << xml_escape(tc.value("id", "")) << "\" time=\"" << tc.value("ms", 0) / 1000.0
+      auto [classname, name] = junit_names(module, tc.value("id", ""));
+      x << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\""
+        << xml_escape(name) << "\" time=\"" << tc.value("ms", 0) / 1000.0
         << "\"";
       if (outcome == "passed" && !tc.value("flaky", false)) {
         x << "/>\n";
