@@ -3,7 +3,9 @@
 // is), uploaded to one node as an evaluation, and followed to its end.
 #include "test_command.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -33,6 +35,7 @@ namespace {
 const char* test_usage =
   "Usage: dice [--node URL] [--json] test PATH|ARCHIVE|GIT-URL [options]\n"
   "       dice [--node URL] [--json] test --follow ID [--junit FILE]\n"
+  "       dice [--node URL] [--json] test --list\n"
   "Runs a project's tests on the cluster: modules as tasks (light pytest\n"
   "modules share one), one report with every module.\n"
   "PATH is a directory (packed here), ARCHIVE a .tar.gz, .tgz, .tar or .zip,\n"
@@ -56,6 +59,7 @@ const char* test_usage =
   "  --wait-timeout S      give up waiting after S seconds (default 3600)\n"
   "  --junit FILE          with --wait: write the report as JUnit XML\n"
   "  --follow ID           follow an evaluation already submitted (from any node)\n"
+  "  --list                the evaluations the cluster holds, newest first\n"
   "  --node URL, --token-file FILE, --json   as for every command\n";
 
 int fail(const std::string& why, int code = 1) {
@@ -68,7 +72,7 @@ struct test_args {
     junit, follow;
   std::vector<std::string> modules;
   long long timeout = 600, reruns = 0, wait_timeout = 3600;
-  bool json = false, wait = false;
+  bool json = false, wait = false, list = false;
 };
 
 bool whole(const std::string& text, long long lo, long long hi, long long& out) {
@@ -184,6 +188,40 @@ std::optional<json> get_report(httplib::Client& c, const std::string& id,
   return body;
 }
 
+// GET /evaluation as a table, newest first.
+int list_evaluations(httplib::Client& c, const test_args& a) {
+  auto res = c.Get("/evaluation");
+  if (!res)
+    return fail("cannot reach " + a.url + ": " + describe(res.error()));
+  auto body = json::parse(res->body, nullptr, false);
+  if (res->status != 200 || body.is_discarded())
+    return fail(a.url + " answered " + std::to_string(res->status) + ": "
+                + res->body);
+  if (a.json) {
+    std::cout << body.dump() << "\n";
+    return 0;
+  }
+  auto rows = body.value("evaluations", json::array());
+  std::vector<json> sorted(rows.begin(), rows.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const json& x, const json& y) {
+    return x.value("submitted_ms", 0LL) > y.value("submitted_ms", 0LL);
+  });
+  std::printf("%-26s %-20s %-8s %9s %7s %7s\n", "ID", "NAME", "STATE", "MODULES",
+              "PASSED", "FAILED");
+  for (const auto& e : sorted) {
+    auto t = e.value("totals", json::object());
+    auto modules = std::to_string(e.value("modules_done", 0)) + "/"
+                   + std::to_string(e.value("modules_total", 0));
+    std::printf("%-26s %-20s %-8s %9s %7llu %7llu\n", e.value("id", "").c_str(),
+                e.value("name", "").c_str(), e.value("state", "").c_str(),
+                modules.c_str(), t.value("passed", 0ULL),
+                t.value("failed", 0ULL) + t.value("errors", 0ULL));
+  }
+  if (sorted.empty())
+    std::cout << "no evaluations\n";
+  return 0;
+}
+
 int follow(httplib::Client& c, const test_args& a, const std::string& id) {
   auto start = std::chrono::steady_clock::now();
   auto deadline = start + std::chrono::seconds(a.wait_timeout);
@@ -274,8 +312,8 @@ std::optional<int> maybe_test_command(int argc, char** argv) {
       std::cout << test_usage;
       return 0;
     }
-    if (w == "--wait" || w == "--json") {
-      (w == "--wait" ? a.wait : a.json) = true;
+    if (w == "--wait" || w == "--json" || w == "--list") {
+      (w == "--wait" ? a.wait : w == "--json" ? a.json : a.list) = true;
     } else if (text.count(w) || numbers.count(w) || w == "--module") {
       if (i + 1 == argc)
         return fail(w + " needs a value", 2);
@@ -296,8 +334,10 @@ std::optional<int> maybe_test_command(int argc, char** argv) {
       return fail("one project at a time (got " + a.target + " and " + w + ")", 2);
     }
   }
-  if (a.target.empty() == a.follow.empty())
-    return fail("give a project (PATH, ARCHIVE or GIT-URL) or --follow ID", 2);
+  if (a.list ? !a.target.empty() || !a.follow.empty()
+             : a.target.empty() == a.follow.empty())
+    return fail("give a project (PATH, ARCHIVE or GIT-URL), --follow ID or "
+                "--list", 2);
   std::string token;
   if (!a.token_file.empty()) {
     try {
@@ -307,6 +347,8 @@ std::optional<int> maybe_test_command(int argc, char** argv) {
     }
   }
   auto c = make_client(a, token);
+  if (a.list)
+    return list_evaluations(c, a);
   if (!a.follow.empty())
     return follow(c, a, a.follow);
   std::string error;

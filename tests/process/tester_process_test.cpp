@@ -2,6 +2,8 @@
 // tests through the dice CLI, and the report is exact and the same from
 // every node, also when a node dies mid-run or the node that accepted the
 // evaluation dies; projects that are not projects get a clear error.
+#include <regex>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -128,6 +130,13 @@ TEST_CASE("dice test runs a project on three nodes: the report is exact and the 
   std::string text((std::istreambuf_iterator<char>(xml)), std::istreambuf_iterator<char>());
   CHECK_THAT(text, Contains("test_wrong_on_purpose"));
   CHECK_THAT(text, Contains("failures=\"1\""));
+  // dice test --list, from another node: the evaluation, done, 9 passed,
+  // 3 failed or in error.
+  process list(DICE_CLI_BIN, {"--node", url_of(*nodes[2]), "test", "--list"},
+               c.dir().file("list.log"));
+  REQUIRE(list.wait_exit(millis(10000)) == 0);
+  INFO(list.log());
+  CHECK(std::regex_search(list.log(), std::regex(id + R"( +\S+ +done +6/6 +9 +3\n)")));
 }
 
 TEST_CASE("dice test on one node runs light modules in one process and still "
