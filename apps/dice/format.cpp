@@ -149,6 +149,10 @@ std::string task_text(const nlohmann::json& t) {
                                 "reason", "result"};
   auto line = [&](const std::string& k, const nlohmann::json& v) {
     std::string name = k, value = str(v);
+    // No node: nobody claimed it (a "-" alone reads as a missing field).
+    if (k == "node" && v.is_null())
+      value = t.value("state", "") == "ready" ? "- (not claimed yet)"
+                                               : "- (never claimed)";
     if (k.size() > 6 && k.compare(k.size() - 6, 6, "_at_ms") == 0) {
       name = k.substr(0, k.size() - 6);
       if (v.is_number())

@@ -65,3 +65,13 @@ TEST_CASE("progress in an 80-column terminal: the line stays within 79 "
   // A very narrow terminal still gets a line that does not wrap.
   CHECK(progress_text(t, 64, 3.1, true, 20).size() <= 19);
 }
+
+TEST_CASE("dice status: a task nobody claimed says so instead of a bare -",
+          "[cli]") {
+  nlohmann::json canceled{{"id", "a-1"}, {"state", "canceled"}, {"node", nullptr}};
+  CHECK(task_text(canceled).find("node:      - (never claimed)\n") != std::string::npos);
+  nlohmann::json ready{{"id", "a-2"}, {"state", "ready"}, {"node", nullptr}};
+  CHECK(task_text(ready).find("node:      - (not claimed yet)\n") != std::string::npos);
+  nlohmann::json ran{{"id", "a-3"}, {"state", "done"}, {"node", "b"}};
+  CHECK(task_text(ran).find("node:      b\n") != std::string::npos);
+}
