@@ -83,6 +83,10 @@ std::string loopback(std::uint16_t port) {
   return "127.0.0.1:" + std::to_string(port);
 }
 
+std::string url_of(const node_process& n) {
+  return "http://" + loopback(n.spec().http_port);
+}
+
 // ---- process ------------------------------------------------------------------
 
 process::process(const std::string& program,

@@ -99,6 +99,11 @@ struct node_spec {
   std::vector<std::string> args() const;
 };
 
+class node_process;
+
+/// "http://127.0.0.1:PORT" of the node's HTTP API, for the dice CLI's --node.
+std::string url_of(const node_process& n);
+
 /// Result of an HTTP GET: status 0 means no connection or no answer.
 struct http_reply {
   int status = 0;

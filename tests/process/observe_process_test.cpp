@@ -43,9 +43,6 @@ double sample(const std::string& text, const std::string& series) {
   return std::stod(text.substr(at + series.size() + 2));
 }
 
-std::string url_of(node_process& n) {
-  return "http://" + loopback(n.spec().http_port);
-}
 
 std::vector<std::string> submit(cluster& c, node_process& n, const std::string& kind,
                                 const std::string& payload, int count) {

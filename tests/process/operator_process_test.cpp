@@ -18,7 +18,7 @@ struct cli_result {
 
 cli_result dice_cli(cluster& c, node_process& n, std::vector<std::string> args,
                     const std::string& log) {
-  args.insert(args.begin(), {"--node", "http://" + loopback(n.spec().http_port)});
+  args.insert(args.begin(), {"--node", url_of(n)});
   process p(DICE_CLI_BIN, args, c.dir().file(log));
   auto code = p.wait_exit(millis(30000));
   return {code.value_or(-1), p.log()};

@@ -42,10 +42,6 @@ std::vector<node_process*> start_testers(cluster& c, std::size_t n,
   return out;
 }
 
-std::string url_of(node_process& n) {
-  return "http://" + loopback(n.spec().http_port);
-}
-
 std::string make_project(const temp_dir& dir, const std::string& name, int modules,
                          int tests, double sleep_s) {
   auto root = dir.file(name);

@@ -14,7 +14,6 @@ namespace dice::test {
 std::vector<node_process*> start_testers(cluster& c, std::size_t n,
                                          std::vector<std::string> extra = {});
 
-std::string url_of(node_process& n);
 
 /// A project of `modules` test files with `tests` passing tests each,
 /// every test sleeping `sleep_s` seconds.

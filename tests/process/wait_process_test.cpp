@@ -20,9 +20,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-std::string url_of(node_process& n) {
-  return "http://" + loopback(n.spec().http_port);
-}
 
 std::size_t done_count(const node_process& n) {
   auto s = n.stats();

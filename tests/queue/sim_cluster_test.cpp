@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 
 #include "simulation/sim_cluster.hpp"
@@ -228,20 +229,22 @@ TEST_CASE("100 seeded runs with delays, expiries and retry backoffs: no "
   CHECK(done >= 300);
 }
 
-// Retention under every fault: tasks end and are forgotten 400 ms later,
-// while partitions last longer than that, nodes crash and come back empty,
-// and datagrams are lost, duplicated and reordered. No forgotten task runs
-// again or comes back on any replica, and once the retention passed for
-// every task, no replica holds any: they forgot the same tasks.
-TEST_CASE("100 seeded runs with a short retention: every ended task is "
-          "forgotten everywhere and none comes back",
-          "[sim][retention]") {
+// Runs 100 seeds of scenario() with a 400 ms retention, `adjust` setting
+// the rest, and checks what every retention run must hold: no violation
+// (no forgotten task back, none run again), converged, every ended task
+// forgotten everywhere. Returns the tasks forgotten and the crashes.
+namespace {
+
+std::pair<std::size_t, std::uint64_t>
+retention_sweep(const char* name, const std::function<void(sim_options&)>& adjust) {
   totals all;
   std::size_t forgotten = 0;
+  std::uint64_t crashes = 0;
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {
     auto o = scenario(seed);
     o.queue.keep_finished_ms = 400; // forgotten_ids_ms: the default, 30 s
     o.linger_ms = 400 + 2 * o.queue.forget_grid_ms + 1000;
+    adjust(o);
     auto r = run_simulation(o);
     INFO(r.summary() << "\n" << r.details);
     CAPTURE(r.seed);
@@ -250,9 +253,25 @@ TEST_CASE("100 seeded runs with a short retention: every ended task is "
     CHECK(r.held == 0);
     CHECK(r.forgotten >= r.accepted);
     forgotten += r.forgotten;
+    crashes += r.crashes;
     all.add(r);
   }
-  all.print("sim 100 seeds, retention 400 ms");
+  all.print(name);
+  return {forgotten, crashes};
+}
+
+} // namespace
+
+// Retention under every fault: tasks end and are forgotten 400 ms later,
+// while partitions last longer than that, nodes crash and come back empty,
+// and datagrams are lost, duplicated and reordered. No forgotten task runs
+// again or comes back on any replica, and once the retention passed for
+// every task, no replica holds any: they forgot the same tasks.
+TEST_CASE("100 seeded runs with a short retention: every ended task is "
+          "forgotten everywhere and none comes back",
+          "[sim][retention]") {
+  auto forgotten =
+    retention_sweep("sim 100 seeds, retention 400 ms", [](sim_options&) {}).first;
   CHECK(forgotten >= 1000);
 }
 
@@ -264,39 +283,30 @@ TEST_CASE("100 seeded runs with a short retention: every ended task is "
 TEST_CASE("100 seeded runs with journals, skewed clocks and nodes down "
           "longer than the retention: no forgotten task comes back",
           "[sim][retention]") {
-  totals all;
-  std::size_t forgotten = 0, restored_crashes = 0;
-  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
-    auto o = scenario(seed);
-    o.journal = true;
-    o.clock_skew_ms = 1000;
-    o.crashes = 1 + seed % 2;
-    o.down_ms = 2500;
-    o.faults_until_ms = 8000;
-    o.queue.keep_finished_ms = 400;
-    o.linger_ms = 400 + 2 * o.queue.forget_grid_ms + 1000 + o.clock_skew_ms;
-    auto r = run_simulation(o);
-    INFO(r.summary() << "\n" << r.details);
-    CAPTURE(r.seed);
-    CHECK(r.violations.empty());
-    CHECK(r.converged);
-    CHECK(r.held == 0);
-    CHECK(r.forgotten >= r.accepted);
-    forgotten += r.forgotten;
-    restored_crashes += r.crashes;
-    all.add(r);
-  }
-  all.print("sim 100 seeds, journals, skewed clocks, retention 400 ms");
+  auto [forgotten, crashes] = retention_sweep(
+    "sim 100 seeds, journals, skewed clocks, retention 400 ms",
+    [](sim_options& o) {
+      o.journal = true;
+      o.clock_skew_ms = 1000;
+      o.crashes = 1 + o.seed % 2;
+      o.down_ms = 2500;
+      o.faults_until_ms = 8000;
+      o.linger_ms += o.clock_skew_ms;
+    });
   CHECK(forgotten >= 1000);
-  CHECK(restored_crashes >= 100);
+  CHECK(crashes >= 100);
 }
 
-TEST_CASE("a restarted node restores its journal: an accepted task survives "
-          "every node crashing at once", "[sim]") {
+namespace {
+
+// 3 nodes; one task accepted (acknowledged, not yet run everywhere), then
+// every node crashes at once and restarts, with its journal or empty;
+// the report at `until`.
+sim_report every_node_restarted(bool journal, millis until) {
   sim_options o;
   o.seed = 3;
   o.nodes = 3;
-  o.journal = true;
+  o.journal = journal;
   sim_cluster cluster(o);
   cluster.run_until(1500);
   wire::TaskSpec spec;
@@ -309,33 +319,23 @@ TEST_CASE("a restarted node restores its journal: an accepted task survives "
     cluster.crash(i);
   for (std::size_t i = 0; i < cluster.size(); ++i)
     cluster.restart(i);
-  cluster.run_until(9000);
+  cluster.run_until(until);
   cluster.drain();
-  auto r = cluster.report();
+  return cluster.report();
+}
+
+} // namespace
+
+TEST_CASE("a restarted node restores its journal: an accepted task survives "
+          "every node crashing at once", "[sim]") {
+  auto r = every_node_restarted(true, 9000);
   INFO(r.summary());
   CHECK(r.violations.empty());
   CHECK(r.done == 1);
 }
 
 TEST_CASE("the harness flags a lost accepted task", "[sim]") {
-  sim_options o;
-  o.seed = 3;
-  o.nodes = 3;
-  sim_cluster cluster(o);
-  cluster.run_until(1500);
-  wire::TaskSpec spec;
-  spec.set_id("t");
-  cluster.submit(0, spec);
-  cluster.run_until(1900); // acknowledged, not yet run everywhere
-  cluster.drain();
-  REQUIRE(cluster.report().accepted == 1);
-  for (std::size_t i = 0; i < cluster.size(); ++i)
-    cluster.crash(i);
-  for (std::size_t i = 0; i < cluster.size(); ++i)
-    cluster.restart(i);
-  cluster.run_until(6000);
-  cluster.drain();
-  auto r = cluster.report();
+  auto r = every_node_restarted(false, 6000);
   INFO(r.summary());
   REQUIRE_FALSE(r.violations.empty());
   CHECK(r.violations[0].find("lost") != std::string::npos);
