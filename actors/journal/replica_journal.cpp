@@ -119,10 +119,7 @@ void replica_journal::forget(const std::string& task_id,
   spec_written_.erase(task_id);
   if (ranges.empty())
     return;
-  wire::TakeMyTask t;
-  for (const auto& r : ranges)
-    *t.add_forgotten() = r;
-  append_frame(buffer_, t.SerializeAsString());
+  append_frame(buffer_, forgotten_record(ranges).SerializeAsString());
   ++buffered_records_;
 }
 

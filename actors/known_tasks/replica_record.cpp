@@ -15,4 +15,11 @@ wire::TakeMyTask replica_record(const std::string& task_id,
   return t;
 }
 
+wire::TakeMyTask forgotten_record(const std::vector<wire::ForgottenRange>& ranges) {
+  wire::TakeMyTask t;
+  for (const auto& r : ranges)
+    *t.add_forgotten() = r;
+  return t;
+}
+
 } // namespace dice

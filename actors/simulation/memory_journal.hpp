@@ -21,12 +21,8 @@ public:
   void forget(const std::string& task_id,
               const std::vector<wire::ForgottenRange>& ranges) override {
     spec_written_.erase(task_id);
-    if (ranges.empty())
-      return;
-    wire::TakeMyTask t;
-    for (const auto& r : ranges)
-      *t.add_forgotten() = r;
-    records_.push_back(std::move(t));
+    if (!ranges.empty())
+      records_.push_back(forgotten_record(ranges));
   }
   const std::vector<wire::TakeMyTask>& records() const { return records_; }
 
