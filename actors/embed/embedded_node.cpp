@@ -305,7 +305,7 @@ std::string node::submit(const task& t, std::chrono::milliseconds timeout) {
     // The key's task, if this replica holds it already.
     bool held = false;
     self->request(st.running->queue(), timeout, tasks_atom_v,
-                  task_query{{spec.id()}, std::nullopt})
+                  task_query::of(spec.id()))
       .receive([&](const std::vector<task_row>& rows) {
                  held = !rows.empty() && rows.front().has_spec;
                },

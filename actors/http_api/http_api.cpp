@@ -83,10 +83,16 @@ void http_api::routes() {
     ++requests_;
     metrics_->start_request();
     // Only project uploads and blobs may exceed 256 KiB (tester_routes()).
-    if (req.get_header_value<std::uint64_t>("Content-Length") > 256 * 1024
-        && req.path != "/evaluation" && req.path.rfind("/blobs/", 0) != 0) {
+    // Refused here, by the announced length: past this point httplib would
+    // read and discard the whole body (until its read timeout) before it
+    // answered 413. The connection closes: the unread body follows.
+    bool upload = req.path == "/evaluation" || req.path.rfind("/blobs/", 0) == 0;
+    auto limit = upload ? upload_limit_.load() : std::uint64_t{256 * 1024};
+    if (req.get_header_value<std::uint64_t>("Content-Length") > limit) {
       ++bad_requests_;
-      reply(res, 413, error_json("request body too large"));
+      res.set_header("Connection", "close");
+      reply(res, 413, error_json("request body too large (at most "
+                                 + std::to_string(limit) + " bytes)"));
       return httplib::Server::HandlerResponse::Handled;
     }
     const auto& token = node_.config().api.token;
@@ -308,7 +314,7 @@ void http_api::task_routes() {
     std::string err;
     auto id = req.matches[1].str();
     auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
-                                           task_query{{id}, std::nullopt});
+                                           task_query::of(id));
     if (!rows)
       return busy(res, err);
     if (rows->empty() || !rows->front().has_spec)
@@ -323,7 +329,7 @@ void http_api::task_routes() {
       auto id = req.matches[1].str();
       std::string err;
       auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
-                                             task_query{{id}, std::nullopt});
+                                             task_query::of(id));
       if (!rows)
         return busy(res, err);
       if (rows->empty() || !rows->front().has_spec)

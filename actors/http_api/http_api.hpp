@@ -52,6 +52,8 @@ private:
   std::atomic<std::uint64_t> requests_{0};
   std::atomic<std::uint64_t> bad_requests_{0};
   std::atomic<std::uint64_t> unauthorized_{0};
+  // Largest body of a project upload or blob (set by tester_routes()).
+  std::atomic<std::uint64_t> upload_limit_{256 * 1024};
   std::atomic<std::uint64_t> submits_refused_{0}; // answered 429
 };
 

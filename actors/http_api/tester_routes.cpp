@@ -39,7 +39,8 @@ void http_api::tester_routes() {
   const auto& tcfg = parts->cfg;
   // Project uploads may be larger than other bodies (see the pre-routing
   // check in routes(), which keeps 256 KiB for every other route).
-  s.set_payload_max_length(std::max<std::uint64_t>(256 * 1024, tcfg.max_upload_bytes));
+  upload_limit_ = std::max<std::uint64_t>(256 * 1024, tcfg.max_upload_bytes);
+  s.set_payload_max_length(upload_limit_);
 
   // Blob requests prove the cluster key (an HMAC over method and name).
   auto authorized = [this, parts](const char* method, const std::string& sha,

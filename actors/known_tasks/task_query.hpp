@@ -27,11 +27,17 @@ struct task_row {
 /// `limit` of them (if set): a page.
 struct task_query {
   std::vector<std::string> ids;
-  std::optional<wire::TaskPhase> phase;
-  std::optional<std::string> kind;
-  std::optional<std::string> node;
-  std::optional<std::string> after;
-  std::optional<std::size_t> limit;
+  std::optional<wire::TaskPhase> phase{};
+  std::optional<std::string> kind{};
+  std::optional<std::string> node{};
+  std::optional<std::string> after{};
+  std::optional<std::size_t> limit{};
+
+  static task_query of(std::string id) {
+    task_query q;
+    q.ids.push_back(std::move(id));
+    return q;
+  }
 };
 
 /// Tasks whose spec is known, per state (indexed by wire::TaskPhase).
