@@ -1,4 +1,4 @@
-// The query parameters of GET /tasks: `state` (parse_phase) and `ids`
+// The query parameters of GET /tasks: `state` (parse_state) and `ids`
 // (parse_ids), straight from the fuzzer's bytes.
 #include <cstddef>
 #include <cstdint>
@@ -14,8 +14,8 @@ using dice::fuzz::require;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
                                       std::size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  if (auto phase = dice::parse_phase(text))
-    require(dice::phase_name(*phase) == text, "a state parses to its own name");
+  if (auto state = dice::parse_state(text))
+    require(state->name == text, "a state parses to its own name");
 
   std::string error;
   auto ids = dice::parse_ids(text, error);

@@ -37,6 +37,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
   CAF_ADD_ATOM(dice, dice, run_atom, "run")
   CAF_ADD_ATOM(dice, dice, cancel_atom, "cancel")
   CAF_ADD_ATOM(dice, dice, executed_atom, "executed")
+  CAF_ADD_ATOM(dice, dice, begun_atom, "begun")
   // replicated queue
   CAF_ADD_ATOM(dice, dice, submit_atom, "submit")
   CAF_ADD_ATOM(dice, dice, remove_atom, "remove")

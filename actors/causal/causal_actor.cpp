@@ -97,6 +97,7 @@ causal_actor::behavior_type causal_fun(causal_ptr self, causal_actor_config cfg,
     [self](subscribe_atom, causal_listener& who) {
       self->state.listeners.push_back(std::move(who));
     },
+    [self](stats_atom) { return self->state.logic->stats(); },
   };
 }
 

@@ -16,6 +16,7 @@
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::causal_delivery)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::causal_delivery>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::causal_stats)
 
 namespace dice {
 
@@ -33,7 +34,8 @@ using causal_actor = caf::typed_actor<
   // topic ("" for all), after this delivery index: the recent events
   caf::replies_to<events_atom, std::string, std::uint64_t>::with<
     std::vector<causal_delivery>>,
-  caf::reacts_to<subscribe_atom, causal_listener>>;
+  caf::reacts_to<subscribe_atom, causal_listener>,
+  caf::replies_to<stats_atom>::with<causal_stats>>;
 
 struct causal_actor_config {
   std::string self_id;

@@ -26,6 +26,7 @@ vector_clock causal_machine::clock_of(const wire::CausalEvent& e) {
 
 causal_delivery causal_machine::publish(const std::string& topic,
                                         const std::string& data, millis now) {
+  ++published_;
   wire::CausalEvent e;
   e.set_origin(self_);
   e.set_topic(topic);

@@ -42,6 +42,16 @@ struct causal_delivery {
   std::int64_t time_ms = 0;
 };
 
+/// What this node's causal broadcast did, for /stats and /metrics.
+struct causal_stats {
+  std::uint64_t published = 0; // by users of this node
+  std::uint64_t delivered = 0; // here, its own included
+  std::uint64_t held_back = 0; // now: waiting for an event before them
+  std::uint64_t duplicates = 0;
+  std::uint64_t resent = 0;     // to peers whose digest lacked them
+  std::uint64_t overflowed = 0; // dropped: the hold-back queue was full
+};
+
 /// A message to send: to a node id, or to every live member when empty.
 struct causal_send {
   std::string to;
@@ -72,6 +82,9 @@ public:
   const vector_clock& delivered_clock() const { return vc_; }
 
   std::size_t held_back() const { return held_.size(); }
+  causal_stats stats() const {
+    return {published_, index_, held_.size(), duplicates_, resent_, overflowed_};
+  }
   std::uint64_t duplicates() const { return duplicates_; }
   std::uint64_t resent() const { return resent_; }
   /// Events dropped because the hold-back queue was full.
@@ -96,6 +109,7 @@ private:
   std::vector<causal_send> outbox_;
   std::uint64_t index_ = 0;
   std::optional<millis> next_sync_;
+  std::uint64_t published_ = 0;
   std::uint64_t duplicates_ = 0;
   std::uint64_t resent_ = 0;
   std::uint64_t overflowed_ = 0;

@@ -170,6 +170,11 @@ constexpr std::size_t claim_helpers = 2;
 /// RUNNING heartbeats of an execution, one per task per interval; as the
 /// membership heartbeat's, so each rides in its datagram.
 constexpr millis running_interval_ms = 400;
+/// An execution that a slot took tells the others it began (its start
+/// mark: "running", not "claimed" ahead of a slot) this long after, unless
+/// it ended first: a task shorter than this sends no extra message (its
+/// DONE carries its start time), and a display lags at most this.
+constexpr millis start_mark_delay_ms = 100;
 /// How long the report that ends an execution (DONE or FAILED) may wait
 /// to share a datagram with the next broadcast, usually the node's claim
 /// for the seat the end freed: alone they were a fifth of a round's

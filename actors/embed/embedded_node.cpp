@@ -39,7 +39,7 @@ task_event to_event(const task_row& r) {
   task_event ev;
   ev.id = r.spec.id();
   ev.kind = r.spec.kind();
-  ev.state = phase_name(r.state.phase());
+  ev.state = state_name(r.state);
   ev.node = r.state.claim().node_id();
   ev.attempts = r.state.attempt();
   if (r.state.phase() == wire::DONE)

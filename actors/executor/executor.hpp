@@ -17,13 +17,17 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::executor_stats)
 
 namespace dice {
 
+/// Told when a slot takes an execution (begun: only task_id, attempt and
+/// started_ms are set) and when it ends (executed).
 using execution_listener =
-  caf::typed_actor<caf::reacts_to<executed_atom, execution_result>>;
+  caf::typed_actor<caf::reacts_to<begun_atom, execution_result>,
+                   caf::reacts_to<executed_atom, execution_result>>;
 
 using executor = caf::typed_actor<
   caf::reacts_to<run_atom, execution_request>,
   caf::reacts_to<cancel_atom, std::string>,          // task id
   caf::reacts_to<subscribe_atom, execution_listener>, // who gets results
+  caf::reacts_to<begun_atom, execution_result>,       // from a slot thread
   caf::reacts_to<executed_atom, execution_result>,    // from a slot thread
   caf::replies_to<stats_atom>::with<executor_stats>>;
 

@@ -30,6 +30,9 @@ executor::behavior_type executor_fun(executor_ptr self, std::size_t slots,
     slots, std::move(kinds), [handle](execution_result r) {
       caf::anon_send(handle, executed_atom_v, std::move(r));
     });
+  self->state.pool->on_begun([handle](execution_result r) {
+    caf::anon_send(handle, begun_atom_v, std::move(r));
+  });
   self->state.stats.slots = slots;
   // The state (and with it the pool, which cancels and joins its slots) is
   // destroyed when the actor exits; that also drops the slots' handle.
@@ -43,6 +46,10 @@ executor::behavior_type executor_fun(executor_ptr self, std::size_t slots,
     },
     [self](subscribe_atom, execution_listener& who) {
       self->state.listeners.push_back(std::move(who));
+    },
+    [self](begun_atom, execution_result& r) {
+      for (auto& who : self->state.listeners)
+        self->send(who, begun_atom_v, r);
     },
     [self](executed_atom, execution_result& r) {
       auto& st = self->state.stats;

@@ -129,6 +129,8 @@ execution_result slot_pool::execute(const job& j) {
   } else if (!fn) {
     out = task_outcome::invalid("unknown task kind '" + j.req.kind + "'");
   } else {
+    if (on_begun_)
+      on_begun_(r);
     try {
       out = (*fn)(j.req.payload, *j.token);
     } catch (const std::exception& e) {

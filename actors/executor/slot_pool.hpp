@@ -27,6 +27,10 @@ public:
             std::function<millis()> clock = wall_clock_ms);
   ~slot_pool(); // cancels everything and joins the slots
 
+  /// `on_begun` is called on a slot thread when a slot takes a request
+  /// that will run (task_id, attempt, started_ms set). Set before run().
+  void on_begun(done_handler on_begun) { on_begun_ = std::move(on_begun); }
+
   void run(execution_request req);
   /// Cancels the execution(s) of `task_id`; false if none is known.
   bool cancel(const std::string& task_id);
@@ -49,6 +53,7 @@ private:
 
   task_kinds kinds_;
   done_handler on_done_;
+  done_handler on_begun_;
   std::function<millis()> clock_;
   mutable std::mutex mtx_;
   std::condition_variable cv_;

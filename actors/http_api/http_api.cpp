@@ -136,6 +136,10 @@ void http_api::routes() {
                           {"failed", exec->failed},   {"canceled", exec->canceled}};
     body["queue"] = queue_json(*queue);
     body["tests"] = tester_stats_json(*node_.tester());
+    const auto& e = m.events;
+    body["events"] = {{"published", e.published},   {"delivered", e.delivered},
+                      {"held_back", e.held_back},   {"duplicates", e.duplicates},
+                      {"resent", e.resent},         {"overflowed", e.overflowed}};
     // What this node's claims are ranked by, as configured at start
     // (--battery auto on a machine with a battery: the level read then; the
     // ranking reads it again every --battery-refresh-ms).
@@ -340,7 +344,7 @@ void http_api::task_routes() {
       if (!*ok)
         return reply(res, 409, error_json(
                                  "task " + id + " cannot be " + verb + ": it is "
-                                 + phase_name(rows->front().state.phase())));
+                                 + state_name(rows->front().state)));
       reply(res, 200, {{"id", id}, {verb, true}});
     };
   };

@@ -56,8 +56,10 @@ bool http_api::gather_counters(node_metrics& m, std::string& err) {
                                             stats_atom_v);
   auto counts = query<task_counts>(sys_, node_.queue(), err, tasks_atom_v,
                                    stats_atom_v);
-  if (!wire || !queue || !exec || !members || !counts)
+  auto events = query<causal_stats>(sys_, node_.events(), err, stats_atom_v);
+  if (!wire || !queue || !exec || !members || !counts || !events)
     return false;
+  m.events = *events;
   m.wire = *wire;
   m.queue = *queue;
   m.exec = *exec;

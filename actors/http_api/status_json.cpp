@@ -60,8 +60,8 @@ namespace dice {
 
 nlohmann::json task_counts_json(const task_counts& counts) {
   nlohmann::json j{{"total", counts.total()}};
-  for (auto p : all_phases)
-    j[phase_name(p)] = counts.by_phase[static_cast<std::size_t>(p)];
+  for (const auto& s : shown_states)
+    j[s.name] = count_in(counts, s);
   return j;
 }
 
@@ -79,6 +79,7 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"tasks_forgotten", c.tasks_forgotten},
           {"forgotten_refused", c.forgotten_refused},
           {"running_heartbeats", c.running_heartbeats},
+          {"start_marks", c.start_marks},
           {"sync_requests", c.sync_requests},
           {"sync_replies", c.sync_replies},
           {"snapshots_applied", c.snapshots_applied},

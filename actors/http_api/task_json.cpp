@@ -182,11 +182,35 @@ std::string phase_name(wire::TaskPhase phase) {
   }
 }
 
-std::optional<wire::TaskPhase> parse_phase(const std::string& name) {
-  for (auto p : all_phases)
-    if (phase_name(p) == name)
-      return p;
+const shown_state shown_states[8] = {
+  {"ready", wire::READY, std::nullopt},      {"claimed", wire::RUNNING, true},
+  {"running", wire::RUNNING, false},         {"failed", wire::FAILED, std::nullopt},
+  {"expired", wire::EXPIRED, std::nullopt},  {"canceled", wire::CANCELED, std::nullopt},
+  {"done", wire::DONE, std::nullopt},        {"removed", wire::REMOVED, std::nullopt}};
+
+std::optional<shown_state> parse_state(const std::string& name) {
+  for (const auto& s : shown_states)
+    if (name == s.name)
+      return s;
   return std::nullopt;
+}
+
+std::string state_name(const wire::TaskState& state) {
+  return claimed_ahead(state) ? "claimed" : phase_name(state.phase());
+}
+
+std::size_t count_in(const task_counts& counts, const shown_state& s) {
+  auto n = counts.by_phase[static_cast<std::size_t>(s.phase)];
+  if (!s.claimed_ahead)
+    return n;
+  return *s.claimed_ahead ? counts.claimed_ahead : n - counts.claimed_ahead;
+}
+
+std::string state_names() {
+  std::string out;
+  for (const auto& s : shown_states)
+    out += (out.empty() ? "" : ", ") + std::string(s.name);
+  return out;
 }
 
 std::optional<std::vector<std::string>> parse_ids(const std::string& list,
@@ -215,7 +239,7 @@ nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& stat
                          bool details) {
   nlohmann::json j{{"id", spec.id()},
                    {"kind", spec.kind()},
-                   {"state", phase_name(state.phase())},
+                   {"state", state_name(state)},
                    {"node", state.has_claim() ? nlohmann::json(state.claim().node_id())
                                               : nlohmann::json(nullptr)},
                    {"attempts", state.attempt()}};

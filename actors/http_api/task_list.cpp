@@ -23,10 +23,11 @@ parse_task_list(const std::multimap<std::string, std::string>& params,
     if (params.count(name) > 1)
       return fail("parameter '" + name + "' given more than once");
     if (name == "state") {
-      q.phase = parse_phase(value);
-      if (!q.phase)
-        return fail("state must be one of ready, running, failed, canceled, "
-                    "done, removed");
+      auto s = parse_state(value);
+      if (!s)
+        return fail("state must be one of " + state_names());
+      q.phase = s->phase;
+      q.claimed_ahead = s->claimed_ahead;
     } else if (name == "kind" || name == "node" || name == "after") {
       if (value.empty())
         return fail(name + " must not be empty");

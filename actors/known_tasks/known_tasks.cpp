@@ -21,11 +21,13 @@ void known_tasks::rehash(const std::string& task_id, const known_task& task) {
   old = h;
 }
 
-void known_tasks::count(wire::TaskPhase phase, int by) {
+void known_tasks::count(const wire::TaskState& state, int by) {
   // A phase off the enum (a peer's newer or hostile message) is not counted.
-  auto p = static_cast<std::size_t>(phase);
+  auto p = static_cast<std::size_t>(state.phase());
   if (p < counts_.by_phase.size())
     counts_.by_phase[p] += by;
+  if (claimed_ahead(state))
+    counts_.claimed_ahead += by;
 }
 
 bool spec_precedes(const wire::TaskSpec& a, const wire::TaskSpec& b) {
@@ -41,7 +43,7 @@ bool known_tasks::learn_spec(const wire::TaskSpec& spec) {
   if (entry.has_spec && !spec_precedes(spec, entry.spec))
     return false;
   if (!entry.has_spec)
-    count(entry.state.phase(), +1);
+    count(entry.state, +1);
   entry.has_spec = true;
   entry.spec = spec;
   rehash(spec.id(), entry);
@@ -54,15 +56,16 @@ bool known_tasks::merge_state(const std::string& task_id,
     return false;
   auto [i, added] = tasks_.try_emplace(task_id);
   auto& task = i->second;
-  auto before = task.state.phase();
+  auto before = task.state;
   // A fresh entry holds the bottom state (READY, attempt 0): any real
   // update is above it, and merging it first keeps the result a pure merge.
   bool changed = merge_into(task.state, update) || added;
-  if (changed)
+  if (changed) {
     rehash(task_id, task);
-  if (task.has_spec && task.state.phase() != before) {
-    count(before, -1);
-    count(task.state.phase(), +1);
+    if (task.has_spec) {
+      count(before, -1);
+      count(task.state, +1);
+    }
   }
   return changed;
 }
@@ -72,7 +75,7 @@ bool known_tasks::forget(const std::string& task_id) {
   if (i == tasks_.end())
     return false;
   if (i->second.has_spec)
-    count(i->second.state.phase(), -1);
+    count(i->second.state, -1);
   if (auto h = hashes_.find(task_id); h != hashes_.end()) {
     digest_ ^= h->second;
     hashes_.erase(h);

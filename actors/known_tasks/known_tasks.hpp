@@ -54,7 +54,7 @@ public:
 
 private:
   void rehash(const std::string& task_id, const known_task& task);
-  void count(wire::TaskPhase phase, int by);
+  void count(const wire::TaskState& state, int by);
 
   std::map<std::string, known_task> tasks_;
   std::map<std::string, std::uint64_t> hashes_;

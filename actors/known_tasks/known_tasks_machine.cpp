@@ -495,6 +495,7 @@ std::vector<task_row> known_tasks_machine::query(const task_query& q) const {
   auto wanted = [&](const known_task& t) {
     // A page counts only tasks the API can show (their spec known).
     return (!q.phase || t.state.phase() == *q.phase)
+           && (!q.claimed_ahead || claimed_ahead(t.state) == *q.claimed_ahead)
            && (!(q.kind || q.limit) || t.has_spec)
            && (!q.kind || t.spec.kind() == *q.kind)
            && (!q.node

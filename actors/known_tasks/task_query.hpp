@@ -28,6 +28,9 @@ struct task_row {
 struct task_query {
   std::vector<std::string> ids;
   std::optional<wire::TaskPhase> phase{};
+  /// With phase RUNNING: only tasks claimed ahead (true) or only those
+  /// whose execution began (false).
+  std::optional<bool> claimed_ahead{};
   std::optional<std::string> kind{};
   std::optional<std::string> node{};
   std::optional<std::string> after{};
@@ -43,6 +46,8 @@ struct task_query {
 /// Tasks whose spec is known, per state (indexed by wire::TaskPhase).
 struct task_counts {
   std::array<std::size_t, wire::TaskPhase_ARRAYSIZE> by_phase{};
+  /// Of by_phase[RUNNING], those whose execution has not begun.
+  std::size_t claimed_ahead = 0;
   std::size_t total() const {
     std::size_t n = 0;
     for (auto k : by_phase)

@@ -61,6 +61,10 @@ int compare_states(const wire::TaskState& a, const wire::TaskState& b) {
   // The better claim is the greater state.
   if (int c = compare_claims(b.claim(), a.claim()))
     return c;
+  // One claim whose execution began (its start mark) and the same claim
+  // still waiting for a slot: the mark, once merged, stays.
+  if (int c = three_way(a.started_time_ms() != 0, b.started_time_ms() != 0))
+    return c;
   // Two re-queues of one attempt (a failure's backoff, a silent executor's
   // none): the later not-before is kept, so no replica lets the attempt
   // start before either said.

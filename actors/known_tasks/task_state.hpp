@@ -11,7 +11,9 @@
 //   among non-terminal states the higher attempt wins (a re-execution
 //   supersedes the attempt it replaces); within one attempt RUNNING > READY;
 //   between two RUNNING claims of one attempt the better claim by the
-//   six-criterion ranking wins; between two re-queues of one attempt the
+//   six-criterion ranking wins; one claim whose execution began (a start
+//   mark) is above the same claim still waiting for a slot (claimed
+//   ahead); between two re-queues of one attempt the
 //   later not-before time wins; a phase unknown to this build (a newer
 //   peer's) ranks below everything. Remaining ties fall to the other fields
 //   (attempt, claim, finished time, result, reason, started and ready
@@ -36,6 +38,12 @@ namespace dice {
 constexpr wire::TaskPhase all_phases[] = {
   wire::READY,    wire::RUNNING, wire::FAILED, wire::CANCELED,
   wire::DONE,     wire::REMOVED, wire::EXPIRED};
+
+/// RUNNING without a start mark: a node claimed the task ahead of a free
+/// slot and its execution has not begun (shown as "claimed").
+inline bool claimed_ahead(const wire::TaskState& s) {
+  return s.phase() == wire::RUNNING && s.started_time_ms() == 0;
+}
 
 /// FAILED, EXPIRED, CANCELED, DONE and REMOVED end a task; READY and
 /// RUNNING do not.

@@ -112,9 +112,8 @@ void task_families(families& f, const task_counts& t, const executor_stats& e,
                          "Tasks in this node's replica, by state (queue depth "
                          "is state=\"ready\")",
                          gauge);
-  for (auto p : all_phases)
-    tasks.sample(t.by_phase[static_cast<std::size_t>(p)],
-                 {{"state", phase_name(p)}});
+  for (const auto& s : shown_states)
+    tasks.sample(count_in(t, s), {{"state", s.name}});
   f.one("dice_executor_slots", "Executions this node runs at once", gauge,
         e.slots);
   f.one("dice_executor_busy_slots", "Slots running an execution now", gauge,
@@ -165,6 +164,8 @@ void queue_families(families& f, const queue_counters& q) {
      q.duplicate_ops},
     {"defenses", "RUNNING sent at once to a losing claimer", q.defenses},
     {"running_heartbeats", "RUNNING heartbeats sent", q.running_heartbeats},
+    {"start_marks", "Executions this node told the others had begun",
+     q.start_marks},
     {"sync_requests", "Anti-entropy requests sent", q.sync_requests},
     {"sync_replies", "Anti-entropy replies sent", q.sync_replies},
     {"snapshots_sent", "State transfers sent", q.snapshots_sent},
@@ -253,8 +254,8 @@ void http_families(families& f, const http_counters& h) {
     .sample(h.requests_timed_out, {{"reason", "request_timeout"}});
 }
 
-void lock_and_test_families(families& f, const locks_view& l,
-                            const test_totals& t) {
+void lock_event_test_families(families& f, const locks_view& l,
+                              const causal_stats& e, const test_totals& t) {
   std::uint64_t held = 0, waiting = 0;
   for (const auto& row : l.local) {
     held += row.held ? 1 : 0;
@@ -268,6 +269,17 @@ void lock_and_test_families(families& f, const locks_view& l,
            counter)
     .sample(l.granted, {{"outcome", "granted"}})
     .sample(l.lost, {{"outcome", "lost"}});
+  f.family("dice_events_total",
+           "Causal events: published on this node, delivered here, "
+           "duplicates dropped, resent to peers, dropped for a full hold-back "
+           "queue", counter)
+    .sample(e.published, {{"outcome", "published"}})
+    .sample(e.delivered, {{"outcome", "delivered"}})
+    .sample(e.duplicates, {{"outcome", "duplicate"}})
+    .sample(e.resent, {{"outcome", "resent"}})
+    .sample(e.overflowed, {{"outcome", "overflowed"}});
+  f.one("dice_events_held", "Causal events held back until an event before "
+        "them is delivered", gauge, e.held_back);
   f.one("dice_test_modules_total", "dice test modules this node ran", counter,
         t.modules);
   f.family("dice_tests_total", "Tests this node ran, by result", counter)
@@ -282,7 +294,7 @@ std::vector<MetricFamily> metric_families(const node_metrics& m) {
   f.family("dice_build_info", "1, labelled with the version of this node",
            gauge)
     .sample(1, {{"version", m.version}});
-  lock_and_test_families(f, m.locks, m.tests);
+  lock_event_test_families(f, m.locks, m.events, m.tests);
   task_families(f, m.tasks, m.exec, m.queue);
   wire_families(f, m.wire);
   cluster_families(f, m.nodes, m.membership, m.election);

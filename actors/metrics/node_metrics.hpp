@@ -9,6 +9,7 @@
 #include <prometheus/metric_family.h>
 
 #include "broadcast_bridge/bridge_counters.hpp"
+#include "causal/causal_machine.hpp"
 #include "election/election_node.hpp"
 #include "executor/executor_stats.hpp"
 #include "known_tasks/task_query.hpp"
@@ -49,6 +50,7 @@ struct node_metrics {
   http_counters http;
   locks_view locks;
   test_totals tests;
+  causal_stats events;
 };
 
 /// The metric families of one scrape (names start with dice_).

@@ -107,6 +107,7 @@ using ready_queue_actor = subsystem_actor<ready_queue_machine>;
 using ranking_actor = subsystem_actor<ranking_machine>;
 
 using running_tasks_actor = subsystem_actor<running_tasks_machine>::extend<
+  reacts_to<begun_atom, execution_result>,     // the executor: a slot took it
   reacts_to<executed_atom, execution_result>>; // the executor's report
 
 using unknown_resolver_actor = subsystem_actor<unknown_resolver_machine>;

@@ -310,6 +310,12 @@ void queue_node::execution_finished(const std::string& task_id,
                      now);
 }
 
+void queue_node::execution_begun(const std::string& task_id,
+                                 std::uint32_t attempt, millis now) {
+  now_ = now;
+  run({ev::execution_begun{task_id, attempt, now}});
+}
+
 void queue_node::execution_finished(ev::execution_report report, millis now) {
   now_ = now;
   run({std::move(report)});

@@ -122,6 +122,9 @@ public:
   /// as dice-node does with its journal.
   void restore(const std::vector<wire::TakeMyTask>& records,
                replica_sink* sink, millis now);
+  /// A slot took an execution started through the outbox (at `now`).
+  void execution_begun(const std::string& task_id, std::uint32_t attempt,
+                       millis now);
   /// The executor's report for an execution started through the outbox;
   /// `started` is when it began running (0: when it was ordered).
   void execution_finished(const std::string& task_id, std::uint32_t attempt,

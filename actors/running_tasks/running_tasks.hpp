@@ -64,6 +64,10 @@ public:
     /// (wall-clock ms), reported with its end for the ready-to-start latency.
     millis ready_ms = 0;
     millis started_ms = 0;
+    /// When a slot took it (0: it waits for one, claimed ahead), and
+    /// whether the others were told for the attempt it stands for.
+    millis begun_ms = 0;
+    bool begun_told = false;
     /// The task's own retry policy (0: the node's).
     std::uint32_t max_attempts = 0;
     millis backoff_ms = 0;
@@ -81,6 +85,7 @@ public:
 
   std::size_t executing() const { return mine_.size(); }
   const std::map<std::string, execution>& executions() const { return mine_; }
+  std::map<std::string, execution>& executions() { return mine_; }
 
 private:
   void count(const std::string& node, int delta);

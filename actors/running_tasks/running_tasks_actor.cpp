@@ -13,7 +13,11 @@ running_tasks_actor spawn_running_tasks(caf::actor_system& sys,
       start_subsystem(self, cfg, std::make_unique<running_tasks_machine>(
                                    make_running_tasks_machine(cfg)));
       post_counters(self, cfg, stats_board::poster::running_tasks);
-      return std::make_tuple([self](executed_atom, const execution_result& r) {
+      return std::make_tuple(
+        [self](begun_atom, const execution_result& r) {
+          handle(self, ev::execution_begun{r.task_id, r.attempt, r.started_ms});
+        },
+        [self](executed_atom, const execution_result& r) {
         handle(self, ev::execution_report{r.task_id, r.attempt, r.ok,
                                           r.ok ? r.result : r.reason,
                                           r.started_ms, r.final, r.expired});

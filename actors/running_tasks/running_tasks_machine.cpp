@@ -48,6 +48,7 @@ void running_tasks_machine::judge(const std::string& task_id,
     // claim the new attempt for this same execution, with the same claim
     // (and so the same, older dequeue time) as before.
     x->attempt = s.attempt();
+    x->begun_told = false; // the new attempt's claim carries no mark
     ++counters_.reclaims;
     wire::OpId none;
     out.push_back(
@@ -117,6 +118,35 @@ void running_tasks_machine::on(const ev::start_execution& e, millis now,
     named_.erase(n);
     judge(e.task_id, s, out);
   }
+}
+
+void running_tasks_machine::on(const ev::execution_begun& e, millis,
+                               ev::events&) {
+  auto* x = running_.mine(e.task_id);
+  if (x != nullptr && x->started_attempt == e.attempt)
+    x->begun_ms = e.started;
+}
+
+void running_tasks_machine::mark_start(const std::string& task_id,
+                                       running_tasks::execution& x,
+                                       millis now, ev::events& out) {
+  if (x.begun_ms == 0 || x.begun_told || now < x.begun_ms + cfg_.start_mark_delay_ms)
+    return;
+  x.begun_told = true;
+  const auto& merged = states_[task_id];
+  if (merged.phase() != wire::RUNNING || merged.attempt() != x.attempt
+      || compare_claims(merged.claim(), x.claim) != 0)
+    return; // not (yet) merged as ours: nothing to mark
+  auto s = merged;
+  s.set_started_time_ms(x.begun_ms);
+  // It stands for the next RUNNING heartbeat too: a long task sends no
+  // more messages for its mark.
+  x.next_heartbeat = now + cfg_.running_interval_ms;
+  wire::OpId none;
+  // An op, so a replica that missed it gets it from anti-entropy.
+  out.push_back(ev::originate{make_info(task_id, s, now, &none), false,
+                              cfg_.running_hold_ms()});
+  ++counters_.start_marks;
 }
 
 void running_tasks_machine::stop(const std::string& task_id,
@@ -246,6 +276,8 @@ void running_tasks_machine::tick(millis now, ev::events& out) {
     pauses_.rest();
   else if (auto paused = pauses_.gap(now); paused > 0)
     running_.postpone(paused);
+  for (auto& [task_id, x] : running_.executions())
+    mark_start(task_id, x, now, out);
   for (const auto& task_id :
        running_.heartbeats_due(now, cfg_.running_interval_ms)) {
     const auto* x = running_.mine(task_id);

@@ -28,9 +28,11 @@ public:
   void on(const ev::running_heard& e, millis now, ev::events& out);
   void on(const ev::claim_heard& e, millis now, ev::events& out);
   void on(const ev::start_execution& e, millis now, ev::events& out);
+  void on(const ev::execution_begun& e, millis now, ev::events& out);
   void on(const ev::execution_report& e, millis now, ev::events& out);
   void on(const ev::recover_member& e, millis now, ev::events& out);
-  /// RUNNING heartbeats due, and re-queues of silent executors.
+  /// Start marks and RUNNING heartbeats due, and re-queues of silent
+  /// executors.
   void tick(millis now, ev::events& out);
   /// While any execution runs, here or watched elsewhere, every tick;
   /// else when a claim of ours heard merged is forgotten.
@@ -44,6 +46,10 @@ private:
   void judge(const std::string& task_id, const wire::TaskState& s,
              ev::events& out);
   void stop(const std::string& task_id, ev::events& out);
+  /// Tells the others that our execution of `task_id` began, if a slot
+  /// took it at least start_mark_delay_ms ago and it still holds its claim.
+  void mark_start(const std::string& task_id, running_tasks::execution& x,
+                  millis now, ev::events& out);
   /// Originates the DONE or FAILED state `s` that ends our execution.
   void report_end(const std::string& task_id, const wire::TaskState& s,
                   millis now, ev::events& out);

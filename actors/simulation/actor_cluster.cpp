@@ -102,6 +102,12 @@ executor spawn_sleeper(caf::actor_system& sys,
         st.queued.pop_front();
         ++(*counts)[r.task_id];
         st.running[r.task_id] = r.attempt;
+        execution_result begun;
+        begun.task_id = r.task_id;
+        begun.attempt = r.attempt;
+        begun.started_ms = wall_clock_ms();
+        for (auto& who : st.listeners)
+          self->send(who, begun_atom_v, begun);
         execution_result done;
         done.task_id = r.task_id;
         done.attempt = r.attempt;
@@ -130,6 +136,7 @@ executor spawn_sleeper(caf::actor_system& sys,
       [=](subscribe_atom, execution_listener& who) {
         self->state.listeners.push_back(std::move(who));
       },
+      [](begun_atom, const execution_result&) {}, // only slots send it
       [=](executed_atom, const execution_result& r) {
         auto& running = self->state.running;
         auto it = running.find(r.task_id);

@@ -258,6 +258,7 @@ void sim_cluster::run_queued(sim_node& n) {
                 && chance(opts_.fail_probability));
     n.running[task_id] =
       execution{attempt, now_ + opts_.task_ms, ok, local(n)};
+    n.queue->execution_begun(task_id, attempt, local(n));
     if (++executions_[task_id] > 1)
       ++duplicates_;
   }

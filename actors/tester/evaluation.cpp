@@ -93,7 +93,7 @@ tally count(const std::vector<module_row>& rows, bool with_modules) {
   for (const auto& row : rows) {
     json base;
     if (with_modules)
-      base = {{"state", row.known ? phase_name(row.state.phase()) : std::string("unknown")}};
+      base = {{"state", row.known ? state_name(row.state) : std::string("unknown")}};
     std::string err;
     auto task = row.known ? decode_module_task(row.spec.payload(), err) : std::nullopt;
     auto names = task ? task->modules() : std::vector<std::string>{""};

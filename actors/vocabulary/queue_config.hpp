@@ -26,6 +26,7 @@ struct queue_config {
   millis running_interval_ms = defaults::running_interval_ms;
   millis running_timeout_ms = defaults::running_timeout_ms;
   millis finished_hold_ms = defaults::finished_hold_ms;
+  millis start_mark_delay_ms = defaults::start_mark_delay_ms;
   millis requeue_jitter_ms = defaults::requeue_jitter_ms;
   std::size_t slots = defaults::slots;
   std::size_t prefetch = defaults::prefetch;

@@ -23,6 +23,7 @@ struct queue_counters {
   std::uint64_t tasks_forgotten = 0;
   std::uint64_t forgotten_refused = 0;
   std::uint64_t running_heartbeats = 0;
+  std::uint64_t start_marks = 0; // executions this node told had begun
   std::uint64_t sync_requests = 0;
   std::uint64_t sync_replies = 0;
   std::uint64_t snapshots_sent = 0;
@@ -67,6 +68,7 @@ struct queue_counters {
     tasks_forgotten += o.tasks_forgotten;
     forgotten_refused += o.forgotten_refused;
     running_heartbeats += o.running_heartbeats;
+    start_marks += o.start_marks;
     sync_requests += o.sync_requests;
     sync_replies += o.sync_replies;
     snapshots_sent += o.snapshots_sent;

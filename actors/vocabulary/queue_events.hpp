@@ -196,6 +196,13 @@ struct execution_over {
   std::string task_id;
 };
 /// The executor's report (to running_tasks).
+/// A slot took an execution of this node (the executor to running_tasks):
+/// until then the claim waited, claimed ahead of a free slot.
+struct execution_begun {
+  std::string task_id;
+  std::uint32_t attempt = 0;
+  millis started = 0;
+};
 struct execution_report {
   std::string task_id;
   std::uint32_t attempt = 0;
@@ -268,7 +275,7 @@ struct acknowledged {
   X(question_heard)                                                            \
   X(answer_seen) X(live_nodes) X(recover_member) X(tasks_adopted)              \
   X(originate) X(answer_due) X(free_slots) X(task_offer) X(start_execution)    \
-  X(execution_over) X(execution_report) X(member_recovered) X(broadcast)       \
+  X(execution_over) X(execution_begun) X(execution_report) X(member_recovered) X(broadcast)       \
   X(send_to) X(unicast) X(run_order) X(cancel_order) X(acknowledged)
 
 namespace detail {

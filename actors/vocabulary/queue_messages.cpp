@@ -86,10 +86,11 @@ wire::Message make_info(const std::string& task_id,
   i->set_reason(state.reason());
   i->set_time_ms(state.phase() == wire::RUNNING ? time_ms
                                                 : state.finished_time_ms());
-  if (state.phase() != wire::RUNNING) {
+  // RUNNING: the start mark, if the execution began (heartbeats carry
+  // none; merging never takes a mark away).
+  i->set_started_time_ms(state.started_time_ms());
+  if (state.phase() != wire::RUNNING)
     i->set_ready_time_ms(state.ready_time_ms());
-    i->set_started_time_ms(state.started_time_ms());
-  }
   if (state.phase() == wire::READY)
     i->set_not_before_ms(state.not_before_ms());
   if (op != nullptr)
@@ -213,13 +214,14 @@ std::optional<wire::TaskState> state_of(const wire::Message& m) {
       s.set_attempt(i.attempt());
       if (i.has_claim())
         *s.mutable_claim() = i.claim();
-      // A heartbeat asserts exactly what the DEQUEUE did: same state.
+      // A heartbeat asserts what the DEQUEUE did, a start mark that the
+      // execution began besides.
+      s.set_started_time_ms(i.started_time_ms());
       if (i.phase() != wire::RUNNING) {
         s.set_result(i.result());
         s.set_reason(i.reason());
         s.set_finished_time_ms(i.time_ms());
         s.set_ready_time_ms(i.ready_time_ms());
-        s.set_started_time_ms(i.started_time_ms());
       }
       return s;
     }

@@ -54,6 +54,8 @@ std::string progress_text(const tally& t, std::size_t total, double seconds,
   if (t.removed)
     out << ", " << t.removed << " removed";
   out << "), " << t.running << " running";
+  if (t.claimed)
+    out << ", " << t.claimed << " claimed";
   // A rate over less than a second (a batch that ended at once) is noise;
   // an ETA needs a rate.
   if (seconds >= 1 && t.ended() > 0) {

@@ -12,7 +12,9 @@ namespace dice::cli {
 /// Where `dice submit --wait` stands.
 struct tally {
   std::size_t done = 0, failed = 0, expired = 0, canceled = 0, removed = 0,
-              running = 0;
+              running = 0,
+              claimed = 0; // claimed by a node ahead of a free slot
+
   std::map<std::string, std::size_t> done_on;    // done tasks by executor
   std::map<std::string, std::size_t> running_on; // running now, by node
   std::size_t ended() const {
@@ -20,7 +22,8 @@ struct tally {
   }
 };
 
-/// One progress line: ended of total with how each ended, running, the rate
+/// One progress line: ended of total with how each ended, running (and
+/// claimed ahead, if any), the rate
 /// (once a second has passed and a task ended) and the ETA (once there is a
 /// rate), then per node "ID:DONE" (+RUNNING while it runs some). `bar`: the
 /// terminal form with a bar of # and . `width` (a terminal's columns; 0:

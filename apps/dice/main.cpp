@@ -53,7 +53,7 @@ const char* usage =
   "    --key K      idempotency key: the same K submitted again, at any node,\n"
   "                 is the same task (its id is printed again; with --count N,\n"
   "                 the keys K/1..K/N)\n"
-  "  tasks [--state ready|running|done|failed|expired|canceled|removed]\n"
+  "  tasks [--state ready|claimed|running|done|failed|expired|canceled|removed]\n"
   "        [--kind K] [--on NODE] [--limit N] [--after ID]\n"
   "                 tasks in id order (a-2 before a-10); --on: claimed by NODE;\n"
   "                 --limit/--after: a page, and the --after of the next one\n"

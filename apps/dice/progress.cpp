@@ -30,7 +30,7 @@ constexpr std::size_t ids_per_request = 100;
 bool poll(client& node, std::set<std::string>& open, tally& t,
           std::vector<std::string>& failed, std::string& error) {
   std::vector<std::string> ids(open.begin(), open.end());
-  std::size_t running = 0;
+  std::size_t running = 0, claimed = 0;
   std::map<std::string, std::size_t> running_on;
   for (std::size_t from = 0; from < ids.size(); from += ids_per_request) {
     std::string list;
@@ -44,6 +44,10 @@ bool poll(client& node, std::set<std::string>& open, tally& t,
     for (auto& row : a.body["tasks"]) {
       auto state = row.value("state", "");
       auto node = row["node"].is_string() ? row["node"].get<std::string>() : "";
+      if (state == "claimed") {
+        ++claimed;
+        continue;
+      }
       if (state == "running") {
         ++running;
         if (!node.empty())
@@ -70,6 +74,7 @@ bool poll(client& node, std::set<std::string>& open, tally& t,
     }
   }
   t.running = running;
+  t.claimed = claimed;
   t.running_on = std::move(running_on);
   return true;
 }

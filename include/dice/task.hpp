@@ -49,8 +49,8 @@ struct task {
 struct task_event {
   std::string id;
   std::string kind;
-  /// "ready", "running", "done", "failed", "expired", "canceled" or
-  /// "removed".
+  /// "ready", "claimed" (by a node, ahead of a free slot), "running",
+  /// "done", "failed", "expired", "canceled" or "removed".
   std::string state;
   std::string node; // the node running (or that ran) it; empty if none
   std::uint32_t attempts = 0;

@@ -57,6 +57,15 @@ TEST_CASE("the seed's example: m* sent after delivering m waits at P2 until "
   p2.on_event("P0", m[0].msg.causal_event(), 5);
   CHECK(p2.take_delivered().empty());
   CHECK(p2.duplicates() == 1);
+  // What /stats and /metrics show of it.
+  auto s2 = p2.stats();
+  CHECK(s2.published == 0);
+  CHECK(s2.delivered == 2);
+  CHECK(s2.held_back == 0);
+  CHECK(s2.duplicates == 1);
+  auto s1 = p1.stats();
+  CHECK(s1.published == 1);
+  CHECK(s1.delivered == 2); // m, then its own m*
 }
 
 TEST_CASE("a lost event is resent when the receiver's digest shows it "

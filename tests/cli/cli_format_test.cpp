@@ -11,6 +11,10 @@ TEST_CASE("progress: failed tasks are not done, no rate over less than a "
   t.running_on = {{"b", 2}};
   // Nothing ended yet: no rate, no ETA (was "ETA 0s").
   CHECK(progress_text(t, 10, 5.0, false) == "0/10 ended (0 done), 2 running; per node: b:0+2");
+  t.claimed = 3;
+  CHECK(progress_text(t, 10, 5.0, false)
+        == "0/10 ended (0 done), 2 running, 3 claimed; per node: b:0+2");
+  t.claimed = 0;
   t.done = 6;
   t.failed = 2;
   t.done_on = {{"b", 4}, {"c", 2}};

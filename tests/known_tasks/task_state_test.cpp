@@ -338,6 +338,32 @@ TEST_CASE("two DONE reports of one execution keep its earliest timings",
   CHECK(m.ready_time_ms() == 1000);
 }
 
+TEST_CASE("a claim's start mark, once merged, stays: the claim's DEQUEUE "
+          "and heartbeats carry none and do not take it away",
+          "[task_state]") {
+  wire::TaskState claimed;
+  claimed.set_phase(wire::RUNNING);
+  claimed.set_attempt(1);
+  claimed.mutable_claim()->set_node_id("n1");
+  auto begun = claimed;
+  begun.set_started_time_ms(1500);
+  CHECK(claimed_ahead(claimed));
+  CHECK_FALSE(claimed_ahead(begun));
+  CHECK(same(merge(claimed, begun), begun));
+  CHECK(same(merge(begun, claimed), begun));
+  // A better claim of the attempt still wins, marked or not.
+  auto other = claimed;
+  other.mutable_claim()->set_node_id("n2");
+  bool other_better = better_claim(other.claim(), claimed.claim());
+  CHECK(same(merge(begun, other), other_better ? other : begun));
+  other.set_started_time_ms(1400);
+  CHECK(same(merge(begun, other), other_better ? other : begun));
+  // The next attempt, or the end, still replaces it.
+  wire::TaskState done = begun;
+  done.set_phase(wire::DONE);
+  CHECK(same(merge(begun, done), done));
+}
+
 TEST_CASE("the replica's counts per state match a count of its tasks after "
           "any sequence of specs and merges",
           "[known_tasks]") {
@@ -361,7 +387,10 @@ TEST_CASE("the replica's counts per state match a count of its tasks after "
       auto p = static_cast<std::size_t>(t.state.phase());
       if (t.has_spec && p < scanned.by_phase.size())
         ++scanned.by_phase[p];
+      if (t.has_spec && claimed_ahead(t.state))
+        ++scanned.claimed_ahead;
     }
     REQUIRE(replica.counts().by_phase == scanned.by_phase);
+    REQUIRE(replica.counts().claimed_ahead == scanned.claimed_ahead);
   }
 }

@@ -35,6 +35,7 @@ node_metrics sample() {
   m.locks.granted = 5;
   m.locks.lost = 1;
   m.tests = {3, 40, 38, 2};
+  m.events = {4, 9, 1, 2, 3, 0};
   return m;
 }
 
@@ -82,6 +83,11 @@ TEST_CASE("the exposition shows what a scraper needs: queue depth per state, "
   CHECK(has_line(text, "dice_lock_waiters 3"));
   CHECK(has_line(text, "dice_locks_total{outcome=\"granted\"} 5"));
   CHECK(has_line(text, "dice_locks_total{outcome=\"lost\"} 1"));
+  CHECK(has_line(text, "dice_events_total{outcome=\"published\"} 4"));
+  CHECK(has_line(text, "dice_events_total{outcome=\"delivered\"} 9"));
+  CHECK(has_line(text, "dice_events_total{outcome=\"duplicate\"} 2"));
+  CHECK(has_line(text, "dice_events_total{outcome=\"resent\"} 3"));
+  CHECK(has_line(text, "dice_events_held 1"));
   CHECK(has_line(text, "dice_test_modules_total 3"));
   CHECK(has_line(text, "dice_tests_total{result=\"passed\"} 38"));
   CHECK(has_line(text, "dice_tests_total{result=\"failed\"} 2"));

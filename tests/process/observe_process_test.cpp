@@ -99,7 +99,20 @@ TEST_CASE("GET /metrics passes promtool and its numbers move as work runs",
   submit(c, n, "echo", "hi", 40);
   REQUIRE(wait_until([&] { return n.stats() && (*n.stats())["tasks"]["done"] == 40; },
                      millis(10000)));
+  // Two causal events published at another node, delivered here too.
+  for (int i = 0; i < 2; ++i)
+    REQUIRE(run(c, DICE_CLI_BIN, {"--node", url_of(c[1]), "event", "publish",
+                                  "deploys", "v" + std::to_string(i)},
+                "publish.log", millis(10000)).code == 0);
+  REQUIRE(wait_until([&] {
+    auto s = n.stats();
+    return s && (*s)["events"]["delivered"] == 2;
+  }, millis(10000)));
   auto after = scrape("after.prom");
+  CHECK(sample(before, R"(dice_events_total{outcome="delivered"})") == 0);
+  CHECK(sample(after, R"(dice_events_total{outcome="delivered"})") == 2);
+  CHECK(sample(after, R"(dice_events_total{outcome="published"})") == 0);
+  CHECK(sample(after, "dice_events_held") == 0);
   CHECK(sample(after, R"(dice_tasks{state="done"})") == 40);
   CHECK(sample(after, "dice_tasks_submitted_total") == 40);
   CHECK(sample(after, R"(dice_http_requests_total{code="201",method="POST",route="/tasks"})") == 1);

@@ -107,3 +107,48 @@ TEST_CASE("bulk cancel and remove by filter or ids, with a dry run, and "
   CHECK(refused.code == 1);
   CHECK_THAT(refused.output, Contains("is done: only a failed"));
 }
+
+TEST_CASE("tasks claimed ahead of a free slot are counted apart from those "
+          "running, in the API, the CLI and the metrics", "[process][cli]") {
+  cluster c;
+  auto spec = c.make_spec("ahead-1");
+  spec.extra_args = {"--slots", "2", "--prefetch", "2"};
+  auto& n = c.start(spec);
+  auto ids = c.dir().file("ids");
+  REQUIRE(dice_cli(c, n, {"submit", "sleep", "60000", "--count", "6",
+                          "--ids-file", ids}, "submit.log").code == 0);
+  // Two run in the slots, two wait claimed ahead (the prefetch), two are
+  // ready: before, all four held by the node counted as running.
+  REQUIRE(wait_until([&] {
+    return in_state(n, "running") == 2 && in_state(n, "claimed") == 2;
+  }, millis(10000)));
+  CHECK(in_state(n, "ready") == 2);
+
+  auto port = n.spec().http_port;
+  auto claimed = get_json(port, "/tasks?state=claimed");
+  auto running = get_json(port, "/tasks?state=running");
+  REQUIRE(claimed);
+  REQUIRE(running);
+  REQUIRE((*claimed)["tasks"].size() == 2);
+  REQUIRE((*running)["tasks"].size() == 2);
+  for (const auto& t : (*claimed)["tasks"]) {
+    CHECK(t["node"] == n.id());
+    CHECK(t["started_at_ms"].is_null());
+  }
+  for (const auto& t : (*running)["tasks"])
+    CHECK(t["started_at_ms"].is_number());
+
+  auto one = (*claimed)["tasks"][0]["id"].get<std::string>();
+  auto status = dice_cli(c, n, {"status", one}, "status.log");
+  INFO(status.output);
+  CHECK_THAT(status.output, Contains("claimed"));
+
+  auto metrics = http_get(port, "/metrics", millis(3000));
+  CHECK_THAT(metrics.body, Contains("dice_tasks{state=\"claimed\"} 2"));
+  CHECK_THAT(metrics.body, Contains("dice_tasks{state=\"running\"} 2"));
+
+  // The progress line of a wait says the same.
+  auto wait = dice_cli(c, n, {"wait", "--ids-file", ids, "--timeout", "1"}, "wait.log");
+  INFO(wait.output);
+  CHECK_THAT(wait.output, Contains("2 running, 2 claimed"));
+}

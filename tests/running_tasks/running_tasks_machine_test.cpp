@@ -316,3 +316,62 @@ TEST_CASE("a failure no retry can fix ends the task at its first attempt",
   CHECK(originated(out)[0].attempt() == 1);
   CHECK(m.counters().retries == 0);
 }
+
+TEST_CASE("an execution that a slot took tells the others it began, once, "
+          "start_mark_delay_ms later; one that ends sooner never does",
+          "[running_tasks]") {
+  queue_config cfg;
+  cfg.start_mark_delay_ms = 100;
+  running_tasks_machine m("a", cfg, 1);
+  auto marks = [](const ev::events& out) {
+    std::vector<wire::Info> infos;
+    for (const auto& e : out)
+      if (const auto* o = std::get_if<ev::originate>(&e))
+        if (o->op.has_info() && o->op.info().phase() == wire::RUNNING)
+          infos.push_back(o->op.info());
+    return infos;
+  };
+  ev::events out;
+  m.on(start("t"), 0, out);
+  m.on(start("u"), 0, out);
+  out.clear();
+  SECTION("claimed ahead: no mark while no slot took it") {
+    m.tick(1000, out);
+    CHECK(marks(out).empty());
+  }
+  SECTION("a slot took it at 50: the mark at 150, carrying 50, and only once") {
+    m.on(ev::execution_begun{"t", 1, 50}, 50, out);
+    m.tick(149, out);
+    CHECK(marks(out).empty());
+    m.tick(150, out);
+    auto sent = marks(out);
+    REQUIRE(sent.size() == 1);
+    CHECK(sent[0].task_id() == "t");
+    CHECK(sent[0].started_time_ms() == 50);
+    CHECK(sent[0].claim().node_id() == "a");
+    // What receivers merge: the claim's state with the mark, above the
+    // DEQUEUE's and every heartbeat's.
+    wire::Message msg;
+    *msg.mutable_info() = sent[0];
+    auto s = state_of(msg);
+    REQUIRE(s);
+    CHECK(s->started_time_ms() == 50);
+    CHECK(compare_states(*s, start("t").state) > 0);
+    CHECK(m.counters().start_marks == 1);
+    out.clear();
+    m.tick(2000, out);
+    CHECK(marks(out).empty());
+  }
+  SECTION("ended before the delay: no mark, the report carries the start") {
+    m.on(ev::execution_begun{"u", 1, 50}, 50, out);
+    m.on(ev::execution_report{"u", 1, true, "fine", 50}, 60, out);
+    m.tick(500, out);
+    CHECK(marks(out).empty());
+    CHECK(m.counters().start_marks == 0);
+  }
+  SECTION("the begun report of an older attempt is ignored") {
+    m.on(ev::execution_begun{"t", 7, 50}, 50, out);
+    m.tick(1000, out);
+    CHECK(marks(out).empty());
+  }
+}

@@ -41,6 +41,7 @@ function status(message, error) {
 
 let perNode = {}; // done tasks per executing node
 let running = {}; // running tasks per node
+let claimed = {}; // tasks claimed ahead of a free slot, per node
 let lastNodes = null; // the last /nodes answer, redrawn when the tally comes
 
 function drawMembers(nodes) {
@@ -53,13 +54,14 @@ function drawMembers(nodes) {
     tr.append(text("td", n.id, "member-id"), text("td", n.addr),
               text("td", n.state, "state-" + n.state), text("td", n.last_seen_ms),
               text("td", perNode[n.id] || 0, "member-done"),
-              text("td", running[n.id] || 0, "member-running"));
+              text("td", running[n.id] || 0, "member-running"),
+              text("td", claimed[n.id] || 0, "member-claimed"));
     body.append(tr);
   }
 }
 
 function drawCounts(stats) {
-  for (const k of ["ready", "running", "done", "failed", "expired", "canceled", "removed"])
+  for (const k of ["ready", "claimed", "running", "done", "failed", "expired", "canceled", "removed"])
     $("count-" + k).textContent = stats.tasks[k];
   const now = Date.now() / 1000;
   let rate = 0;
@@ -174,11 +176,13 @@ async function poll() {
 
 async function slowPoll() {
   try {
-    const [done, run, failed] = await Promise.all([
+    const [done, run, ahead, failed] = await Promise.all([
       api("/tasks?state=done&group=node"), api("/tasks?state=running&group=node"),
+      api("/tasks?state=claimed&group=node"),
       api("/tasks?state=failed&with=result&limit=1000")]);
     perNode = done.by_node;
     running = run.by_node;
+    claimed = ahead.by_node;
     drawPerNode();
     if (lastNodes) drawMembers(lastNodes);
     drawFailures(failed);
