@@ -43,6 +43,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
   CAF_ADD_ATOM(dice, dice, remove_atom, "remove")
   CAF_ADD_ATOM(dice, dice, tasks_atom, "tasks")
   CAF_ADD_ATOM(dice, dice, versions_atom, "versions")
+  CAF_ADD_ATOM(dice, dice, drain_atom, "drain")
   // election
   CAF_ADD_ATOM(dice, dice, election_atom, "election")
   CAF_ADD_ATOM(dice, dice, coordinator_atom, "coord")

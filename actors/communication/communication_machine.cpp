@@ -88,6 +88,13 @@ void communication_machine::send(const std::string& peer, wire::Message m,
   out.push_back(ev::unicast{peer, std::move(m)});
 }
 
+void communication_machine::on(const ev::drain& e, millis, ev::events&) {
+  if (draining_ == e.on)
+    return;
+  draining_ = e.on;
+  ++heartbeat_changes_; // the next heartbeat says so
+}
+
 void communication_machine::on(const ev::replica_digest& e, millis,
                                ev::events&) {
   if (digest_ != e.digest)
@@ -263,6 +270,7 @@ void communication_machine::fill_heartbeat(wire::Heartbeat* hb) const {
   // What the claim matching counts as this node's seats on every node.
   hb->mutable_info()->set_slots(static_cast<std::uint32_t>(cfg_.slots));
   hb->mutable_info()->set_prefetch(static_cast<std::uint32_t>(cfg_.prefetch));
+  hb->mutable_info()->set_draining(draining_);
   if (cfg_.runner)
     cfg_.runner->to_wire(hb->mutable_info());
 }
@@ -314,7 +322,7 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   // rather than comparing the whole map (quadratic in a large cluster).
   ev::seats said;
   if (hb.has_info())
-    said = {hb.info().slots(), hb.info().prefetch()};
+    said = {hb.info().slots(), hb.info().prefetch(), hb.info().draining()};
   peer_runners_[peer] = runner_capabilities::from_wire(hb.info());
   auto [at, added] = peer_seats_.emplace(peer, said);
   if (added || !(at->second == said)) {

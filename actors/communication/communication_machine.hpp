@@ -55,6 +55,8 @@ public:
   std::optional<millis> next_due() const;
 
   void on(const ev::originate& e, millis now, ev::events& out);
+  /// Drained: the heartbeats say so, and the peers count no seat here.
+  void on(const ev::drain& e, millis now, ev::events& out);
   void on(const ev::replica_digest& e, millis now, ev::events& out);
   void on(const ev::tasks_forgotten& e, millis now, ev::events& out);
   /// Another subsystem's message for one peer, to the bridge by node id.
@@ -147,6 +149,7 @@ private:
   std::string id_;
   std::string origin_;
   queue_config cfg_;
+  bool draining_ = false;
 
   version_vector seen_;
   op_log log_;

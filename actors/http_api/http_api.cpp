@@ -52,6 +52,7 @@ http_api::http_api(caf::actor_system& sys, const node& n, endpoint where)
   lock_routes();
   event_routes();
   bulk_routes();
+  drain_routes();
   // Headers and body leave in separate writes: with Nagle's algorithm the
   // body waited for the client's delayed ACK, 40 ms on Linux, so every
   // answer took 40 ms or more on loopback.
@@ -67,6 +68,9 @@ http_api::~http_api() {
 }
 
 void http_api::stop() {
+  stopping_ = true;
+  if (leaver_.joinable() && leaver_.get_id() != std::this_thread::get_id())
+    leaver_.join();
   if (thread_.joinable()) {
     server_->stop();
     thread_.join();
@@ -136,6 +140,8 @@ void http_api::routes() {
                           {"failed", exec->failed},   {"canceled", exec->canceled}};
     body["queue"] = queue_json(*queue);
     body["tests"] = tester_stats_json(*node_.tester());
+    // Drained by its operator, and the claims and executions it still holds.
+    body["draining"] = {{"on", queue->draining > 0}, {"held", queue->seats_held}};
     const auto& e = m.events;
     body["events"] = {{"published", e.published},   {"delivered", e.delivered},
                       {"held_back", e.held_back},   {"duplicates", e.duplicates},

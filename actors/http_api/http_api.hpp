@@ -5,6 +5,7 @@
 // bounds connections and cuts slow clients; with a token set, every
 // request but GET /health must carry it.
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -26,6 +27,9 @@ public:
   ~http_api();
 
   void stop();
+  /// How this node stops itself when POST /drain asked it to leave once
+  /// drained (dice-node: as on SIGTERM). Unset: such a request is refused.
+  void on_leave(std::function<void()> leave) { on_leave_ = std::move(leave); }
   std::uint64_t requests() const { return requests_; }
   std::uint64_t bad_requests() const { return bad_requests_; }
   std::uint64_t unauthorized() const { return unauthorized_; }
@@ -43,10 +47,17 @@ private:
   void lock_routes(); // cluster-wide locks: /locks (lock_routes.cpp)
   void event_routes(); // causal events: /events (event_routes.cpp)
   void bulk_routes(); // POST /tasks/cancel, DELETE /tasks (bulk_routes.cpp)
+  void drain_routes(); // POST and DELETE /drain (drain_routes.cpp)
+  /// Calls on_leave_ once the node holds no claim or execution.
+  void leave_when_drained();
 
   caf::actor_system& sys_;
   const node& node_;
   std::unique_ptr<guarded_server> server_;
+  std::function<void()> on_leave_;
+  std::atomic<bool> leaving_{false};
+  std::atomic<bool> stopping_{false};
+  std::thread leaver_;
   std::unique_ptr<http_metrics> metrics_;
   std::thread thread_;
   std::atomic<std::uint64_t> requests_{0};

@@ -64,6 +64,8 @@ using replicated_queue = queue_world::extend<
   caf::replies_to<submit_atom, std::uint64_t>::with<bool>,
   caf::replies_to<remove_atom, std::string>::with<bool>, // removeByID
   caf::replies_to<cancel_atom, std::string>::with<bool>,
+  // true: claim nothing new, finish what is held; false: claim again
+  caf::reacts_to<drain_atom, bool>,
   caf::replies_to<tasks_atom, task_query>::with<std::vector<task_row>>,
   caf::replies_to<tasks_atom, stats_atom>::with<task_counts>,
   caf::replies_to<stats_atom>::with<queue_counters>,

@@ -354,6 +354,10 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
     [self](cancel_atom, const std::string& id) {
       return self->delegate(self->state.to.known_tasks, cancel_atom_v, id);
     },
+    [self](drain_atom, bool on) {
+      self->send(self->state.to.ranking, ev::drain{on});
+      self->send(self->state.to.communication, ev::drain{on});
+    },
     [self](tasks_atom, const task_query& q) {
       return self->delegate(self->state.to.known_tasks, tasks_atom_v, q);
     },

@@ -195,7 +195,14 @@ void ranking_machine::end_windows(millis now, ev::events& out) {
   }
 }
 
+void ranking_machine::on(const ev::drain& e, millis now, ev::events& out) {
+  draining_ = e.on;
+  counters_.draining = e.on ? 1 : 0;
+  announce(now, out);
+}
+
 void ranking_machine::announce(millis now, ev::events& out) {
+  counters_.seats_held = busy();
   auto free = busy() >= capacity() ? 0 : capacity() - busy();
   if (free == 0)
     free_since_ = -1;
@@ -206,7 +213,7 @@ void ranking_machine::announce(millis now, ev::events& out) {
   announced_ = free;
   ev::free_slots f;
   f.count = free;
-  f.slots = busy() >= cfg_.slots ? 0 : cfg_.slots - busy();
+  f.slots = draining_ || busy() >= cfg_.slots ? 0 : cfg_.slots - busy();
   f.free_since = free_since_;
   for (const auto& [task_id, t] : pending_)
     f.claimed.push_back(task_id);

@@ -37,6 +37,7 @@ public:
   void on(const ev::claim_heard& e, millis now, ev::events& out);
   void on(const ev::task_offer& e, millis now, ev::events& out);
   void on(const ev::execution_over& e, millis now, ev::events& out);
+  void on(const ev::drain& e, millis now, ev::events& out);
   void on(const ev::live_nodes& e, millis now, ev::events& out);
   /// Ends claim windows (and, the first time, says how many slots are
   /// free).
@@ -85,7 +86,11 @@ private:
   void announce(millis now, ev::events& out);
   std::size_t busy() const { return pending_.size() + handed_.size(); }
   // Claims held at once: the slots and the prefetched claims beyond them.
-  std::size_t capacity() const { return cfg_.slots + cfg_.prefetch; }
+  // None while drained.
+  std::size_t capacity() const {
+    return draining_ ? 0 : cfg_.slots + cfg_.prefetch;
+  }
+  bool draining_ = false;
 
   std::string id_;
   queue_config cfg_;

@@ -229,6 +229,8 @@ ready_queue_machine::matched(const std::set<std::string>& skip) const {
   std::map<std::string, std::size_t> ahead{{id_, free_ - free_run_}};
   std::size_t seats = free_;
   for (const auto& [node, said] : peer_seats_) {
+    if (said.draining)
+      continue; // drained: no seat there
     // A peer's claims fill its slots first, then its prefetch seats.
     auto i = per_node_.find(node);
     std::size_t held = i == per_node_.end() ? 0 : i->second;

@@ -24,6 +24,10 @@ struct queue_counters {
   std::uint64_t forgotten_refused = 0;
   std::uint64_t running_heartbeats = 0;
   std::uint64_t start_marks = 0; // executions this node told had begun
+  // Gauges of ranking: drained by its operator (0 or 1), and the claims
+  // and executions it holds (pending claims, and executions handed on).
+  std::uint64_t draining = 0;
+  std::uint64_t seats_held = 0;
   std::uint64_t sync_requests = 0;
   std::uint64_t sync_replies = 0;
   std::uint64_t snapshots_sent = 0;
@@ -69,6 +73,8 @@ struct queue_counters {
     forgotten_refused += o.forgotten_refused;
     running_heartbeats += o.running_heartbeats;
     start_marks += o.start_marks;
+    draining += o.draining;
+    seats_held += o.seats_held;
     sync_requests += o.sync_requests;
     sync_replies += o.sync_replies;
     snapshots_sent += o.snapshots_sent;

@@ -115,8 +115,9 @@ struct answer_seen {
 struct seats {
   std::uint32_t slots = 0; // 0: not said (taken as 1)
   std::uint32_t prefetch = 0;
+  bool draining = false;   // no seat at all: it claims nothing new
   bool operator==(const seats& o) const {
-    return slots == o.slots && prefetch == o.prefetch;
+    return slots == o.slots && prefetch == o.prefetch && draining == o.draining;
   }
 };
 /// Live nodes, this one included (to ready_queue and ranking), and the
@@ -196,6 +197,12 @@ struct execution_over {
   std::string task_id;
 };
 /// The executor's report (to running_tasks).
+/// The operator drains this node (on: it claims nothing new, finishes what
+/// it holds) or undrains it (to ranking, and communication, which tells
+/// the peers' claim matching).
+struct drain {
+  bool on = false;
+};
 /// A slot took an execution of this node (the executor to running_tasks):
 /// until then the claim waited, claimed ahead of a free slot.
 struct execution_begun {
@@ -275,7 +282,7 @@ struct acknowledged {
   X(question_heard)                                                            \
   X(answer_seen) X(live_nodes) X(recover_member) X(tasks_adopted)              \
   X(originate) X(answer_due) X(free_slots) X(task_offer) X(start_execution)    \
-  X(execution_over) X(execution_begun) X(execution_report) X(member_recovered) X(broadcast)       \
+  X(execution_over) X(drain) X(execution_begun) X(execution_report) X(member_recovered) X(broadcast)       \
   X(send_to) X(unicast) X(run_order) X(cancel_order) X(acknowledged)
 
 namespace detail {

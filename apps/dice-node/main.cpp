@@ -65,6 +65,9 @@ int main(int argc, char** argv) {
     std::unique_ptr<dice::http_api> api;
     if (opts.node.http)
       api = std::make_unique<dice::http_api>(sys, n, *opts.node.http);
+    // POST /drain {"leave": true}: stop as on SIGTERM once drained.
+    if (api)
+      api->on_leave([] { ::kill(::getpid(), SIGTERM); });
     spdlog::info("node {} listening on {} (advertised {}), http {}, data "
                  "dir {}",
                  opts.node.id, opts.node.listen.to_string(),

@@ -15,6 +15,7 @@
 #include "cli_args.hpp"
 #include "common/time.hpp"
 #include "task_commands.hpp"
+#include "drain_command.hpp"
 #include "task_options.hpp"
 #include "test_command.hpp"
 
@@ -76,6 +77,12 @@ const char* usage =
   "                 cancel tasks that have not ended, one or many\n"
   "  retry ID       submit a failed, expired or canceled task again (a new\n"
   "                 task: its kind, payload, priority, locks and policy)\n"
+  "  drain [NODE] [--leave] [--wait] [--timeout S]\n"
+  "                 NODE (an id; default: the --node one) claims nothing new\n"
+  "                 and finishes what it holds; --wait: until it holds\n"
+  "                 nothing (exit 4 after S seconds, default 3600); --leave:\n"
+  "                 then it stops, as on SIGTERM\n"
+  "  undrain [NODE] NODE claims tasks again\n"
   "  leader         the coordinator this node follows, with the election's\n"
   "                 algorithm, state and group (GET /election)\n"
   "  nodes          the node's membership view\n"
@@ -93,7 +100,8 @@ const char* usage =
   "Built-in kinds: sleep (payload: ms), cpu (payload: iterations), echo.\n";
 
 bool is_flag(const std::string& name) {
-  return name == "--json" || name == "--wait" || name == "--dry-run";
+  return name == "--json" || name == "--wait" || name == "--dry-run"
+         || name == "--leave";
 }
 
 bool takes_value(const std::string& name) {
@@ -326,6 +334,8 @@ int main(int argc, char** argv) {
     return change_tasks(node, a, json);
   if (cmd == "retry")
     return retry_task(node, a, json);
+  if (cmd == "drain" || cmd == "undrain")
+    return drain_command(node, a, cmd == "undrain", json);
   if (cmd == "lock" || cmd == "locks")
     return lock_subcommand(node, a, json);
   if (cmd == "event") {

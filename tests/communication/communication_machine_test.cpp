@@ -456,3 +456,29 @@ TEST_CASE("while a snapshot comes in from one peer, another peer ahead is "
     CHECK(sync_requests_to(out, "b") == 1);
   }
 }
+
+TEST_CASE("a drained node's heartbeats say so, and a drained peer's seats "
+          "reach the claim matching as none",
+          "[communication]") {
+  communication_machine c("a", "a#1", queue_config{});
+  ev::events out;
+  auto before = c.heartbeat_changes();
+  c.on(ev::drain{true}, 0, out);
+  CHECK(c.heartbeat_changes() > before);
+  wire::Heartbeat hb;
+  c.fill_heartbeat(&hb);
+  CHECK(hb.info().draining());
+  c.on(ev::drain{false}, 0, out);
+  hb.Clear();
+  c.fill_heartbeat(&hb);
+  CHECK_FALSE(hb.info().draining());
+
+  wire::Heartbeat peer;
+  peer.mutable_info()->set_slots(4);
+  peer.mutable_info()->set_draining(true);
+  out.clear();
+  c.on_peer_heartbeat("b", 1, peer, 10, out);
+  auto live = test::emitted<ev::live_nodes>(out);
+  REQUIRE_FALSE(live.empty());
+  CHECK(live.back().peer_seats.at("b").draining);
+}

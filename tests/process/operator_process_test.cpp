@@ -2,6 +2,8 @@
 // filter or ids, counted first with a dry run), and run a failed task again.
 #include <fstream>
 
+#include <httplib.h>
+
 #include <catch2/catch.hpp>
 
 #include "cluster.hpp"
@@ -151,4 +153,85 @@ TEST_CASE("tasks claimed ahead of a free slot are counted apart from those "
   auto wait = dice_cli(c, n, {"wait", "--ids-file", ids, "--timeout", "1"}, "wait.log");
   INFO(wait.output);
   CHECK_THAT(wait.output, Contains("2 running, 2 claimed"));
+}
+
+TEST_CASE("dice drain: a node claims nothing new and finishes what it holds, "
+          "dice undrain: it claims again, --leave: it stops once drained",
+          "[process][cli]") {
+  cluster c;
+  auto first = c.make_spec("dr-1");
+  first.extra_args = {"--slots", "1", "--prefetch", "0"};
+  auto& d1 = c.start(first);
+  auto second = c.make_spec("dr-2");
+  second.peers = {d1.spec().udp_addr()};
+  second.extra_args = {"--slots", "2", "--prefetch", "0"};
+  auto& d2 = c.start(second);
+  REQUIRE(wait_until([&] { return d1.alive_count() == 2 && d2.alive_count() == 2; },
+                     millis(5000)));
+  auto held_by = [&](const std::string& node) {
+    auto t = get_json(d2.spec().http_port, "/tasks?state=running&node=" + node);
+    return t ? (*t)["tasks"].size() : 0;
+  };
+  // dr-1 runs one of three long tasks.
+  REQUIRE(dice_cli(c, d2, {"submit", "sleep", "1500", "--count", "3"}, "long.log").code == 0);
+  REQUIRE(wait_until([&] { return held_by("dr-1") == 1; }, millis(10000)));
+
+  // Drained through dr-2's API, by id: the CLI returns once dr-1's task
+  // ended, and dr-1 took nothing new meanwhile.
+  auto drain = dice_cli(c, d2, {"drain", "dr-1", "--wait"}, "drain.log");
+  INFO(drain.output);
+  CHECK(drain.code == 0);
+  CHECK_THAT(drain.output, Contains("drained: it holds no task"));
+  auto s1 = d1.stats();
+  REQUIRE(s1);
+  CHECK((*s1)["draining"]["on"] == true);
+  CHECK((*s1)["draining"]["held"] == 0);
+  auto ids = c.dir().file("while-drained");
+  REQUIRE(dice_cli(c, d2, {"submit", "sleep", "100", "--count", "8", "--ids-file", ids,
+                           "--wait", "--timeout", "60"}, "during.log").code == 0);
+  std::ifstream in(ids);
+  std::string id;
+  std::size_t checked = 0;
+  while (std::getline(in, id)) {
+    auto t = get_json(d2.spec().http_port, "/tasks/" + id);
+    REQUIRE(t);
+    CHECK((*t)["node"] == "dr-2");
+    ++checked;
+  }
+  CHECK(checked == 8);
+
+  // Undrained: it claims again.
+  REQUIRE(dice_cli(c, d2, {"undrain", "dr-1"}, "undrain.log").code == 0);
+  REQUIRE(dice_cli(c, d2, {"submit", "sleep", "1500", "--count", "3"}, "again.log").code == 0);
+  REQUIRE(wait_until([&] { return held_by("dr-1") == 1; }, millis(10000)));
+
+  // --leave: once its task ends, dr-1 stops by itself, as on SIGTERM.
+  auto leave = dice_cli(c, d1, {"drain", "--leave", "--wait"}, "leave.log");
+  INFO(leave.output);
+  CHECK(leave.code == 0);
+  CHECK_THAT(leave.output, Contains("drained and stopped"));
+  auto code = d1.proc().wait_exit(millis(10000));
+  REQUIRE(code);
+  CHECK(*code == 0);
+  // Nothing it held was lost: every task is done.
+  REQUIRE(wait_until([&] {
+    auto s = d2.stats();
+    return s && (*s)["tasks"]["done"] == 14;
+  }, millis(20000)));
+}
+
+TEST_CASE("dice drain names what it cannot do", "[process][cli]") {
+  cluster c;
+  auto& n = c.start(c.make_spec("dn-1"));
+  auto unknown = dice_cli(c, n, {"drain", "nobody"}, "unknown.log");
+  CHECK(unknown.code == 1);
+  CHECK_THAT(unknown.output, Contains("no member nobody known to"));
+  auto extra = dice_cli(c, n, {"drain", "a", "b"}, "extra.log");
+  CHECK(extra.code == 2);
+  CHECK_THAT(extra.output, Contains("usage: dice drain"));
+  httplib::Client http("127.0.0.1", n.spec().http_port);
+  auto bad = http.Post("/drain", "{\"leave\": 3}", "application/json");
+  REQUIRE(bad);
+  CHECK(bad->status == 400);
+  CHECK_THAT(bad->body, Contains("leave"));
 }

@@ -345,3 +345,36 @@ TEST_CASE("a claim counts the data objects the node holds beyond its spec's "
   CHECK(o.data_objects() == 0);
   CHECK(better_claim(h, o)); // the first criterion decides
 }
+
+TEST_CASE("a drained node announces no free seat, takes no offer, keeps what "
+          "it holds, and claims again when undrained",
+          "[ranking]") {
+  queue_config cfg;
+  cfg.slots = 2;
+  cfg.prefetch = 0;
+  cfg.matched_claim_window_ms = 0; // offers start at once
+  ranking_machine r("a", cfg);
+  ev::events out;
+  r.tick(0, out);
+  r.on(ev::task_offer{"t", 1, spec_of("t"), 0, true}, 10, out);
+  REQUIRE(emitted<ev::start_execution>(out).size() == 1);
+  out.clear();
+  r.on(ev::drain{true}, 20, out);
+  REQUIRE(announced(out).size() == 1);
+  CHECK(announced(out).front().count == 0);
+  CHECK(announced(out).front().slots == 0);
+  CHECK(r.counters().draining == 1);
+  CHECK(r.counters().seats_held == 1); // "t" still runs
+  out.clear();
+  r.on(ev::task_offer{"u", 1, spec_of("u"), 0, true}, 30, out);
+  CHECK(emitted<ev::start_execution>(out).empty());
+  r.on(ev::execution_over{"t"}, 40, out);
+  CHECK(r.counters().seats_held == 0);
+  out.clear();
+  r.on(ev::drain{false}, 50, out);
+  REQUIRE(announced(out).size() == 1);
+  CHECK(announced(out).front().count == 2);
+  CHECK(r.counters().draining == 0);
+  r.on(ev::task_offer{"u", 1, spec_of("u"), 0, true}, 60, out);
+  CHECK(emitted<ev::start_execution>(out).size() == 1);
+}
