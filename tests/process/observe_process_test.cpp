@@ -190,6 +190,10 @@ TEST_CASE("the dashboard shows the members, the coordinator and the counts "
   CHECK(dom.output.find("<b id=\"coordinator\">obs-3</b>") != std::string::npos);
   CHECK(dom.output.find("<span class=\"value\" id=\"count-done\">30</span>")
         != std::string::npos);
+  // Claimed ahead of a slot, apart from running: none is left.
+  CHECK(dom.output.find("<span class=\"value\" id=\"count-claimed\">0</span>")
+        != std::string::npos);
+  CHECK(dom.output.find("<td class=\"member-claimed\">0</td>") != std::string::npos);
   // Tasks per node: the bars add up to the 30 done.
   std::regex bar(R"(<div class="bar" data-node="[^"]+">.*?<span class="count">(\d+)</span>)");
   int total = 0;
