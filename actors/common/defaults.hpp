@@ -327,8 +327,13 @@ constexpr const char* user_data_dir = ".local/state/dice";
 /// a killed process nothing).
 constexpr millis journal_sync_batch_ms = 5;
 /// The journal is rewritten as one record per task once it is larger than
-/// this and four times its size after the last rewrite.
-constexpr std::size_t journal_compact_min_bytes = 8 * 1024 * 1024;
+/// this and four times its size after the last rewrite, or the replica
+/// shrank to a quarter of what that rewrite held. Small, so a replica that
+/// forgot what it held leaves a small file: at 8 MiB the file of a node
+/// holding nothing stayed anywhere between 0.9 and 3.9 MiB, set by where
+/// the schedule stood (bench/retention). A rewrite costs what it writes,
+/// at most a quarter of what was appended since the last one.
+constexpr std::size_t journal_compact_min_bytes = 64 * 1024;
 
 } // namespace dice::defaults
 

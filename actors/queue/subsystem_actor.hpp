@@ -109,26 +109,27 @@ struct actor_sink {
   Self* self;
   const queue_handles& to;
 
+  // A batch made for one station moves into its mailbox, not copied.
   template <station S, class E>
-  void deliver(const E& e) {
+  void deliver(E&& e) {
     if constexpr (S == station::communication)
-      self->send(to.communication, e);
+      self->send(to.communication, std::forward<E>(e));
     else if constexpr (S == station::known_tasks)
-      self->send(to.known_tasks, e);
+      self->send(to.known_tasks, std::forward<E>(e));
     else if constexpr (S == station::ready_queue)
-      self->send(to.ready_queue, e);
+      self->send(to.ready_queue, std::forward<E>(e));
     else if constexpr (S == station::ranking)
-      self->send(to.ranking, e);
+      self->send(to.ranking, std::forward<E>(e));
     else if constexpr (S == station::running_tasks)
-      self->send(to.running_tasks, e);
+      self->send(to.running_tasks, std::forward<E>(e));
     else if constexpr (S == station::unknown_resolver)
-      self->send(to.unknown_resolver, e);
+      self->send(to.unknown_resolver, std::forward<E>(e));
     else if constexpr (S == station::bridge)
       to_bridge(self, to.bridge, e);
     else if constexpr (S == station::executor)
       to_executor(self, to.exec, e);
     else
-      self->send(to.world, e);
+      self->send(to.world, std::forward<E>(e));
   }
 };
 
