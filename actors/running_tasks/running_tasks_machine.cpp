@@ -133,7 +133,10 @@ void running_tasks_machine::mark_start(const std::string& task_id,
   if (x.begun_ms == 0 || x.begun_told || now < x.begun_ms + cfg_.start_mark_delay_ms)
     return;
   x.begun_told = true;
-  const auto& merged = states_[task_id];
+  auto known = states_.find(task_id);
+  if (known == states_.end())
+    return;
+  const auto& merged = known->second;
   if (merged.phase() != wire::RUNNING || merged.attempt() != x.attempt
       || compare_claims(merged.claim(), x.claim) != 0)
     return; // not (yet) merged as ours: nothing to mark

@@ -105,4 +105,22 @@ answer client::del(const std::string& path) {
   return wrap(http_.Delete(path));
 }
 
+bool network_members(client& node, std::vector<member_api>& members,
+                     std::string& self, std::string& error) {
+  auto a = node.get("/network");
+  if (!a.ok()) {
+    error = a.error;
+    return false;
+  }
+  self = a.body.value("self", "");
+  members.clear();
+  for (auto& n : a.body.value("nodes", nlohmann::json::array())) {
+    member_api m{n.value("id", ""), n.value("state", ""), ""};
+    if (n.contains("http") && n["http"].is_string() && !n["http"].get<std::string>().empty())
+      m.url = "http://" + n["http"].get<std::string>();
+    members.push_back(std::move(m));
+  }
+  return true;
+}
+
 } // namespace dice::cli

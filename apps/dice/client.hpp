@@ -2,6 +2,7 @@
 // The dice CLI's view of a node: JSON over HTTP with short timeouts.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -38,5 +39,15 @@ private:
   std::string token_;
   httplib::Client http_;
 };
+
+/// A member as GET /network lists it: its HTTP API ("http://HOST:PORT",
+/// empty while it has not said where it is).
+struct member_api {
+  std::string id, state, url;
+};
+/// The members `node` knows, and which of them it is (`self`); false, with
+/// `error` set, if it did not answer.
+bool network_members(client& node, std::vector<member_api>& members,
+                     std::string& self, std::string& error);
 
 } // namespace dice::cli

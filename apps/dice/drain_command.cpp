@@ -16,18 +16,17 @@ std::string url_of_member(client& node, const std::string& id, std::string& erro
   for (int attempt = 0; attempt < 20; ++attempt) {
     if (attempt > 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    auto a = node.get("/network");
-    if (!a.ok()) {
-      error = a.error;
+    std::vector<member_api> members;
+    std::string self;
+    if (!network_members(node, members, self, error))
       return {};
-    }
     bool member = false;
-    for (auto& n : a.body.value("nodes", nlohmann::json::array())) {
-      if (n.value("id", "") != id)
+    for (const auto& m : members) {
+      if (m.id != id)
         continue;
       member = true;
-      if (n.contains("http") && n["http"].is_string() && !n["http"].get<std::string>().empty())
-        return "http://" + n["http"].get<std::string>();
+      if (!m.url.empty())
+        return m.url;
     }
     if (!member) {
       error = "no member " + id + " known to " + node.url() + " (see dice nodes)";

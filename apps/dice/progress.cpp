@@ -101,15 +101,13 @@ void draw(const tally& t, std::size_t total, double secs, bool tty) {
 // follow the tasks if this node goes away.
 std::vector<std::string> other_members(client& node) {
   std::vector<std::string> urls;
-  auto a = node.get("/network");
-  if (!a.ok() || !a.body.contains("nodes"))
+  std::vector<member_api> members;
+  std::string self, error;
+  if (!network_members(node, members, self, error))
     return urls;
-  auto self = a.body.value("self", "");
-  for (auto& n : a.body["nodes"])
-    if (n.value("id", "") != self && n.value("state", "") == "alive"
-        && n.contains("http") && n["http"].is_string()
-        && !n["http"].get<std::string>().empty())
-      urls.push_back("http://" + n["http"].get<std::string>());
+  for (const auto& m : members)
+    if (m.id != self && m.state == "alive" && !m.url.empty())
+      urls.push_back(m.url);
   return urls;
 }
 

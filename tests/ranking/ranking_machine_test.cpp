@@ -24,16 +24,21 @@ std::shared_ptr<wire::TaskSpec> spec_of(const std::string& id) {
   return s;
 }
 
+// Two slots, no prefetch; offers start at once.
+queue_config two_slots() {
+  queue_config cfg;
+  cfg.slots = 2;
+  cfg.prefetch = 0;
+  cfg.matched_claim_window_ms = 0;
+  return cfg;
+}
+
 } // namespace
 
 TEST_CASE("ranking tells ready_queue its free slots only when their number "
           "changes, so a quiet node has no tick due",
           "[ranking]") {
-  queue_config cfg;
-  cfg.slots = 2;
-  cfg.prefetch = 0;
-  cfg.matched_claim_window_ms = 0; // offers start at once
-  ranking_machine r("a", cfg);
+  ranking_machine r("a", two_slots());
   ev::events out;
   r.tick(0, out);
   REQUIRE(announced(out).size() == 1);
@@ -349,11 +354,7 @@ TEST_CASE("a claim counts the data objects the node holds beyond its spec's "
 TEST_CASE("a drained node announces no free seat, takes no offer, keeps what "
           "it holds, and claims again when undrained",
           "[ranking]") {
-  queue_config cfg;
-  cfg.slots = 2;
-  cfg.prefetch = 0;
-  cfg.matched_claim_window_ms = 0; // offers start at once
-  ranking_machine r("a", cfg);
+  ranking_machine r("a", two_slots());
   ev::events out;
   r.tick(0, out);
   r.on(ev::task_offer{"t", 1, spec_of("t"), 0, true}, 10, out);
