@@ -78,7 +78,7 @@ template <class Machine>
 using subsystem_actor = std::conditional_t<
   ticks<Machine>::value,
   typename detail::subsystem_signatures<inputs_of<Machine>,
-                                        reacts_to<tick_atom>>::type,
+                                        reacts_to<tick_atom, std::uint64_t>>::type,
   typename detail::subsystem_signatures<inputs_of<Machine>>::type>;
 
 using communication_actor = subsystem_actor<communication_machine>::extend<

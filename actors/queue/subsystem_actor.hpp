@@ -22,6 +22,7 @@
 
 #include "common/time.hpp"
 #include "queue/queue_interfaces.hpp"
+#include "queue/tick_schedule.hpp"
 #include "queue_node/queue_routes.hpp"
 
 namespace dice {
@@ -31,9 +32,7 @@ struct subsystem_state {
   std::unique_ptr<Machine> machine;
   queue_wiring wiring;
   std::function<millis()> clock;
-  millis tick_ms = 10;
-  millis last_tick = 0;
-  std::optional<millis> tick_at; // when the next scheduled tick comes
+  tick_schedule ticks; // when the machine ticks next
   /// Runs before what an input emitted is sent (known_tasks: the journal
   /// takes the changes before any peer or user hears of them;
   /// communication: acknowledgements join the output).
@@ -143,7 +142,7 @@ void start_subsystem(Self* self, const subsystem_config& cfg,
   auto& st = self->state;
   st.machine = std::move(machine);
   st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
-  st.tick_ms = std::min(cfg.tick_ms, max_tick_ms);
+  st.ticks.set_min_gap(std::min(cfg.tick_ms, max_tick_ms));
 }
 
 /// After every input the machine handled, its counters go to the board.
@@ -256,19 +255,18 @@ void arm(Self* self) {
   auto also = st.due_also ? st.due_also() : std::nullopt;
   if (also && (!due || *also < *due))
     due = also;
-  if (!due || !st.wiring)
+  if (!st.wiring)
     return;
-  auto at = std::max(*due, st.last_tick + st.tick_ms);
-  if (st.tick_at && *st.tick_at <= at)
+  auto t = st.ticks.arm(due, st.clock());
+  if (!t)
     return;
-  st.tick_at = at;
-  auto delay = at - st.clock();
   // A tick due now needs no timer: the clock's thread would only be woken
   // to hand the message back at once.
-  if (delay <= 0)
-    self->send(self, tick_atom_v);
+  if (t->delay == 0)
+    self->send(self, tick_atom_v, t->seq);
   else
-    self->delayed_send(self, std::chrono::milliseconds(delay), tick_atom_v);
+    self->delayed_send(self, std::chrono::milliseconds(t->delay), tick_atom_v,
+                       t->seq);
 }
 
 /// Runs one input through the machine (`f(machine, now, out)`), sends on
@@ -307,14 +305,13 @@ void handle(Self* self, const E& e) {
 }
 
 template <class Self>
-void tick(Self* self) {
+void tick(Self* self, std::uint64_t seq) {
   auto& st = self->state;
-  // Any tick clears the schedule: one scheduled earlier but still on its
-  // way then only adds a tick, never leaves the machine without one.
-  st.tick_at.reset();
-  st.last_tick = st.clock();
+  auto now = st.clock();
+  if (!st.ticks.fire(seq, now))
+    return; // superseded: the scheduled one comes
   ev::events out;
-  st.machine->tick(st.last_tick, out);
+  st.machine->tick(now, out);
   dispatch(self, out);
   if (st.after_tick)
     st.after_tick();
@@ -329,7 +326,7 @@ void wire_up(Self* self, queue_wiring w) {
   self->state.wiring = std::move(w);
   if constexpr (ticks<machine_type>::value)
     if (first)
-      self->send(self, tick_atom_v);
+      self->send(self, tick_atom_v, tick_schedule::unscheduled);
 }
 
 /// The handlers every subsystem actor has, from its machine: the wiring, a
@@ -342,7 +339,9 @@ auto subsystem_handlers(Self* self, std::tuple<Es...>*) {
     [self](const Es& e) { handle(self, e); }...);
   if constexpr (ticks<Machine>::value)
     return std::tuple_cat(std::move(common),
-                          std::make_tuple([self](tick_atom) { tick(self); }));
+                          std::make_tuple([self](tick_atom, std::uint64_t seq) {
+                            tick(self, seq);
+                          }));
   else
     return common;
 }
