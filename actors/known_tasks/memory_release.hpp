@@ -44,4 +44,12 @@ private:
 /// no-op elsewhere).
 void release_freed_memory();
 
+/// Fixes glibc's mmap and trim thresholds (a no-op elsewhere). Left
+/// dynamic, each large block freed raises them (up to 32 and 64 MiB), so
+/// the arenas of threads that once parsed a large submit keep megabytes a
+/// release cannot return: the entry node of a 1,000,000-task run ended
+/// 6 MiB above its 10,000-task figure (bench/README.md, retention). For a
+/// process's main only: an embedding leaves its host's malloc alone.
+void fix_malloc_thresholds();
+
 } // namespace dice

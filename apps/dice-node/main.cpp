@@ -13,10 +13,12 @@
 
 #include "common/caf_setup.hpp"
 #include "http_api/http_api.hpp"
+#include "known_tasks/memory_release.hpp"
 #include "node/node.hpp"
 #include "options.hpp"
 
 int main(int argc, char** argv) {
+  dice::fix_malloc_thresholds();
   dice::node_options opts;
   try {
     opts = dice::parse_node_options(argc, argv);
