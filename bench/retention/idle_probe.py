@@ -3,7 +3,8 @@
 tasks in waves of 2,000 at the first node; then, idle for --settle-s,
 each node's RSS and the CPU it spent while idle. What a node keeps and
 burns after a burst, in a few minutes instead of retention.py's run.
-Usage: idle_probe.py --node BUILD/apps/dice-node/dice-node [--tasks 100000]"""
+Usage: idle_probe.py --node BUILD/apps/dice-node/dice-node [--tasks 100000]
+                     [--node-args "--http-threads 4"]"""
 import argparse, os, shutil, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -18,15 +19,18 @@ def main():
     ap.add_argument("--node", required=True)
     ap.add_argument("--tasks", type=int, default=100_000)
     ap.add_argument("--settle-s", type=float, default=35)
+    ap.add_argument("--node-args", default="", help="more dice-node options, for every node")
     a = ap.parse_args()
     root = tempfile.mkdtemp(prefix="dice-idle-")
     nodes = []
     try:
         first = R.Node(a.node, root, "r1", [], 2000)
+        first.args += a.node_args.split()
         first.start()
         nodes.append(first)
         for name in ("r2", "r3"):
             n = R.Node(a.node, root, name, [f"127.0.0.1:{first.udp}"], 2000)
+            n.args += a.node_args.split()
             n.start()
             nodes.append(n)
         time.sleep(1.5)
