@@ -255,8 +255,8 @@ void arm(Self* self) {
   auto also = st.due_also ? st.due_also() : std::nullopt;
   if (also && (!due || *also < *due))
     due = also;
-  if (!st.wiring)
-    return;
+  if (!due || !st.wiring)
+    return; // nothing due: no clock read on an input's path
   auto t = st.ticks.arm(due, st.clock());
   if (!t)
     return;
