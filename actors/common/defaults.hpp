@@ -340,23 +340,22 @@ constexpr std::size_t journal_compact_min_bytes = 64 * 1024;
 // -- HTTP API ------------------------------------------------------------------
 namespace dice::defaults {
 
-/// Requests served at once (cpp-httplib runs one connection per thread).
-/// A handler waits at most 5 s for the actors and a slow client holds a
-/// thread at most http_request_timeout_ms, so a few slow or stuck clients
-/// leave most threads free; httplib's own default, 8 on a 2-core machine,
-/// was taken whole by eight clients sending a byte a second (issue 17).
-/// An idle thread costs only its stack.
+/// Requests served at once. A connection holds a thread only once its
+/// request has arrived whole (waiting_room reads it), and a handler waits
+/// at most 5 s for the actors, or a lock request its wait_ms (at most
+/// 10 s), so these bound the requests in progress, not the clients.
 constexpr std::size_t http_threads = 16;
-/// Connections open at once: waiting for their first byte, queued for a
-/// thread or being served. A new connection beyond it first evicts the
-/// connection that has waited longest without sending anything; if every
-/// one is busy it is answered 503 and closed at once. Bounds the node's
+/// Connections open at once: waiting for (the rest of) a request, queued
+/// for a thread or being served. A new connection beyond it first evicts
+/// the connection that has waited longest in the waiting room; if every
+/// one is being served it is answered 503 and closed at once. Bounds the node's
 /// file descriptors under a burst without queueing /health behind it.
 constexpr std::size_t http_max_connections = 1024;
 /// A request must arrive whole (headers and body) within this of its first
 /// byte, and its answer must be taken within this: a client that trickles
-/// bytes is cut then, so it cannot hold a thread for ever. 256 KiB, the
-/// largest body, takes 2 s at 1 Mbit/s.
+/// bytes is cut then, so it cannot hold a buffer (or, for a body read on
+/// a server thread, a thread) for ever. 256 KiB, the largest body,
+/// takes 2 s at 1 Mbit/s.
 constexpr millis http_request_timeout_ms = 5000;
 /// A connection that sends nothing (a new one, or one kept alive between
 /// requests) is closed after this. It waits without a thread, so an idle

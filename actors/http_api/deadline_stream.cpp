@@ -32,15 +32,25 @@ void address_of(int fd, bool peer, std::string& ip, int& port) {
 
 } // namespace
 
-deadline_stream::deadline_stream(int fd, std::chrono::milliseconds request_timeout)
+deadline_stream::deadline_stream(int fd, std::chrono::milliseconds request_timeout,
+                                 std::string pending, clock::time_point started)
   : fd_(fd), timeout_(request_timeout) {
-  begin_request();
+  begin_request(std::move(pending), started);
 }
 
-void deadline_stream::begin_request() {
-  read_deadline_ = clock::now() + timeout_;
+void deadline_stream::begin_request(std::string pending, clock::time_point started) {
+  read_deadline_ = started + timeout_;
   writing_ = false;
   timed_out_ = false;
+  buffer_ = std::move(pending);
+  pos_ = 0;
+}
+
+std::string deadline_stream::take_buffered() {
+  auto rest = buffer_.substr(pos_);
+  buffer_.clear();
+  pos_ = 0;
+  return rest;
 }
 
 bool deadline_stream::wait(short events, clock::time_point deadline) const {

@@ -14,14 +14,18 @@ class deadline_stream : public httplib::Stream {
 public:
   using clock = std::chrono::steady_clock;
 
-  deadline_stream(int fd, std::chrono::milliseconds request_timeout);
+  /// `pending`: what the waiting room already read of the request, which
+  /// began at `started`.
+  deadline_stream(int fd, std::chrono::milliseconds request_timeout,
+                  std::string pending, clock::time_point started);
 
-  /// A request begins (its first byte is here): it must be read whole
-  /// within the request timeout, and its answer written within the same
-  /// time from its first byte.
-  void begin_request();
-  /// Bytes read from the socket and not yet taken (a pipelined request).
-  bool has_buffered() const { return pos_ < buffer_.size(); }
+  /// The next request begins with `pending`, at `started`: it must be
+  /// read whole within the request timeout of its first byte, and its
+  /// answer written within the same time from the first byte written.
+  void begin_request(std::string pending, clock::time_point started);
+  /// Bytes read from the socket and not yet taken (a pipelined request),
+  /// which the stream no longer holds.
+  std::string take_buffered();
   /// The last read or write gave up at its deadline.
   bool timed_out() const { return timed_out_; }
 

@@ -2,11 +2,11 @@
 
 #include <chrono>
 #include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "http_api/deadline_stream.hpp"
+#include "http_api/request_framer.hpp"
 
 namespace dice {
 
@@ -16,9 +16,14 @@ namespace {
 // for (see admission::enqueue).
 thread_local bool rejecting = false;
 
-bool readable_now(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  return ::poll(&p, 1, 0) > 0;
+waiting_list::limits room_limits(const http_config& cfg) {
+  // Heads beyond 16 KiB and bodies beyond 64 KiB (submits of large
+  // payloads, uploads) are read on a server thread, within the request
+  // timeout: buffering them here would let 1,024 slow connections hold
+  // that much memory each.
+  return {std::chrono::milliseconds(cfg.idle_timeout_ms),
+          std::chrono::milliseconds(cfg.request_timeout_ms),
+          framing_limits{16 * 1024, 64 * 1024}};
 }
 
 void send_busy(int fd) {
@@ -33,9 +38,10 @@ void send_busy(int fd) {
 } // namespace
 
 // httplib's accept loop hands each accepted socket to this queue, as a
-// function that serves it. The queue admits it (evicting an idle
-// connection if every place is taken) or has it closed at once, on the
-// accept thread, so a flood never queues ahead of the next client.
+// function that serves it. The queue admits it into the waiting room
+// (evicting the longest waiting connection if every place is taken) or
+// has it closed at once, on the accept thread, so a flood never queues
+// ahead of the next client. The pool serves requests the room read whole.
 class guarded_server::admission : public httplib::TaskQueue {
 public:
   admission(guarded_server& s, std::size_t threads) : s_(s), pool_(threads) {}
@@ -48,11 +54,13 @@ public:
       return;
     }
     ++s_.admitted_;
-    pool_.enqueue(std::move(serve));
+    serve(); // process_and_close_socket: parks it, no thread waits
   }
 
-  void resume(int fd) {
-    pool_.enqueue([this, fd] { s_.serve(fd); });
+  void resume(int fd, waiting_list::request request) {
+    pool_.enqueue([this, fd, r = std::move(request)]() mutable {
+      s_.serve(fd, std::move(r));
+    });
   }
 
   void shutdown() override {
@@ -68,9 +76,9 @@ private:
 
 guarded_server::guarded_server(const http_config& cfg)
   : cfg_(cfg),
-    room_(std::chrono::milliseconds(cfg.idle_timeout_ms), [this](int fd) {
+    room_(room_limits(cfg), [this](int fd, waiting_list::request r) {
       if (auto* a = admission_.load())
-        a->resume(fd);
+        a->resume(fd, std::move(r));
       else
         close_connection(fd);
     }) {
@@ -116,7 +124,7 @@ connection_counters guarded_server::counters() const {
   c.rejected = rejected_;
   c.evicted = room_.evicted();
   c.idle_closed = room_.idle_closed();
-  c.timed_out = timed_out_;
+  c.timed_out = timed_out_ + room_.timed_out();
   return c;
 }
 
@@ -128,7 +136,7 @@ bool guarded_server::process_and_close_socket(socket_t sock) {
     ++rejected_;
     return false;
   }
-  serve(sock);
+  room_.park(sock);
   return true;
 }
 
@@ -138,16 +146,13 @@ void guarded_server::close_connection(int fd) {
   ++closed_;
 }
 
-void guarded_server::serve(int fd) {
+void guarded_server::serve(int fd, waiting_list::request request) {
   if (svr_sock_ == INVALID_SOCKET)
     return close_connection(fd); // stopping
-  // Nothing to read yet (a new connection, or a stale wake-up): it waits
-  // in the room, not on this thread.
-  if (!readable_now(fd))
-    return room_.park(fd);
-  deadline_stream strm(fd, std::chrono::milliseconds(cfg_.request_timeout_ms));
-  do {
-    strm.begin_request();
+  const auto framing = room_limits(cfg_).framing;
+  deadline_stream strm(fd, std::chrono::milliseconds(cfg_.request_timeout_ms),
+                       std::move(request.bytes), request.started);
+  for (;;) {
     bool closed = false;
     bool ok = process_request(strm, svr_sock_ == INVALID_SOCKET, closed, nullptr);
     if (!ok || closed) {
@@ -155,8 +160,13 @@ void guarded_server::serve(int fd) {
         ++timed_out_;
       return close_connection(fd);
     }
-  } while (strm.has_buffered()); // a pipelined request, already read
-  room_.park(fd);
+    // A pipelined request already read is served here if it is whole;
+    // the start of one waits in the room for the rest, without a thread.
+    auto rest = strm.take_buffered();
+    if (rest.empty() || frame_request(rest, framing).kind == request_frame::incomplete)
+      return room_.park(fd, std::move(rest));
+    strm.begin_request(std::move(rest), deadline_stream::clock::now());
+  }
 }
 
 } // namespace dice

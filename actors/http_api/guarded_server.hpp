@@ -1,7 +1,8 @@
 #pragma once
 // cpp-httplib's server with the limits a public API needs and this version
-// of httplib lacks: a bounded number of open connections, idle connections
-// that wait without a thread (waiting_room), and a deadline on each
+// of httplib lacks: a bounded number of open connections, requests read
+// whole by one event loop before a server thread takes them, so idle and
+// slow clients hold no thread (waiting_room), and a deadline on each
 // request (deadline_stream). httplib still parses, routes and answers.
 #include <atomic>
 #include <cstdint>
@@ -38,8 +39,9 @@ private:
   class admission; // the task queue httplib hands accepted sockets to
 
   bool process_and_close_socket(socket_t sock) override;
-  /// Serves requests on `fd` while it has some ready, then parks it.
-  void serve(int fd);
+  /// Serves the request the room read on `fd`, and any whole one that
+  /// followed it, then parks the connection again.
+  void serve(int fd, waiting_list::request request);
   void close_connection(int fd);
   std::uint64_t open() const;
 

@@ -1,9 +1,9 @@
 #include "http_api/waiting_room.hpp"
 
 #include <algorithm>
-#include <cstdint>
+#include <cerrno>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <vector>
@@ -12,23 +12,36 @@ namespace dice {
 
 namespace {
 
-// The longest poll() sleeps without a deadline due: stop() and new guests
-// wake it at once anyway.
-constexpr int max_poll_ms = 1000;
+// The longest epoll_wait() sleeps without a deadline due: stop() and new
+// guests wake it at once anyway.
+constexpr int max_wait_ms = 1000;
+// What one readiness event reads at most, so one fast sender cannot keep
+// the room from the others (epoll reports it again while bytes remain).
+constexpr std::size_t read_chunk = 16 * 1024;
+constexpr int reads_per_event = 4;
+
+void close_socket(int fd) {
+  ::shutdown(fd, SHUT_RDWR);
+  ::close(fd);
+}
 
 } // namespace
 
-waiting_room::waiting_room(std::chrono::milliseconds idle_timeout,
-                           std::function<void(int)> ready)
-  : idle_timeout_(idle_timeout), ready_(std::move(ready)) {
+waiting_room::waiting_room(waiting_list::limits limits, ready_fn ready)
+  : ready_(std::move(ready)), list_(limits) {
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = wake_fd_;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
   thread_ = std::thread([this] { run(); });
 }
 
 waiting_room::~waiting_room() {
   stop();
-  if (wake_fd_ >= 0)
-    ::close(wake_fd_);
+  ::close(wake_fd_);
+  ::close(epoll_fd_);
 }
 
 void waiting_room::wake() {
@@ -36,109 +49,134 @@ void waiting_room::wake() {
   [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof(one));
 }
 
-void waiting_room::close_guest(const guest& g) {
-  ::shutdown(g.fd, SHUT_RDWR);
-  ::close(g.fd);
+void waiting_room::forget(int fd) {
+  list_.remove(fd);
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
 }
 
-void waiting_room::park(int fd) {
+void waiting_room::park(int fd, std::string pending) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!stopped_) {
-      guests_.push_back({fd, clock::now()});
-      fd = -1;
+      list_.add(fd, waiting_list::clock::now(), std::move(pending));
+      epoll_event ev{};
+      ev.events = EPOLLIN | EPOLLRDHUP;
+      ev.data.fd = fd;
+      if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) == 0) {
+        wake();
+        return;
+      }
+      list_.remove(fd);
     }
   }
-  if (fd >= 0) {
-    close_guest({fd, clock::now()});
-    ++dropped_;
-  } else
-    wake();
+  close_socket(fd);
+  ++dropped_;
 }
 
 bool waiting_room::evict_oldest() {
-  guest g;
+  int fd = -1;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (guests_.empty())
+    auto oldest = list_.oldest();
+    if (!oldest)
       return false;
-    g = guests_.front();
-    guests_.pop_front();
+    fd = *oldest;
+    forget(fd);
   }
-  // The thread may be polling this descriptor: closing it ends that wait
-  // with an event it no longer finds among the guests, which it ignores.
-  close_guest(g);
+  close_socket(fd);
   ++evicted_;
-  wake();
   return true;
 }
 
 void waiting_room::stop() {
-  std::deque<guest> left;
+  std::vector<int> left;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopped_)
       return;
     stopped_ = true;
-    left.swap(guests_);
+    while (auto fd = list_.oldest()) {
+      forget(*fd);
+      left.push_back(*fd);
+    }
   }
   wake();
   if (thread_.joinable())
     thread_.join();
-  for (auto& g : left) {
-    close_guest(g);
+  for (auto fd : left) {
+    close_socket(fd);
     ++dropped_;
   }
 }
 
+void waiting_room::read_from(int fd,
+                             std::vector<std::pair<int, waiting_list::request>>& ready,
+                             std::vector<int>& hung_up) {
+  char buf[read_chunk];
+  for (int i = 0; i < reads_per_event; ++i) {
+    auto n = ::recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+      return;
+    if (n <= 0) { // closed by the client, or reset
+      forget(fd);
+      hung_up.push_back(fd);
+      return;
+    }
+    auto r = list_.receive(fd, {buf, static_cast<std::size_t>(n)},
+                           waiting_list::clock::now());
+    if (r) {
+      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+      ready.emplace_back(fd, std::move(*r));
+      return;
+    }
+  }
+}
+
 void waiting_room::run() {
-  std::vector<pollfd> fds;
+  constexpr int max_events = 256;
+  epoll_event events[max_events];
   for (;;) {
-    auto timeout = max_poll_ms;
+    auto timeout = max_wait_ms;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (stopped_)
         return;
-      fds.assign(1, pollfd{wake_fd_, POLLIN, 0});
-      for (const auto& g : guests_)
-        fds.push_back(pollfd{g.fd, POLLIN, 0});
-      if (!guests_.empty()) {
-        auto due = guests_.front().since + idle_timeout_ - clock::now();
-        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(due).count();
-        timeout = static_cast<int>(std::clamp<long long>(ms + 1, 0, max_poll_ms));
+      if (auto due = list_.next_deadline()) {
+        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    *due - waiting_list::clock::now()).count();
+        timeout = static_cast<int>(std::clamp<long long>(ms + 1, 0, max_wait_ms));
       }
     }
-    ::poll(fds.data(), fds.size(), timeout);
-    std::uint64_t drained = 0;
-    [[maybe_unused]] auto n = ::read(wake_fd_, &drained, sizeof(drained));
-    std::vector<int> readable;
-    std::vector<guest> expired;
+    auto n = ::epoll_wait(epoll_fd_, events, max_events, timeout);
+    std::vector<std::pair<int, waiting_list::request>> ready;
+    std::vector<int> hung_up;
+    std::vector<std::pair<int, waiting_list::close_reason>> expired;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (stopped_)
         return;
-      auto now = clock::now();
-      for (std::size_t i = 1; i < fds.size(); ++i) {
-        if (fds[i].revents == 0)
-          continue;
-        // Readable (or closed by the client, which a read reports).
-        auto it = std::find_if(guests_.begin(), guests_.end(),
-                               [&](const guest& g) { return g.fd == fds[i].fd; });
-        if (it != guests_.end()) {
-          readable.push_back(it->fd);
-          guests_.erase(it);
+      for (int i = 0; i < n; ++i) {
+        auto fd = events[i].data.fd;
+        if (fd == wake_fd_) {
+          std::uint64_t drained = 0;
+          [[maybe_unused]] auto r = ::read(wake_fd_, &drained, sizeof(drained));
+        } else if (list_.contains(fd)) { // else evicted since the wait began
+          read_from(fd, ready, hung_up);
         }
       }
-      while (!guests_.empty() && guests_.front().since + idle_timeout_ <= now) {
-        expired.push_back(guests_.front());
-        guests_.pop_front();
-      }
+      expired = list_.expire(waiting_list::clock::now());
+      for (auto& [fd, why] : expired)
+        ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
     }
-    for (auto fd : readable)
-      ready_(fd);
-    for (auto& g : expired) {
-      close_guest(g);
-      ++idle_closed_;
+    for (auto& [fd, request] : ready)
+      ready_(fd, std::move(request));
+    for (auto fd : hung_up) {
+      close_socket(fd);
+      ++hung_up_;
+    }
+    for (auto& [fd, why] : expired) {
+      close_socket(fd);
+      ++(why == waiting_list::close_reason::idle ? idle_closed_ : timed_out_);
     }
   }
 }

@@ -1,31 +1,34 @@
 #pragma once
-// Connections of the HTTP API that have sent nothing yet (new ones, or
-// kept alive between requests) wait here, on one thread, instead of each
-// holding a server thread: a burst of idle connections, which took every
-// httplib thread for its keep-alive timeout, costs a file descriptor each.
-// A connection is handed to `ready` once it is readable, and closed when it
-// stays silent past the idle timeout or is evicted to admit a new one.
+// Connections of the HTTP API that have no whole request yet (new ones,
+// ones kept alive between requests, and ones whose request is still
+// arriving) wait here, read by one thread with epoll, instead of each
+// holding a server thread: a burst of idle connections, or clients that
+// trickle a byte a second, cost a file descriptor and a buffer each.
+// A connection is handed to `ready` with its request once the request is
+// whole (waiting_list decides), and closed when it stays silent past the
+// idle timeout, does not finish its request within the request timeout,
+// or is evicted to admit a new one.
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
+
+#include "http_api/waiting_list.hpp"
 
 namespace dice {
 
 class waiting_room {
 public:
-  using clock = std::chrono::steady_clock;
+  using ready_fn = std::function<void(int fd, waiting_list::request)>;
 
-  waiting_room(std::chrono::milliseconds idle_timeout,
-               std::function<void(int fd)> ready);
+  waiting_room(waiting_list::limits limits, ready_fn ready);
   ~waiting_room();
 
-  /// The room owns `fd` from now on. Once stopped it closes `fd` at once.
-  void park(int fd);
+  /// The room owns `fd` from now on; `pending` starts its next request
+  /// (see waiting_list::add). Once stopped it closes `fd` at once.
+  void park(int fd, std::string pending = {});
   /// Closes the connection that has waited longest, if any waits: a new
   /// connection needs its place. False if the room is empty.
   bool evict_oldest();
@@ -34,26 +37,30 @@ public:
 
   std::uint64_t idle_closed() const { return idle_closed_; }
   std::uint64_t evicted() const { return evicted_; }
+  std::uint64_t timed_out() const { return timed_out_; }
   /// Every connection the room closed, for whatever reason.
-  std::uint64_t closed() const { return idle_closed_ + evicted_ + dropped_; }
+  std::uint64_t closed() const {
+    return idle_closed_ + evicted_ + timed_out_ + hung_up_ + dropped_;
+  }
 
 private:
-  struct guest {
-    int fd;
-    clock::time_point since;
-  };
   void run();
   void wake();
-  void close_guest(const guest& g);
+  /// Reads what `fd` has sent; under the lock.
+  void read_from(int fd, std::vector<std::pair<int, waiting_list::request>>& ready,
+                 std::vector<int>& hung_up);
+  void forget(int fd); // off the list and out of epoll; under the lock
 
-  std::chrono::milliseconds idle_timeout_;
-  std::function<void(int)> ready_;
+  ready_fn ready_;
   std::mutex mutex_;
-  std::deque<guest> guests_; // oldest first
+  waiting_list list_;
   bool stopped_ = false;
-  int wake_fd_ = -1; // an eventfd: poll() returns when a guest arrives
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1; // an eventfd: a new guest may bring an earlier deadline
   std::atomic<std::uint64_t> idle_closed_{0};
   std::atomic<std::uint64_t> evicted_{0};
+  std::atomic<std::uint64_t> timed_out_{0};
+  std::atomic<std::uint64_t> hung_up_{0}; // closed by the client first
   std::atomic<std::uint64_t> dropped_{0}; // closed because the room stopped
   std::thread thread_;
 };

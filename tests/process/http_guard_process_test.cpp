@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <httplib.h>
 
 #include "cluster.hpp"
 
@@ -118,6 +119,52 @@ TEST_CASE("eight clients sending a byte a second neither starve the API "
   CHECK(stats.status == 200);
   CHECK(cut == slow.size());
   CHECK(http_counter(n, "requests_timed_out") >= slow.size());
+}
+
+TEST_CASE("a hundred clients trickling requests hold none of two server "
+          "threads: /health and POST /tasks answer meanwhile",
+          "[process][http]") {
+  cluster c;
+  auto spec = c.make_spec("trickle-1");
+  // Two threads: if a slow client held one while its request arrived, two
+  // of them would take the whole API until their request timeout.
+  spec.extra_args = {"--http-threads", "2", "--http-request-timeout-ms", "20000"};
+  auto& n = c.start(spec);
+
+  const std::string request = "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: "
+                              + std::string(200, 'a');
+  std::vector<std::unique_ptr<raw_connection>> slow;
+  for (int i = 0; i < 100; ++i) {
+    slow.push_back(std::make_unique<raw_connection>(n.spec().http_port));
+    REQUIRE(slow.back()->ok());
+  }
+  std::atomic<bool> done{false};
+  std::thread trickle([&] {
+    // Bounded: at most 30 bytes each, one round per 200 ms.
+    for (std::size_t b = 0; b < 30 && !done; ++b) {
+      for (auto& s : slow)
+        s->send(request.substr(b, 1));
+      for (int t = 0; t < 4 && !done; ++t)
+        std::this_thread::sleep_for(millis(50));
+    }
+  });
+  std::this_thread::sleep_for(millis(1000)); // every one has begun
+
+  auto health = http_get(n.spec().http_port, "/health", millis(3000));
+  httplib::Client cli("127.0.0.1", n.spec().http_port);
+  cli.set_read_timeout(3);
+  auto submit = cli.Post("/tasks", R"({"kind":"echo","payload":"x"})", "application/json");
+  auto stats = n.stats();
+  done = true;
+  trickle.join();
+  INFO(c.logs());
+  CHECK(health.status == 200);
+  REQUIRE(submit);
+  CHECK((submit->status == 201 || submit->status == 202));
+  REQUIRE(stats);
+  // None was cut: they wait for the rest of their request, without a thread.
+  CHECK((*stats)["http"]["requests_timed_out"].get<std::uint64_t>() == 0);
+  CHECK((*stats)["http"]["connections_open"].get<std::uint64_t>() >= slow.size());
 }
 
 TEST_CASE("a burst of 1000 idle connections leaves /health answering",
