@@ -1,6 +1,6 @@
 """What the bench/*/plot.py scripts share: reading a recorded CSV, a
 matplotlib figure without a display, and saving it. Debian's
-python3-matplotlib (scripts/setup installs it)."""
+python3-matplotlib (scripts/setup --tests installs it)."""
 import csv
 import statistics
 import sys

@@ -5,7 +5,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 for p in python3-pytest python3-pytest-xdist python3-mpmath; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || {
-    echo "run.sh: install $p first (scripts/setup installs the first two; apt-get install python3-mpmath)" >&2
+    echo "run.sh: install $p first (scripts/setup --tests installs the first two; apt-get install python3-mpmath)" >&2
     exit 2
   }
 done
