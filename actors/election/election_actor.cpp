@@ -8,6 +8,8 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/tick_schedule.hpp"
+
 namespace dice {
 
 namespace {
@@ -18,7 +20,7 @@ struct election_actor_state {
   std::function<millis()> clock;
   std::vector<coordinator_listener> listeners;
   // The earliest tick already scheduled; ticks come at deadlines, not polls.
-  std::optional<millis> tick_at;
+  tick_schedule ticks{1}; // when the machine ticks next
   static inline const char* name = "election";
 };
 
@@ -50,11 +52,8 @@ void flush(election_ptr self) {
   if (!next)
     return;
   auto now = st.clock();
-  if (st.tick_at && *st.tick_at <= *next && *st.tick_at >= now)
-    return; // an earlier tick is on its way
-  st.tick_at = std::max(*next, now);
-  self->delayed_send(self, std::chrono::milliseconds(*st.tick_at - now),
-                     tick_atom_v);
+  if (auto t = st.ticks.arm(next, now))
+    self->delayed_send(self, std::chrono::milliseconds(t->delay), tick_atom_v, t->seq);
 }
 
 election::behavior_type election_fun(election_ptr self,
@@ -68,7 +67,7 @@ election::behavior_type election_fun(election_ptr self,
   // Give membership a heartbeat to report the peers before electing alone.
   self->delayed_send(self,
                      std::chrono::milliseconds(defaults::heartbeat_interval_ms),
-                     tick_atom_v);
+                     tick_atom_v, tick_schedule::unscheduled);
   return {
     [self](inbound_atom, const wire::Message& m) {
       auto& st = self->state;
@@ -86,11 +85,11 @@ election::behavior_type election_fun(election_ptr self,
       st.logic->on_peer(c, st.clock());
       flush(self);
     },
-    [self](tick_atom) {
+    [self](tick_atom, std::uint64_t seq) {
       auto& st = self->state;
       auto now = st.clock();
-      if (st.tick_at && *st.tick_at <= now)
-        st.tick_at.reset();
+      if (!st.ticks.fire(seq, now))
+        return; // superseded by an earlier schedule
       st.logic->tick(now);
       flush(self);
     },

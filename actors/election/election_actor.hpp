@@ -27,7 +27,7 @@ using election = caf::typed_actor<
   caf::reacts_to<inbound_atom, wire::Message>,  // the election topic
   caf::reacts_to<inbound_atom, std::vector<wire::Message>>,
   caf::reacts_to<peer_event_atom, peer_change>, // from membership
-  caf::reacts_to<tick_atom>,
+  caf::reacts_to<tick_atom, std::uint64_t>,
   caf::reacts_to<subscribe_atom, coordinator_listener>,
   caf::replies_to<election_atom>::with<election_view>>;
 

@@ -10,6 +10,7 @@
 #include <caf/typed_response_promise.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/tick_schedule.hpp"
 #include "known_tasks/task_state.hpp"
 
 namespace dice {
@@ -32,7 +33,7 @@ struct mutex_actor_state {
   std::map<std::string, client> clients; // by token
   std::uint64_t next_token = 0;
   std::string self_id;
-  std::optional<millis> tick_at;
+  tick_schedule ticks{1}; // when the machine ticks next
   static inline const char* name = "mutex";
 };
 
@@ -98,11 +99,8 @@ void flush(mutex_ptr self) {
     soonest(now);
   if (!next)
     return;
-  if (st.tick_at && *st.tick_at <= *next && *st.tick_at >= now)
-    return; // an earlier tick is on its way
-  st.tick_at = std::max(*next, now);
-  self->delayed_send(self, std::chrono::milliseconds(*st.tick_at - now),
-                     tick_atom_v);
+  if (auto t = st.ticks.arm(next, now))
+    self->delayed_send(self, std::chrono::milliseconds(t->delay), tick_atom_v, t->seq);
 }
 
 mutex_actor::behavior_type mutex_fun(mutex_ptr self, mutex_actor_config cfg,
@@ -164,12 +162,17 @@ mutex_actor::behavior_type mutex_fun(mutex_ptr self, mutex_actor_config cfg,
       st.logic->tick(st.clock());
       flush(self);
     },
-    [self](tick_atom) {
+    [self](tick_atom, std::uint64_t seq) {
       auto& st = self->state;
       auto now = st.clock();
-      if (st.tick_at && *st.tick_at <= now)
-        st.tick_at.reset();
+      if (!st.ticks.fire(seq, now))
+        return; // superseded by an earlier schedule
       st.logic->tick(now);
+      flush(self);
+    },
+    [self](tick_atom) { // woken by the ready queue: tick now, off schedule
+      auto& st = self->state;
+      st.logic->tick(st.clock());
       flush(self);
     },
     [self](lock_atom, const std::string& r, const std::string& token,

@@ -42,7 +42,8 @@ using mutex_actor = caf::typed_actor<
   caf::reacts_to<peer_event_atom, peer_change>,   // from membership
   caf::reacts_to<coordinator_atom, std::string>,  // from the election
   caf::reacts_to<task_event_atom, task_row>,      // from the queue
-  caf::reacts_to<tick_atom>,
+  caf::reacts_to<tick_atom>,             // a wake from the ready queue
+  caf::reacts_to<tick_atom, std::uint64_t>, // a scheduled tick
   // resource, token ("" for a new client), wait_ms, lease_ms: answered once
   // held or after wait_ms; the lease (of the hold or the wait) is renewed
   caf::replies_to<lock_atom, std::string, std::string, millis, millis>::with<

@@ -22,7 +22,7 @@
 
 #include "common/time.hpp"
 #include "queue/queue_interfaces.hpp"
-#include "queue/tick_schedule.hpp"
+#include "common/tick_schedule.hpp"
 #include "queue_node/queue_routes.hpp"
 
 namespace dice {

@@ -1,6 +1,6 @@
 #pragma once
-// When a subsystem actor's machine ticks next. The actor sends itself a
-// timer message per schedule; a timer cannot be taken back, so one made
+// When an actor's machine (a queue subsystem, the election, the locks)
+// ticks next. The actor sends itself a timer message per schedule; a timer cannot be taken back, so one made
 // stale by an earlier deadline still arrives. Only the scheduled timer
 // runs the machine and schedules the next: if every arriving timer did,
 // each re-arm would add a tick that circulates forever (the coordinator,

@@ -3,7 +3,7 @@
 #include <map>
 #include <random>
 
-#include "queue/tick_schedule.hpp"
+#include "common/tick_schedule.hpp"
 
 using namespace dice;
 
