@@ -343,8 +343,11 @@ namespace dice::defaults {
 /// Requests served at once. A connection holds a thread only once its
 /// request has arrived whole (waiting_room reads it), and a handler waits
 /// at most 5 s for the actors, or a lock request its wait_ms (at most
-/// 10 s), so these bound the requests in progress, not the clients.
-constexpr std::size_t http_threads = 16;
+/// 10 s), so these bound the requests in progress, not the clients. Each
+/// thread that has served keeps about 0.3 MiB the node cannot return
+/// (the entry node of bench/retention: 28 MiB after 300,000 tasks with
+/// 16 threads, 24 with 4); 8 leave room for lock waits on 2 cores.
+constexpr std::size_t http_threads = 8;
 /// Connections open at once: waiting for (the rest of) a request, queued
 /// for a thread or being served. A new connection beyond it first evicts
 /// the connection that has waited longest in the waiting room; if every
