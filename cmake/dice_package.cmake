@@ -9,8 +9,10 @@
 #             embedding headers, static libraries and find_package(dice).
 # The node component's install rules are EXCLUDE_FROM_ALL: a plain
 # `cmake --install` is unchanged (it writes nothing to /etc or /lib).
-# Needs help2man and dpkg-dev (dpkg-shlibdeps); without help2man the
-# package_deb target is left out.
+# Needs help2man and dpkg-dev (dpkg-shlibdeps); without them the
+# package_deb target is left out. cpack itself works too, once the files it
+# packs are built: cmake --build build --target dice_package_files
+# dice_embed, then cd build && cpack -G DEB.
 include(GNUInstallDirs)
 
 set(DICE_DEB_RELEASE 1)
