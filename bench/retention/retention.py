@@ -152,7 +152,7 @@ def main():
             rss = [n.rss_kib() / 1024 for n in nodes]
             jb = [n.journal_bytes() / 2**20 for n in nodes]
             held = [n.stats()["tasks"]["total"] for n in nodes]
-            print(f"{label:<22}{done:>9}{max(held):>9}{' / '.join(f'{x:.0f}' for x in rss):>22}"
+            print(f"{label:<22}{done:>9}{max(held):>9}{' / '.join(f'{x:.1f}' for x in rss):>22}"
                   f"{' / '.join(f'{x:.1f}' for x in jb):>24}{time.monotonic() - t0:>8.0f}", flush=True)
             rows += [(label, done, "rss_mib_max", max(rss)), (label, done, "journal_mib_max", max(jb)),
                      (label, done, "tasks_held_max", max(held))]

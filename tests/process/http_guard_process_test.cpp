@@ -71,6 +71,46 @@ private:
   int fd_ = -1;
 };
 
+/// Slow clients that never finish their request: `count` connections to
+/// `port`, each sent the next byte of `request` once per `period`, from
+/// a thread, until `done` or `bytes` rounds (bounded either way).
+class trickling_clients {
+public:
+  trickling_clients(std::uint16_t port, int count, std::string request,
+                    std::size_t bytes, millis period)
+    : request_(std::move(request)) {
+    for (int i = 0; i < count; ++i)
+      conns_.push_back(std::make_unique<raw_connection>(port));
+    thread_ = std::thread([this, bytes, period] {
+      for (std::size_t b = 0; b < bytes && b < request_.size() && !done_; ++b) {
+        for (auto& c : conns_)
+          c->send(request_.substr(b, 1));
+        for (millis slept{0}; slept < period && !done_; slept += millis(50))
+          std::this_thread::sleep_for(millis(50));
+      }
+    });
+  }
+  ~trickling_clients() { stop(); }
+  void stop() {
+    done_ = true;
+    if (thread_.joinable())
+      thread_.join();
+  }
+  bool all_opened() const {
+    for (const auto& c : conns_)
+      if (!c->ok())
+        return false;
+    return true;
+  }
+  std::vector<std::unique_ptr<raw_connection>>& connections() { return conns_; }
+
+private:
+  std::string request_;
+  std::vector<std::unique_ptr<raw_connection>> conns_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
 std::uint64_t http_counter(const node_process& n, const char* name) {
   auto s = n.stats();
   return s ? (*s)["http"].value(name, std::uint64_t{0}) : 0;
@@ -90,19 +130,8 @@ TEST_CASE("eight clients sending a byte a second neither starve the API "
   // waited up to 5 s for each next byte, with one thread per connection.
   const std::string request = "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: "
                               + std::string(200, 'a');
-  std::vector<std::unique_ptr<raw_connection>> slow;
-  for (int i = 0; i < 8; ++i)
-    slow.push_back(std::make_unique<raw_connection>(n.spec().http_port));
-  std::atomic<bool> done{false};
-  std::thread trickle([&] {
-    // Bounded: at most 60 bytes each, one round per 500 ms.
-    for (std::size_t b = 0; b < 60 && !done; ++b) {
-      for (auto& s : slow)
-        s->send(request.substr(b, 1));
-      for (int t = 0; t < 10 && !done; ++t)
-        std::this_thread::sleep_for(millis(50));
-    }
-  });
+  // Bounded: at most 60 bytes each, one round per 500 ms.
+  trickling_clients slow(n.spec().http_port, 8, request, 60, millis(500));
 
   // While they trickle, the API answers.
   std::this_thread::sleep_for(millis(1000));
@@ -110,15 +139,14 @@ TEST_CASE("eight clients sending a byte a second neither starve the API "
   auto stats = http_get(n.spec().http_port, "/stats", millis(3000));
   // And the node cuts each of them once its request is overdue.
   std::size_t cut = 0;
-  for (auto& s : slow)
+  for (auto& s : slow.connections())
     cut += s->closed_by_peer(millis(8000)) ? 1 : 0;
-  done = true;
-  trickle.join();
+  slow.stop();
   INFO(c.logs());
   CHECK(health.status == 200);
   CHECK(stats.status == 200);
-  CHECK(cut == slow.size());
-  CHECK(http_counter(n, "requests_timed_out") >= slow.size());
+  CHECK(cut == slow.connections().size());
+  CHECK(http_counter(n, "requests_timed_out") >= slow.connections().size());
 }
 
 TEST_CASE("a hundred clients trickling requests hold none of two server "
@@ -133,21 +161,9 @@ TEST_CASE("a hundred clients trickling requests hold none of two server "
 
   const std::string request = "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: "
                               + std::string(200, 'a');
-  std::vector<std::unique_ptr<raw_connection>> slow;
-  for (int i = 0; i < 100; ++i) {
-    slow.push_back(std::make_unique<raw_connection>(n.spec().http_port));
-    REQUIRE(slow.back()->ok());
-  }
-  std::atomic<bool> done{false};
-  std::thread trickle([&] {
-    // Bounded: at most 30 bytes each, one round per 200 ms.
-    for (std::size_t b = 0; b < 30 && !done; ++b) {
-      for (auto& s : slow)
-        s->send(request.substr(b, 1));
-      for (int t = 0; t < 4 && !done; ++t)
-        std::this_thread::sleep_for(millis(50));
-    }
-  });
+  // Bounded: at most 30 bytes each, one round per 200 ms.
+  trickling_clients slow(n.spec().http_port, 100, request, 30, millis(200));
+  REQUIRE(slow.all_opened());
   std::this_thread::sleep_for(millis(1000)); // every one has begun
 
   auto health = http_get(n.spec().http_port, "/health", millis(3000));
@@ -155,8 +171,7 @@ TEST_CASE("a hundred clients trickling requests hold none of two server "
   cli.set_read_timeout(3);
   auto submit = cli.Post("/tasks", R"({"kind":"echo","payload":"x"})", "application/json");
   auto stats = n.stats();
-  done = true;
-  trickle.join();
+  slow.stop();
   INFO(c.logs());
   CHECK(health.status == 200);
   REQUIRE(submit);
@@ -164,7 +179,7 @@ TEST_CASE("a hundred clients trickling requests hold none of two server "
   REQUIRE(stats);
   // None was cut: they wait for the rest of their request, without a thread.
   CHECK((*stats)["http"]["requests_timed_out"].get<std::uint64_t>() == 0);
-  CHECK((*stats)["http"]["connections_open"].get<std::uint64_t>() >= slow.size());
+  CHECK((*stats)["http"]["connections_open"].get<std::uint64_t>() >= slow.connections().size());
 }
 
 TEST_CASE("a burst of 1000 idle connections leaves /health answering",
