@@ -121,6 +121,8 @@ node::node(caf::actor_system& sys, options opts) : impl_(new impl(sys)) {
   else
     c.http = endpoint_option("http", opts.http);
   c.api.token = opts.http_token;
+  c.api.tls_cert_file = opts.http_tls_cert_file;
+  c.api.tls_key_file = opts.http_tls_key_file;
   c.queue.slots = opts.slots;
   c.queue.prefetch = opts.prefetch;
   c.queue.max_attempts = opts.max_attempts;

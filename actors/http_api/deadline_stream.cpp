@@ -32,9 +32,10 @@ void address_of(int fd, bool peer, std::string& ip, int& port) {
 
 } // namespace
 
-deadline_stream::deadline_stream(int fd, std::chrono::milliseconds request_timeout,
+deadline_stream::deadline_stream(http_connection& conn,
+                                 std::chrono::milliseconds request_timeout,
                                  std::string pending, clock::time_point started)
-  : fd_(fd), timeout_(request_timeout) {
+  : conn_(conn), timeout_(request_timeout) {
   begin_request(std::move(pending), started);
 }
 
@@ -50,6 +51,15 @@ std::string deadline_stream::take_buffered() {
   auto rest = buffer_.substr(pos_);
   buffer_.clear();
   pos_ = 0;
+  // Bytes TLS decrypted ahead would be announced by no readiness event
+  // once the connection waits in the room again.
+  char chunk[read_chunk];
+  while (conn_.pending()) {
+    auto r = conn_.read(chunk, sizeof(chunk));
+    if (r.state != http_connection::status::ok)
+      break;
+    rest.append(chunk, r.bytes);
+  }
   return rest;
 }
 
@@ -61,7 +71,7 @@ bool deadline_stream::wait(short events, clock::time_point deadline) const {
       timed_out_ = true;
       return false;
     }
-    pollfd p{fd_, events, 0};
+    pollfd p{conn_.fd(), events, 0};
     auto r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
     if (r > 0)
       return true; // ready, or an error the next call reports
@@ -70,8 +80,14 @@ bool deadline_stream::wait(short events, clock::time_point deadline) const {
   }
 }
 
+bool deadline_stream::wait_for(http_connection::result r,
+                               clock::time_point deadline) const {
+  return wait(r.state == http_connection::status::want_write ? POLLOUT : POLLIN,
+              deadline);
+}
+
 bool deadline_stream::is_readable() const {
-  return pos_ < buffer_.size() || wait(POLLIN, read_deadline_);
+  return pos_ < buffer_.size() || conn_.pending() || wait(POLLIN, read_deadline_);
 }
 
 bool deadline_stream::is_writable() const {
@@ -82,13 +98,18 @@ ssize_t deadline_stream::read(char* ptr, std::size_t size) {
   if (pos_ == buffer_.size()) {
     buffer_.clear();
     pos_ = 0;
-    if (!wait(POLLIN, read_deadline_))
-      return -1;
     char chunk[read_chunk];
-    auto n = ::recv(fd_, chunk, sizeof(chunk), MSG_DONTWAIT);
-    if (n <= 0)
-      return n == 0 ? 0 : -1;
-    buffer_.assign(chunk, static_cast<std::size_t>(n));
+    for (;;) {
+      auto r = conn_.read(chunk, sizeof(chunk));
+      if (r.state == http_connection::status::ok) {
+        buffer_.assign(chunk, r.bytes);
+        break;
+      }
+      if (r.state == http_connection::status::closed)
+        return 0;
+      if (r.state == http_connection::status::failed || !wait_for(r, read_deadline_))
+        return -1;
+    }
   }
   auto n = std::min(size, buffer_.size() - pos_);
   std::memcpy(ptr, buffer_.data() + pos_, n);
@@ -103,25 +124,24 @@ ssize_t deadline_stream::write(const char* ptr, std::size_t size) {
   }
   std::size_t done = 0;
   while (done < size) {
-    if (!wait(POLLOUT, write_deadline_))
-      return -1;
-    auto n = ::send(fd_, ptr + done, size - done, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-        continue;
-      return -1;
+    auto r = conn_.write(ptr + done, size - done);
+    if (r.state == http_connection::status::ok) {
+      done += r.bytes;
+      continue;
     }
-    done += static_cast<std::size_t>(n);
+    if (r.state == http_connection::status::closed
+        || r.state == http_connection::status::failed || !wait_for(r, write_deadline_))
+      return -1;
   }
   return static_cast<ssize_t>(done);
 }
 
 void deadline_stream::get_remote_ip_and_port(std::string& ip, int& port) const {
-  address_of(fd_, true, ip, port);
+  address_of(conn_.fd(), true, ip, port);
 }
 
 void deadline_stream::get_local_ip_and_port(std::string& ip, int& port) const {
-  address_of(fd_, false, ip, port);
+  address_of(conn_.fd(), false, ip, port);
 }
 
 } // namespace dice

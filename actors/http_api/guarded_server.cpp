@@ -57,9 +57,12 @@ public:
     serve(); // process_and_close_socket: parks it, no thread waits
   }
 
-  void resume(int fd, waiting_list::request request) {
-    pool_.enqueue([this, fd, r = std::move(request)]() mutable {
-      s_.serve(fd, std::move(r));
+  void resume(waiting_room::guest c, waiting_list::request request) {
+    // A std::function must be copyable: the connection travels as a
+    // shared_ptr and is taken back out by the one call.
+    auto held = std::make_shared<waiting_room::guest>(std::move(c));
+    pool_.enqueue([this, held, r = std::move(request)]() mutable {
+      s_.serve(std::move(*held), std::move(r));
     });
   }
 
@@ -76,11 +79,14 @@ private:
 
 guarded_server::guarded_server(const http_config& cfg)
   : cfg_(cfg),
-    room_(room_limits(cfg), [this](int fd, waiting_list::request r) {
+    tls_(cfg.tls_cert_file.empty()
+           ? nullptr
+           : std::make_unique<tls_context>(cfg.tls_cert_file, cfg.tls_key_file)),
+    room_(room_limits(cfg), [this](waiting_room::guest c, waiting_list::request r) {
       if (auto* a = admission_.load())
-        a->resume(fd, std::move(r));
+        a->resume(std::move(c), std::move(r));
       else
-        close_connection(fd);
+        close_connection(std::move(c));
     }) {
   new_task_queue = [this] {
     auto* a = new admission(*this, cfg_.threads);
@@ -125,32 +131,41 @@ connection_counters guarded_server::counters() const {
   c.evicted = room_.evicted();
   c.idle_closed = room_.idle_closed();
   c.timed_out = timed_out_ + room_.timed_out();
+  c.failed = failed_ + room_.failed();
   return c;
 }
 
 bool guarded_server::process_and_close_socket(socket_t sock) {
   if (rejecting) {
-    send_busy(sock);
+    // A TLS client could not read a plain answer: it is only closed.
+    if (!tls_)
+      send_busy(sock);
     ::shutdown(sock, SHUT_RDWR);
     ::close(sock);
     ++rejected_;
     return false;
   }
-  room_.park(sock);
+  ssl_st* session = nullptr;
+  if (tls_ && (session = tls_->new_session()) == nullptr) {
+    ::close(sock);
+    ++failed_;
+    ++closed_;
+    return false;
+  }
+  room_.park(std::make_unique<http_connection>(sock, session));
   return true;
 }
 
-void guarded_server::close_connection(int fd) {
-  ::shutdown(fd, SHUT_RDWR);
-  ::close(fd);
+void guarded_server::close_connection(waiting_room::guest c) {
+  c.reset();
   ++closed_;
 }
 
-void guarded_server::serve(int fd, waiting_list::request request) {
+void guarded_server::serve(waiting_room::guest c, waiting_list::request request) {
   if (svr_sock_ == INVALID_SOCKET)
-    return close_connection(fd); // stopping
+    return close_connection(std::move(c)); // stopping
   const auto framing = room_limits(cfg_).framing;
-  deadline_stream strm(fd, std::chrono::milliseconds(cfg_.request_timeout_ms),
+  deadline_stream strm(*c, std::chrono::milliseconds(cfg_.request_timeout_ms),
                        std::move(request.bytes), request.started);
   for (;;) {
     bool closed = false;
@@ -158,13 +173,13 @@ void guarded_server::serve(int fd, waiting_list::request request) {
     if (!ok || closed) {
       if (strm.timed_out())
         ++timed_out_;
-      return close_connection(fd);
+      return close_connection(std::move(c));
     }
     // A pipelined request already read is served here if it is whole;
     // the start of one waits in the room for the rest, without a thread.
     auto rest = strm.take_buffered();
     if (rest.empty() || frame_request(rest, framing).kind == request_frame::incomplete)
-      return room_.park(fd, std::move(rest));
+      return room_.park(std::move(c), std::move(rest));
     strm.begin_request(std::move(rest), deadline_stream::clock::now());
   }
 }

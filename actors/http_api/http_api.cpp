@@ -170,7 +170,8 @@ void http_api::routes() {
                     {"connections_rejected", h.connections_rejected},
                     {"connections_evicted", h.connections_evicted},
                     {"connections_idle_closed", h.connections_idle_closed},
-                    {"requests_timed_out", h.requests_timed_out}};
+                    {"requests_timed_out", h.requests_timed_out},
+                    {"connections_failed", h.connections_failed}};
     reply(res, 200, body);
   });
   s.Get("/election", [this](const httplib::Request&, httplib::Response& res) {

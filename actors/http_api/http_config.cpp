@@ -14,6 +14,12 @@ std::string http_config::problem(const std::string& host) const {
     return "--http " + host
            + " is not loopback and no token is set: give --http-token-file "
              "FILE (or bind --http to 127.0.0.1)";
+  if (tls_cert_file.empty() != tls_key_file.empty())
+    return "--http-tls-cert-file and --http-tls-key-file go together: give both "
+           "or neither";
+  if (!tls_ca_file.empty() && tls_cert_file.empty())
+    return "--http-tls-ca-file verifies other nodes' HTTPS: it needs "
+           "--http-tls-cert-file and --http-tls-key-file";
   if (threads < 1 || threads > 1024)
     return "--http-threads must be from 1 to 1024";
   if (max_connections < threads)

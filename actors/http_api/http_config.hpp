@@ -1,6 +1,6 @@
 #pragma once
 // How the HTTP API serves its clients: threads, connection limits and
-// timeouts against slow or idle clients, and the bearer token.
+// timeouts against slow or idle clients, the bearer token and TLS.
 #include <cstddef>
 #include <string>
 
@@ -22,6 +22,20 @@ struct http_config {
   /// POST /tasks of a kind (or shell program) no live member runs: accepted
   /// to wait for a runner to join, instead of refused with 400.
   bool wait_for_runner = false;
+  /// PEM files of the API's certificate (with its chain) and private key:
+  /// both set, the API, the dashboard and blob transfers speak HTTPS only.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  /// PEM file of the certificates that sign the other nodes' API
+  /// certificates, to verify them on blob transfers; empty: the node's
+  /// own certificate is the one trusted (one certificate for the cluster).
+  std::string tls_ca_file;
+
+  bool tls() const { return !tls_cert_file.empty(); }
+  /// What this node trusts when it calls another node's API over TLS.
+  const std::string& tls_trust_file() const {
+    return tls_ca_file.empty() ? tls_cert_file : tls_ca_file;
+  }
 
   /// Empty when the API can run on `host`, otherwise a one-line reason.
   std::string problem(const std::string& host) const;

@@ -68,7 +68,7 @@ bool http_api::gather_counters(node_metrics& m, std::string& err) {
   auto conns = server_->counters();
   m.http = {bad_requests_.load(),   unauthorized_.load(), submits_refused_.load(),
             conns.open,             conns.rejected,       conns.evicted,
-            conns.idle_closed,      conns.timed_out};
+            conns.idle_closed,      conns.timed_out,      conns.failed};
   return true;
 }
 

@@ -174,9 +174,12 @@ void http_api::tester_routes() {
              {"last_seen_ms", n.last_seen_ms}};
       tester_peer p;
       if (n.id == node_.config().id) {
+        if (!parts->http.empty())
+          j["url"] = parts->api_url();
         j["http"] = parts->http;
         j["runs_tests"] = parts->cfg.enabled;
       } else if (parts->peers->find(n.id, now, p)) {
+        j["url"] = p.url();
         j["http"] = p.http;
         j["runs_tests"] = p.runs_tests;
       }

@@ -1,12 +1,9 @@
 #include "http_api/waiting_room.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <unistd.h>
-#include <vector>
 
 namespace dice {
 
@@ -20,12 +17,14 @@ constexpr int max_wait_ms = 1000;
 constexpr std::size_t read_chunk = 16 * 1024;
 constexpr int reads_per_event = 4;
 
-void close_socket(int fd) {
-  ::shutdown(fd, SHUT_RDWR);
-  ::close(fd);
-}
-
 } // namespace
+
+struct waiting_room::outcome {
+  std::vector<std::pair<guest, waiting_list::request>> ready;
+  std::vector<guest> hung_up;
+  std::vector<guest> failed;
+  std::vector<std::pair<guest, waiting_list::close_reason>> expired;
+};
 
 waiting_room::waiting_room(waiting_list::limits limits, ready_fn ready)
   : ready_(std::move(ready)), list_(limits) {
@@ -49,84 +48,92 @@ void waiting_room::wake() {
   [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof(one));
 }
 
-void waiting_room::forget(int fd) {
+waiting_room::guest waiting_room::forget(int fd) {
   list_.remove(fd);
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  auto it = guests_.find(fd);
+  if (it == guests_.end())
+    return nullptr;
+  auto c = std::move(it->second);
+  guests_.erase(it);
+  return c;
 }
 
-void waiting_room::park(int fd, std::string pending) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!stopped_) {
-      list_.add(fd, waiting_list::clock::now(), std::move(pending));
-      epoll_event ev{};
-      ev.events = EPOLLIN | EPOLLRDHUP;
-      ev.data.fd = fd;
-      if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) == 0) {
-        wake();
-        return;
-      }
-      list_.remove(fd);
-    }
+void waiting_room::watch(int fd, bool writable) {
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP | (writable ? EPOLLOUT : 0u);
+  ev.data.fd = fd;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev);
+}
+
+void waiting_room::park(guest c, std::string pending) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopped_) {
+    ++dropped_;
+    return; // `c` closes here
   }
-  close_socket(fd);
-  ++dropped_;
+  auto fd = c->fd();
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP;
+  ev.data.fd = fd;
+  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    ++dropped_;
+    return;
+  }
+  list_.add(fd, waiting_list::clock::now(), std::move(pending));
+  guests_.emplace(fd, std::move(c));
+  wake();
 }
 
 bool waiting_room::evict_oldest() {
-  int fd = -1;
+  guest c;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto oldest = list_.oldest();
     if (!oldest)
       return false;
-    fd = *oldest;
-    forget(fd);
+    c = forget(*oldest);
   }
-  close_socket(fd);
+  c.reset(); // closes, outside the lock
   ++evicted_;
   return true;
 }
 
 void waiting_room::stop() {
-  std::vector<int> left;
+  std::vector<guest> left;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopped_)
       return;
     stopped_ = true;
-    while (auto fd = list_.oldest()) {
-      forget(*fd);
-      left.push_back(*fd);
-    }
+    while (auto fd = list_.oldest())
+      left.push_back(forget(*fd));
   }
   wake();
   if (thread_.joinable())
     thread_.join();
-  for (auto fd : left) {
-    close_socket(fd);
-    ++dropped_;
-  }
+  dropped_ += left.size();
 }
 
-void waiting_room::read_from(int fd,
-                             std::vector<std::pair<int, waiting_list::request>>& ready,
-                             std::vector<int>& hung_up) {
+void waiting_room::read_from(int fd, outcome& out) {
+  auto& c = *guests_.at(fd);
   char buf[read_chunk];
-  for (int i = 0; i < reads_per_event; ++i) {
-    auto n = ::recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-      return;
-    if (n <= 0) { // closed by the client, or reset
-      forget(fd);
-      hung_up.push_back(fd);
+  // TLS may hold decrypted bytes past the last read that no event will
+  // announce: those are read now, whatever the count.
+  for (int i = 0; i < reads_per_event || c.pending(); ++i) {
+    auto r = c.read(buf, sizeof(buf));
+    using st = http_connection::status;
+    if (r.state == st::want_read || r.state == st::want_write) {
+      watch(fd, r.state == st::want_write);
       return;
     }
-    auto r = list_.receive(fd, {buf, static_cast<std::size_t>(n)},
-                           waiting_list::clock::now());
-    if (r) {
-      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
-      ready.emplace_back(fd, std::move(*r));
+    if (r.state != st::ok) { // closed by the client, reset, or a TLS error
+      (r.state == st::closed ? out.hung_up : out.failed).push_back(forget(fd));
+      return;
+    }
+    auto whole = list_.receive(fd, {buf, r.bytes}, waiting_list::clock::now());
+    if (whole) {
+      out.ready.emplace_back(forget(fd), std::move(*whole));
       return;
     }
   }
@@ -148,9 +155,7 @@ void waiting_room::run() {
       }
     }
     auto n = ::epoll_wait(epoll_fd_, events, max_events, timeout);
-    std::vector<std::pair<int, waiting_list::request>> ready;
-    std::vector<int> hung_up;
-    std::vector<std::pair<int, waiting_list::close_reason>> expired;
+    outcome out;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (stopped_)
@@ -161,23 +166,19 @@ void waiting_room::run() {
           std::uint64_t drained = 0;
           [[maybe_unused]] auto r = ::read(wake_fd_, &drained, sizeof(drained));
         } else if (list_.contains(fd)) { // else evicted since the wait began
-          read_from(fd, ready, hung_up);
+          read_from(fd, out);
         }
       }
-      expired = list_.expire(waiting_list::clock::now());
-      for (auto& [fd, why] : expired)
-        ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+      for (auto& [fd, why] : list_.expire(waiting_list::clock::now()))
+        out.expired.emplace_back(forget(fd), why);
     }
-    for (auto& [fd, request] : ready)
-      ready_(fd, std::move(request));
-    for (auto fd : hung_up) {
-      close_socket(fd);
-      ++hung_up_;
-    }
-    for (auto& [fd, why] : expired) {
-      close_socket(fd);
+    for (auto& [c, request] : out.ready)
+      ready_(std::move(c), std::move(request));
+    hung_up_ += out.hung_up.size();
+    failed_ += out.failed.size();
+    for (auto& [c, why] : out.expired)
       ++(why == waiting_list::close_reason::idle ? idle_closed_ : timed_out_);
-    }
+    // The connections close as `out` goes, outside the lock.
   }
 }
 

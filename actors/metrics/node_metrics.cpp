@@ -251,7 +251,8 @@ void http_families(families& f, const http_counters& h) {
     .sample(h.connections_rejected, {{"reason", "rejected"}})
     .sample(h.connections_evicted, {{"reason", "evicted"}})
     .sample(h.connections_idle_closed, {{"reason", "idle"}})
-    .sample(h.requests_timed_out, {{"reason", "request_timeout"}});
+    .sample(h.requests_timed_out, {{"reason", "request_timeout"}})
+    .sample(h.connections_failed, {{"reason", "failed"}});
 }
 
 void lock_event_test_families(families& f, const locks_view& l,

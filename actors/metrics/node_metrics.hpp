@@ -30,6 +30,7 @@ struct http_counters {
   std::uint64_t connections_evicted = 0;
   std::uint64_t connections_idle_closed = 0;
   std::uint64_t requests_timed_out = 0;
+  std::uint64_t connections_failed = 0; // socket or TLS errors
 };
 
 /// dice test's work on this node (its runner's counters).

@@ -99,8 +99,9 @@ node::node(caf::actor_system& sys, node_config cfg,
     http_addr = (cfg_.http->host == "0.0.0.0" ? cfg_.advertised().host
                                                : cfg_.http->host)
                 + ":" + std::to_string(cfg_.http->port);
-  tester_ = make_tester_parts(cfg_.tester, cfg_.id, http_addr, cfg_.cluster_key,
-                              cfg_.data_dir);
+  tester_ = make_tester_parts(cfg_.tester, cfg_.id, http_addr,
+                              cfg_.api.tls() ? cfg_.api.tls_trust_file() : "",
+                              cfg_.cluster_key, cfg_.data_dir);
   cfg_.kinds.add(evaluation_kind, [](const std::string&, const cancel_token&) {
     return task_outcome::success("recorded");
   });

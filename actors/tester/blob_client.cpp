@@ -11,8 +11,12 @@ namespace dice {
 
 namespace {
 
-httplib::Client client_for(const std::string& where) {
-  httplib::Client c("http://" + where);
+httplib::Client client_for(const std::string& url, const blob_link& link) {
+  httplib::Client c(url);
+  // Verified (certificate chain and host name) whenever it is HTTPS.
+  if (!link.tls_trust_file.empty())
+    c.set_ca_cert_path(link.tls_trust_file.c_str());
+  c.enable_server_certificate_verification(true);
   c.set_connection_timeout(2, 0);
   c.set_read_timeout(30, 0);
   c.set_write_timeout(30, 0);
@@ -22,15 +26,15 @@ httplib::Client client_for(const std::string& where) {
 } // namespace
 
 bool fetch_blob(const std::string& source, const std::string& sha,
-                const std::string& dest_path, const std::string& cluster_key,
+                const std::string& dest_path, const blob_link& link,
                 std::string& error) {
-  auto c = client_for(source);
+  auto c = client_for(source, link);
   std::ofstream out(dest_path, std::ios::binary | std::ios::trunc);
   if (!out) {
     error = "cannot write " + dest_path;
     return false;
   }
-  httplib::Headers h{{blob_auth_header, blob_auth(cluster_key, "GET", sha)}};
+  httplib::Headers h{{blob_auth_header, blob_auth(link.cluster_key, "GET", sha)}};
   int status = 0;
   auto res = c.Get(("/blobs/" + sha).c_str(), h,
                    [&](const httplib::Response& r) {
@@ -58,13 +62,12 @@ bool fetch_blob(const std::string& source, const std::string& sha,
 }
 
 bool push_blob(const std::string& target, const std::string& sha,
-               const std::string& path, const std::string& cluster_key,
-               std::string& error) {
+               const std::string& path, const blob_link& link, std::string& error) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream body;
   body << in.rdbuf();
-  auto c = client_for(target);
-  httplib::Headers h{{blob_auth_header, blob_auth(cluster_key, "PUT", sha)}};
+  auto c = client_for(target, link);
+  httplib::Headers h{{blob_auth_header, blob_auth(link.cluster_key, "PUT", sha)}};
   auto res = c.Put(("/blobs/" + sha).c_str(), h, body.str(), "application/octet-stream");
   if (!res) {
     error = "no answer (" + httplib::to_string(res.error()) + ")";

@@ -45,7 +45,7 @@ module_groups(const std::vector<std::string>& modules,
 /// task per group of modules (ids module_task_id(e.id, i)), each naming the blob
 /// (TaskSpec.blobs): a node that holds it counts it as a data object of
 /// its claim, so the ranking prefers the nodes that need not fetch it.
-/// `sources` are the HTTP addresses of nodes that hold the blob;
+/// `sources` are the API base URLs of nodes that hold the blob;
 /// `durations_ms` maps module names to durations of an earlier run
 /// (longest first).
 /// `priors` maps module names to a guess of their weight (larger: longer),

@@ -40,7 +40,7 @@ std::vector<tester_peer> replicate_blob(const tester_parts& t, const std::string
     if (took.size() >= t.cfg.blob_replicas || p.id == t.node_id || path.empty())
       break;
     std::string err;
-    if (push_blob(p.http, sha, path, t.cluster_key, err))
+    if (push_blob(p.url(), sha, path, {t.cluster_key, t.tls_trust_file}, err))
       took.push_back(p);
   }
   return took;
@@ -189,9 +189,9 @@ evaluation_receipt evaluation_service::submit(evaluation_request ask,
   std::vector<std::string> sources;
   out.blob_copies = 1;
   if (!parts_.http.empty())
-    sources.push_back(parts_.http);
+    sources.push_back(parts_.api_url());
   for (auto& p : replicate_blob(parts_, sha)) {
-    sources.push_back(p.http);
+    sources.push_back(p.url());
     ++out.blob_copies;
   }
   auto specs = evaluation_specs(e, groups, sources, durations, priors);

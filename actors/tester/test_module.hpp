@@ -24,7 +24,7 @@ struct module_task {
   std::string runner;     // "pytest", "ctest" or "cmd"
   std::uint32_t timeout_s = 0;
   std::uint32_t reruns = 0;
-  std::vector<std::string> sources; // HTTP HOST:PORT of nodes holding the blob
+  std::vector<std::string> sources; // API base URLs of nodes holding the blob
   // pytest: more modules run by the same process, after `module` (light
   // modules grouped so they share one interpreter start; see
   // evaluation_plan.hpp). Empty for a module alone.

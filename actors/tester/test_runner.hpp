@@ -26,10 +26,11 @@
 namespace dice {
 
 /// Copies blob `sha` from the node whose HTTP API is at `source`
-/// (HOST:PORT) to `dest_path`; false with `error` set.
+/// (http://HOST:PORT or https://HOST:PORT) to `dest_path`; false with
+/// `error` set.
 using blob_fetcher = std::function<bool(const std::string& source, const std::string& sha,
                                         const std::string& dest_path, std::string& error)>;
-/// HTTP HOST:PORT of peers that may hold blobs (besides a task's sources).
+/// API base URLs of peers that may hold blobs (besides a task's sources).
 using blob_sources = std::function<std::vector<std::string>()>;
 
 /// Tests this node ran, for /stats.

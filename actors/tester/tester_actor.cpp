@@ -22,8 +22,8 @@ void hear(tester_ptr self, const wire::Message& m) {
   if (m.body_case() != wire::Message::kTesterHello || m.sender_id().empty())
     return;
   const auto& hello = m.tester_hello();
-  self->state.parts->peers->heard(m.sender_id(), hello.http(), hello.runs_tests(),
-                                  wall_clock_ms());
+  self->state.parts->peers->heard(m.sender_id(), hello.http(), hello.tls(),
+                                  hello.runs_tests(), wall_clock_ms());
 }
 
 tester_actor::behavior_type tester_fun(tester_ptr self, broadcast_bridge bridge,
@@ -49,6 +49,7 @@ tester_actor::behavior_type tester_fun(tester_ptr self, broadcast_bridge bridge,
       auto* hello = m.mutable_tester_hello();
       hello->set_http(st.parts->http);
       hello->set_runs_tests(st.parts->cfg.enabled);
+      hello->set_tls(!st.parts->tls_trust_file.empty());
       // Rides with the next broadcast (usually a heartbeat) if one comes.
       self->send(st.bridge, piggyback_atom_v, std::move(m),
                  static_cast<millis>(st.parts->cfg.hello_ms / 2));

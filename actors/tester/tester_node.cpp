@@ -40,6 +40,7 @@ std::string unreachable_for_nobody(const std::string& dir) {
 
 std::shared_ptr<tester_parts> make_tester_parts(tester_config cfg, std::string node_id,
                                                 std::string http,
+                                                std::string tls_trust_file,
                                                 std::string cluster_key,
                                                 const std::string& data_dir) {
   if (cfg.work_dir.empty()) {
@@ -58,15 +59,17 @@ std::shared_ptr<tester_parts> make_tester_parts(tester_config cfg, std::string n
   p->cfg = cfg;
   p->node_id = node_id;
   p->http = std::move(http);
+  p->tls_trust_file = tls_trust_file;
   p->cluster_key = cluster_key;
   p->blobs = std::make_shared<blob_store>(cfg.blob_dir, cfg.blob_cache_bytes);
   p->peers = std::make_shared<tester_peers>(3 * cfg.hello_ms + 1000);
   std::weak_ptr<tester_peers> peers = p->peers;
   p->runner = std::make_shared<test_runner>(
     cfg, node_id, p->blobs,
-    [key = std::move(cluster_key)](const std::string& source, const std::string& sha,
-                                   const std::string& dest, std::string& error) {
-      return fetch_blob(source, sha, dest, key, error);
+    [key = std::move(cluster_key), trust = std::move(tls_trust_file)](
+      const std::string& source, const std::string& sha, const std::string& dest,
+      std::string& error) {
+      return fetch_blob(source, sha, dest, {key, trust}, error);
     },
     [peers] {
       auto live = peers.lock();

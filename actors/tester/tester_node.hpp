@@ -15,7 +15,15 @@ struct tester_parts {
   tester_config cfg;
   std::string node_id;
   std::string http;         // this node's HTTP HOST:PORT; empty: no API
+  /// Set when the APIs speak HTTPS: the PEM file that peers' certificates
+  /// are checked against on blob transfers.
+  std::string tls_trust_file;
   std::string cluster_key;  // authenticates blob transfers
+
+  /// This node's API base URL (https:// with TLS); `http` must be set.
+  std::string api_url() const {
+    return (tls_trust_file.empty() ? "http://" : "https://") + http;
+  }
   std::shared_ptr<blob_store> blobs;
   std::shared_ptr<tester_peers> peers;
   std::shared_ptr<test_runner> runner;
@@ -27,6 +35,7 @@ struct tester_parts {
 /// runner's user (nobody) cannot reach.
 std::shared_ptr<tester_parts> make_tester_parts(tester_config cfg, std::string node_id,
                                                 std::string http,
+                                                std::string tls_trust_file,
                                                 std::string cluster_key,
                                                 const std::string& data_dir);
 

@@ -2,10 +2,10 @@
 
 namespace dice {
 
-void tester_peers::heard(const std::string& id, const std::string& http,
+void tester_peers::heard(const std::string& id, const std::string& http, bool tls,
                          bool runs_tests, millis now) {
   std::lock_guard<std::mutex> guard{mtx_};
-  peers_[id] = tester_peer{id, http, runs_tests, now};
+  peers_[id] = tester_peer{id, http, tls, runs_tests, now};
 }
 
 std::vector<tester_peer> tester_peers::live(millis now) const {
@@ -20,7 +20,7 @@ std::vector<tester_peer> tester_peers::live(millis now) const {
 std::vector<std::string> tester_peers::sources(millis now) const {
   std::vector<std::string> out;
   for (auto& p : live(now))
-    out.push_back(p.http);
+    out.push_back(p.url());
   return out;
 }
 

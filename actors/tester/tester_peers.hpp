@@ -1,6 +1,7 @@
 #pragma once
 // Where the other nodes serve project blobs, as their TesterHello
-// messages tell: node id -> HTTP HOST:PORT, forgotten after a silence.
+// messages tell: node id -> HTTP HOST:PORT (and whether it is HTTPS),
+// forgotten after a silence.
 // The tester actor is its only writer; HTTP threads and executor slots
 // read it (hence the lock).
 #include <map>
@@ -14,9 +15,13 @@ namespace dice {
 
 struct tester_peer {
   std::string id;
-  std::string http;
+  std::string http; // HOST:PORT
+  bool tls = false; // its API speaks HTTPS only
   bool runs_tests = false;
   millis last_heard_ms = 0;
+
+  /// Its API's base URL: http://HOST:PORT or https://HOST:PORT.
+  std::string url() const { return (tls ? "https://" : "http://") + http; }
 };
 
 class tester_peers {
@@ -24,11 +29,11 @@ public:
   /// Entries not heard from for `forget_after_ms` are left out of answers.
   explicit tester_peers(millis forget_after_ms) : forget_after_ms_(forget_after_ms) {}
 
-  void heard(const std::string& id, const std::string& http, bool runs_tests,
-             millis now);
+  void heard(const std::string& id, const std::string& http, bool tls,
+             bool runs_tests, millis now);
   /// The live entries, sorted by id.
   std::vector<tester_peer> live(millis now) const;
-  /// Their HTTP addresses, sorted by node id.
+  /// Their APIs' base URLs, sorted by node id.
   std::vector<std::string> sources(millis now) const;
   /// The live entry of `id`, if any.
   bool find(const std::string& id, millis now, tester_peer& out) const;

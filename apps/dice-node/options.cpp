@@ -179,6 +179,9 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("multicast", po::value(&multicast), "broadcast via this IPv4 multicast GROUP:PORT instead of to each peer")
     ("http", po::value(&http)->default_value(defaults::http), "HTTP API HOST:PORT, or 'off'")
     ("http-token-file", po::value(&http_token_file), "file holding the HTTP API's bearer token (>= 16 printable bytes); every request but GET /health must then send 'Authorization: Bearer TOKEN'. Required when --http is not on loopback")
+    ("http-tls-cert-file", po::value(&n.api.tls_cert_file), "PEM file of the HTTP API's certificate (and its chain): with --http-tls-key-file, the API, the dashboard and blob transfers between nodes speak HTTPS only")
+    ("http-tls-key-file", po::value(&n.api.tls_key_file), "PEM file of the private key of --http-tls-cert-file")
+    ("http-tls-ca-file", po::value(&n.api.tls_ca_file), "PEM file of the certificates that sign the other nodes' API certificates, checked on blob transfers (default: this node's own certificate, for a cluster sharing one)")
     ("http-threads", po::value(&http_threads)->default_value(http_threads), "HTTP requests served at once")
     ("http-max-connections", po::value(&http_max_connections)->default_value(http_max_connections), "HTTP connections open at once; a new one beyond evicts the longest idle one, or is answered 503 if none is idle")
     ("http-request-timeout-ms", po::value(&http_request_timeout)->default_value(http_request_timeout), "an HTTP request must arrive whole within this of its first byte, and its answer be taken within this, or the connection is cut")
@@ -299,6 +302,8 @@ node_options parse_node_options(int argc, const char* const* argv) {
       refuse_readable_secret("--cluster-key-file", key_file);
     if (!http_token_file.empty())
       refuse_readable_secret("--http-token-file", http_token_file);
+    if (!n.api.tls_key_file.empty())
+      refuse_readable_secret("--http-tls-key-file", n.api.tls_key_file);
   }
   n.api.threads = ranged("http-threads", http_threads, 1, 1024);
   n.api.max_connections = ranged("http-max-connections", http_max_connections,

@@ -1,18 +1,44 @@
 #include "client.hpp"
 
+#include <fstream>
 #include <netdb.h>
 #include <sys/socket.h>
 
 namespace dice::cli {
 
-client::client(const std::string& url, const std::string& token)
-  : url_(url), token_(token), http_(url) {
+void trust(httplib::Client& c, const std::string& ca_file) {
+  if (!ca_file.empty())
+    c.set_ca_cert_path(ca_file.c_str());
+  c.enable_server_certificate_verification(true);
+}
+
+std::string ca_file_problem(const std::string& ca_file) {
+  if (ca_file.empty())
+    return "";
+  std::ifstream in(ca_file);
+  if (!in)
+    return "cannot read '" + ca_file + "'";
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("-----BEGIN CERTIFICATE-----", 0) == 0)
+      return "";
+  return "'" + ca_file + "' holds no PEM certificate";
+}
+
+client::client(const std::string& url, const std::string& token,
+               const std::string& ca_file)
+  : url_(url), token_(token), ca_file_(ca_file), http_(url) {
+  trust(http_, ca_file);
   if (!token.empty())
     http_.set_bearer_token_auth(token);
   http_.set_connection_timeout(2);
   http_.set_read_timeout(30);
   // A request's headers and body are separate writes (see http_api.cpp).
   http_.set_tcp_nodelay(true);
+}
+
+std::unique_ptr<client> client::at(const std::string& url) const {
+  return std::make_unique<client>(url, token_, ca_file_);
 }
 
 namespace {
@@ -49,9 +75,13 @@ std::string describe(httplib::Error e) {
     case httplib::Error::BindIPAddress:
       return "cannot bind the local address";
     case httplib::Error::SSLConnection:
+      return "TLS handshake failed (an http:// node given an https:// URL, or "
+             "no protocol in common)";
     case httplib::Error::SSLLoadingCerts:
+      return "cannot load the CA certificates (see --ca-file or $DICE_CA_FILE)";
     case httplib::Error::SSLServerVerification:
-      return "TLS failed (the dice CLI speaks plain HTTP)";
+      return "the node's certificate is not trusted, or does not name this host "
+             "(give the CA that signed it with --ca-file or $DICE_CA_FILE)";
     default:
       return "request failed (" + httplib::to_string(e) + ")";
   }
@@ -116,8 +146,8 @@ bool network_members(client& node, std::vector<member_api>& members,
   members.clear();
   for (auto& n : a.body.value("nodes", nlohmann::json::array())) {
     member_api m{n.value("id", ""), n.value("state", ""), ""};
-    if (n.contains("http") && n["http"].is_string() && !n["http"].get<std::string>().empty())
-      m.url = "http://" + n["http"].get<std::string>();
+    if (n.contains("url") && n["url"].is_string())
+      m.url = n["url"].get<std::string>();
     members.push_back(std::move(m));
   }
   return true;

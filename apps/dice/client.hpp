@@ -1,5 +1,7 @@
 #pragma once
-// The dice CLI's view of a node: JSON over HTTP with short timeouts.
+// The dice CLI's view of a node: JSON over HTTP or HTTPS with short
+// timeouts.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,10 +21,20 @@ struct answer {
 /// A sentence for an error that left no answer.
 std::string describe(httplib::Error e);
 
+/// Makes `c` check an HTTPS node's certificate (chain and host name)
+/// against the PEM file `ca_file`, or against the system's CAs if empty.
+void trust(httplib::Client& c, const std::string& ca_file);
+/// Empty if `ca_file` is empty or holds a PEM certificate, otherwise why not.
+std::string ca_file_problem(const std::string& ca_file);
+
 class client {
 public:
-  /// `token`: sent as `Authorization: Bearer TOKEN` when not empty.
-  client(const std::string& url, const std::string& token);
+  /// `token`: sent as `Authorization: Bearer TOKEN` when not empty;
+  /// `ca_file`: see trust().
+  client(const std::string& url, const std::string& token,
+         const std::string& ca_file = "");
+  /// A client of another node (`url`) with the same token and trust.
+  std::unique_ptr<client> at(const std::string& url) const;
   answer get(const std::string& path);
   /// GET with query parameters, which httplib encodes.
   answer get(const std::string& path, const httplib::Params& params);
@@ -37,11 +49,12 @@ private:
   answer wrap(const httplib::Result& res);
   std::string url_;
   std::string token_;
+  std::string ca_file_;
   httplib::Client http_;
 };
 
-/// A member as GET /network lists it: its HTTP API ("http://HOST:PORT",
-/// empty while it has not said where it is).
+/// A member as GET /network lists it: its HTTP API ("http://HOST:PORT" or
+/// "https://HOST:PORT", empty while it has not said where it is).
 struct member_api {
   std::string id, state, url;
 };

@@ -51,7 +51,7 @@ int drain_command(client& node, const args& a, bool undrain, bool json) {
     auto url = url_of_member(node, a.words[1], error);
     if (url.empty())
       return fail(error);
-    other = std::make_unique<client>(url, node.token());
+    other = node.at(url);
     target = other.get();
   }
   if (undrain) {

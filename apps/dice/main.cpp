@@ -94,6 +94,9 @@ const char* usage =
   "  --node URL     node API (default $DICE_NODE or http://127.0.0.1:8400)\n"
   "  --token-file FILE  send the bearer token in FILE (a node started with\n"
   "                 --http-token-file asks for it; default $DICE_TOKEN_FILE)\n"
+  "  --ca-file FILE  an https:// node's certificate must be signed by a CA in\n"
+  "                 this PEM file (its own certificate, if self-signed);\n"
+  "                 default $DICE_CA_FILE, else the system's CAs\n"
   "  --json         print JSON instead of text\n"
   "  -h, --help     print this help\n"
   "  --version      print the version\n"
@@ -106,7 +109,7 @@ bool is_flag(const std::string& name) {
 
 bool takes_value(const std::string& name) {
   for (auto* o : {"--node", "--count", "--priority", "--state", "--timeout",
-                  "--token-file", "--kind", "--on", "--limit", "--after",
+                  "--token-file", "--ca-file", "--kind", "--on", "--limit", "--after",
                   "--payload-file", "--ids-file", "--since"})
     if (name == o)
       return true;
@@ -299,7 +302,13 @@ int main(int argc, char** argv) {
       return fail(e.what(), 2);
     }
   }
-  client node{url, token};
+  const char* env_ca_file = std::getenv("DICE_CA_FILE");
+  std::string ca_file = a.opts.count("--ca-file") ? a.opts["--ca-file"]
+                        : env_ca_file             ? env_ca_file
+                                                  : "";
+  if (auto why = ca_file_problem(ca_file); !why.empty())
+    return fail((a.opts.count("--ca-file") ? "--ca-file: " : "DICE_CA_FILE: ") + why, 2);
+  client node{url, token, ca_file};
   auto& cmd = a.words[0];
   auto one_id = [&](const char* name) -> bool {
     if (a.words.size() == 2)

@@ -194,7 +194,7 @@ int wait_for(client& first, const wait_request& w) {
         std::cerr << (tty ? "\n" : "") << "dice: " << error
                   << "; following the tasks through " << others[next_other]
                   << "\n";
-        owned = std::make_unique<client>(others[next_other++], first.token());
+        owned = first.at(others[next_other++]);
         node = owned.get();
         misses = 0;
       } else if (misses >= 25) {

@@ -60,7 +60,8 @@ const char* test_usage =
   "  --junit FILE          with --wait: write the report as JUnit XML\n"
   "  --follow ID           follow an evaluation already submitted (from any node)\n"
   "  --list                the evaluations the cluster holds, newest first\n"
-  "  --node URL, --token-file FILE, --json   as for every command\n";
+  "  --node URL, --token-file FILE, --ca-file FILE, --json   as for every\n"
+  "                 command\n";
 
 int fail(const std::string& why, int code = 1) {
   std::cerr << "dice test: error: " << why << "\n";
@@ -68,7 +69,7 @@ int fail(const std::string& why, int code = 1) {
 }
 
 struct test_args {
-  std::string url, token_file, target, runner = "pytest", split, name,
+  std::string url, token_file, ca_file, target, runner = "pytest", split, name,
     junit, follow;
   std::vector<std::string> modules;
   long long timeout = 600, reruns = 0, wait_timeout = 3600;
@@ -160,6 +161,7 @@ std::string project_bytes(const test_args& a, std::string& error) {
 
 httplib::Client make_client(const test_args& a, const std::string& token) {
   httplib::Client c(a.url);
+  trust(c, a.ca_file);
   if (!token.empty())
     c.set_bearer_token_auth(token);
   c.set_connection_timeout(2);
@@ -287,12 +289,15 @@ std::optional<int> maybe_test_command(int argc, char** argv) {
   a.url = std::getenv("DICE_NODE") ? std::getenv("DICE_NODE") : "http://127.0.0.1:8400";
   if (const char* f = std::getenv("DICE_TOKEN_FILE"))
     a.token_file = f;
+  if (const char* f = std::getenv("DICE_CA_FILE"))
+    a.ca_file = f;
   for (; at < argc; ++at) {
     std::string w = argv[at];
     if (w == "--json") {
       a.json = true;
-    } else if ((w == "--node" || w == "--token-file") && at + 1 < argc) {
-      (w == "--node" ? a.url : a.token_file) = argv[++at];
+    } else if ((w == "--node" || w == "--token-file" || w == "--ca-file")
+               && at + 1 < argc) {
+      (w == "--node" ? a.url : w == "--ca-file" ? a.ca_file : a.token_file) = argv[++at];
     } else {
       break;
     }
@@ -302,7 +307,7 @@ std::optional<int> maybe_test_command(int argc, char** argv) {
   std::map<std::string, std::string*> text{
     {"--runner", &a.runner}, {"--split", &a.split},   {"--name", &a.name},
     {"--junit", &a.junit},   {"--follow", &a.follow}, {"--node", &a.url},
-    {"--token-file", &a.token_file}};
+    {"--token-file", &a.token_file}, {"--ca-file", &a.ca_file}};
   std::map<std::string, std::pair<long long*, long long>> numbers{
     {"--timeout", {&a.timeout, 86'400}}, {"--reruns", {&a.reruns, 10}},
     {"--wait-timeout", {&a.wait_timeout, 7 * 86'400}}};
@@ -346,6 +351,8 @@ std::optional<int> maybe_test_command(int argc, char** argv) {
       return fail(e.what(), 2);
     }
   }
+  if (auto why = ca_file_problem(a.ca_file); !why.empty())
+    return fail("--ca-file: " + why, 2);
   auto c = make_client(a, token);
   if (a.list)
     return list_evaluations(c, a);

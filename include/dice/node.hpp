@@ -42,6 +42,8 @@ struct options {
   std::string cluster_key;                 // >= 16 bytes; empty: loopback only
   std::string http;                        // HTTP task API HOST:PORT; empty: off
   std::string http_token;                  // bearer token; required off loopback
+  std::string http_tls_cert_file;          // PEM certificate: the API is HTTPS only
+  std::string http_tls_key_file;           // PEM key of that certificate
   std::size_t slots = 1;                   // tasks executed at once
   std::size_t prefetch = 1;                // tasks claimed beyond the slots
   std::uint32_t max_attempts = 3;          // failed executions before FAILED

@@ -84,7 +84,8 @@ std::string loopback(std::uint16_t port) {
 }
 
 std::string url_of(const node_process& n) {
-  return "http://" + loopback(n.spec().http_port);
+  return (n.spec().tls_cert_file.empty() ? "http://" : "https://")
+         + loopback(n.spec().http_port);
 }
 
 // ---- process ------------------------------------------------------------------
@@ -220,6 +221,9 @@ std::vector<std::string> node_spec::args() const {
     out.push_back("--cluster-key-file");
     out.push_back(cluster_key_file);
   }
+  if (!tls_cert_file.empty())
+    out.insert(out.end(), {"--http-tls-cert-file", tls_cert_file,
+                           "--http-tls-key-file", tls_key_file});
   out.insert(out.end(), extra_args.begin(), extra_args.end());
   return out;
 }
@@ -235,7 +239,14 @@ std::optional<nlohmann::json> http_reply::json() const {
 
 http_reply http_get(std::uint16_t port, const std::string& path,
                     millis timeout) {
-  httplib::Client cli("127.0.0.1", port);
+  return http_get("http://" + loopback(port), path, "", timeout);
+}
+
+http_reply http_get(const std::string& base, const std::string& path,
+                    const std::string& ca_file, millis timeout) {
+  httplib::Client cli(base);
+  if (!ca_file.empty())
+    cli.set_ca_cert_path(ca_file.c_str());
   auto sec = static_cast<time_t>(timeout.count() / 1000);
   auto usec = static_cast<time_t>((timeout.count() % 1000) * 1000);
   cli.set_connection_timeout(sec, usec);
@@ -282,17 +293,28 @@ node_process::node_process(const std::string& binary, node_spec spec,
     proc_(std::make_unique<process>(binary, spec_.args(), log_path)) {
 }
 
+namespace {
+
+std::optional<nlohmann::json> api_json(const node_process& n, const std::string& path) {
+  auto r = http_get(url_of(n), path, n.spec().tls_cert_file);
+  if (r.status != 200)
+    return std::nullopt;
+  return r.json();
+}
+
+} // namespace
+
 bool node_process::healthy() const {
-  auto h = get_json(spec_.http_port, "/health");
+  auto h = api_json(*this, "/health");
   return h && h->value("ok", false) && h->value("id", "") == spec_.id;
 }
 
 std::optional<nlohmann::json> node_process::nodes() const {
-  return get_json(spec_.http_port, "/nodes");
+  return api_json(*this, "/nodes");
 }
 
 std::optional<nlohmann::json> node_process::stats() const {
-  return get_json(spec_.http_port, "/stats");
+  return api_json(*this, "/stats");
 }
 
 std::string node_process::state_of(const std::string& peer_id) const {

@@ -92,6 +92,9 @@ struct node_spec {
   std::vector<std::string> peers;     // HOST:PORT seed peers
   std::string cluster_key_file;       // empty: no key
   std::string data_dir;               // empty: none (memory only)
+  /// Both set: the API speaks HTTPS only, and the harness trusts the
+  /// certificate itself (self-signed, naming 127.0.0.1).
+  std::string tls_cert_file, tls_key_file;
   std::vector<std::string> extra_args;
 
   std::string udp_addr() const { return loopback(udp_port); }
@@ -101,7 +104,8 @@ struct node_spec {
 
 class node_process;
 
-/// "http://127.0.0.1:PORT" of the node's HTTP API, for the dice CLI's --node.
+/// "http://127.0.0.1:PORT" of the node's HTTP API (https:// with TLS), for
+/// the dice CLI's --node.
 std::string url_of(const node_process& n);
 
 /// Result of an HTTP GET: status 0 means no connection or no answer.
@@ -115,6 +119,10 @@ struct http_reply {
 /// GET http://127.0.0.1:port/path with a short connect/read timeout.
 http_reply http_get(std::uint16_t port, const std::string& path,
                     millis timeout = millis(1000));
+/// GET BASE/path (BASE: http://HOST:PORT or https://HOST:PORT, whose
+/// certificate must then chain to `ca_file`).
+http_reply http_get(const std::string& base, const std::string& path,
+                    const std::string& ca_file, millis timeout = millis(1000));
 
 /// The JSON body of a 200 reply, or nullopt for anything else.
 std::optional<nlohmann::json> get_json(std::uint16_t port,
