@@ -6,17 +6,10 @@ side in one run: GET /health on one kept-alive connection, on a new
 connection each (the TLS handshake included), and probed while --slow
 clients each trickle a real TLS ClientHello a byte a second.
 Usage: tls.py --node build/apps/dice-node/dice-node [--slow 1000]"""
-import argparse, http.client, os, resource, shutil, socket, ssl, subprocess
+import argparse, http.client, os, shutil, socket, ssl, subprocess
 import sys, tempfile, threading, time
 
-def free_port(kind):
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-def percentile(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+from front_common import free_port, percentile, raise_file_limit
 
 def connect(port, ctx):
     if ctx is None:
@@ -132,8 +125,7 @@ def main():
     ap.add_argument("--requests", type=int, default=2000, help="kept-alive requests")
     ap.add_argument("--slow", type=int, default=1000, help="trickling TLS clients")
     a = ap.parse_args()
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    raise_file_limit()
     root = tempfile.mkdtemp(prefix="dice-tls-")
     try:
         cert, key = os.path.join(root, "api.crt"), os.path.join(root, "api.key")

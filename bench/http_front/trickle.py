@@ -6,15 +6,12 @@ probed on fresh connections and echo tasks are submitted; the same probes
 run first without the slow clients. Each --node binary is measured in
 turn in the same run, so two fronts are compared side by side.
 Usage: trickle.py --node NEW/dice-node [--node OLD/dice-node] [--slow 1000]"""
-import argparse, http.client, json, os, resource, selectors, shutil, socket
+import argparse, http.client, json, os, selectors, shutil, socket
 import statistics, subprocess, sys, tempfile, threading, time
 
-PROBE_TIMEOUT_S = 2.0
+from front_common import free_port, percentile, raise_file_limit
 
-def free_port(kind):
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+PROBE_TIMEOUT_S = 2.0
 
 def request(port, method, path, body=None):
     """(status, seconds); status 0 if no answer within PROBE_TIMEOUT_S."""
@@ -69,10 +66,6 @@ class SlowClients:
         for s, _ in conns:
             s.close()
 
-def percentile(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-
 def probe(port, n):
     health = []
     for _ in range(n):  # 20 a second
@@ -124,8 +117,7 @@ def main():
     ap.add_argument("--slow", type=int, default=1000, help="slow connections")
     ap.add_argument("--probes", type=int, default=200, help="GET /health probes per phase")
     a = ap.parse_args()
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    raise_file_limit()
     root = tempfile.mkdtemp(prefix="dice-trickle-")
     try:
         print(f"{a.slow} slow clients, {a.probes} /health probes, {a.probes // 4} submits per phase")
