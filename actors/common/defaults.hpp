@@ -143,7 +143,7 @@ constexpr millis claim_window_ms = 100;
 /// Nodes whose views differ (one has not heard yet of another's claim or
 /// end) now and then match the same task; this window lets the worse
 /// claim lose before it starts. In dice-sim (1-10 ms delays, 5 ms steps;
-/// bench/README.md) 0 ms left 2-6% of tasks started twice, 5 ms 0-1.2%,
+/// bench/README.md) 0 ms left 2-9% of tasks started twice, 5 ms 0-1.2%,
 /// 10 ms none; on loopback a rival's claim arrives well within 5 ms.
 /// Prefetch claims while the slot still runs, so the window rarely delays
 /// a task of a busy node; it is part of an idle node's latency.
