@@ -40,7 +40,7 @@ std::vector<tester_peer> replicate_blob(const tester_parts& t, const std::string
     if (took.size() >= t.cfg.blob_replicas || p.id == t.node_id || path.empty())
       break;
     std::string err;
-    if (push_blob(p.http, sha, path, t.cluster_key, err))
+    if (push_blob(p.http, sha, path, t.keys->get()->primary_key(), err))
       took.push_back(p);
   }
   return took;

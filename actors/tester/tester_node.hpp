@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "broadcast_bridge/keyring.hpp"
 #include "tester/blob_store.hpp"
 #include "tester/test_runner.hpp"
 #include "tester/tester_config.hpp"
@@ -15,7 +16,9 @@ struct tester_parts {
   tester_config cfg;
   std::string node_id;
   std::string http;         // this node's HTTP HOST:PORT; empty: no API
-  std::string cluster_key;  // authenticates blob transfers
+  /// The node's live keyring (the bridge replaces it on every change):
+  /// blob transfers are signed with its primary and accepted under any key.
+  std::shared_ptr<published_keyring> keys;
   std::shared_ptr<blob_store> blobs;
   std::shared_ptr<tester_peers> peers;
   std::shared_ptr<test_runner> runner;
@@ -27,7 +30,7 @@ struct tester_parts {
 /// runner's user (nobody) cannot reach.
 std::shared_ptr<tester_parts> make_tester_parts(tester_config cfg, std::string node_id,
                                                 std::string http,
-                                                std::string cluster_key,
+                                                std::shared_ptr<published_keyring> keys,
                                                 const std::string& data_dir);
 
 } // namespace dice
