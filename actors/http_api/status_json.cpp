@@ -21,7 +21,7 @@ nlohmann::json nodes_json(const std::string& self_id,
 }
 
 nlohmann::json bridge_json(const bridge_counters& c) {
-  nlohmann::json j{
+  nlohmann::json j = {
     {"datagrams_sent", c.datagrams_sent},
     {"bytes_sent", c.bytes_sent},
     {"send_errors", c.send_errors},

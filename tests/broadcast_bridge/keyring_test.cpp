@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
