@@ -83,7 +83,7 @@ TEST_CASE("dice keys install, use and remove rotate the cluster key of a live "
   });
   auto wait_some = [&] {
     auto before = submitted.load();
-    wait_until([&] { return submitted >= before + 20; }, millis(5000));
+    wait_until([&] { return submitted >= before + 60; }, millis(10000));
   };
 
   wait_some();
