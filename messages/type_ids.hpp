@@ -60,4 +60,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
   CAF_ADD_ATOM(dice, dice, publish_atom, "publish")
   CAF_ADD_ATOM(dice, dice, events_atom, "events")
   CAF_ADD_ATOM(dice, dice, causal_atom, "causal")
+  // the cluster keyring (issue 32): list, install, use, remove
+  CAF_ADD_ATOM(dice, dice, keys_atom, "keys")
+  CAF_ADD_ATOM(dice, dice, install_atom, "install")
+  CAF_ADD_ATOM(dice, dice, use_atom, "use")
 CAF_END_TYPE_ID_BLOCK(dice)

@@ -18,6 +18,13 @@ struct kind_traffic {
   std::uint64_t bytes_received = 0;
 };
 
+/// Datagrams per cluster key (keyring.hpp), by key id: sealed with it (a
+/// broadcast once, however many peers it goes to) and accepted under it.
+struct key_traffic {
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+};
+
 struct bridge_counters {
   std::uint64_t datagrams_sent = 0;
   std::uint64_t bytes_sent = 0;
@@ -47,6 +54,14 @@ struct bridge_counters {
   std::uint64_t probes_unanswered = 0;
   /// Sealed and accepted messages by family.
   std::map<std::string, kind_traffic> by_kind;
+  /// Datagrams by the key that signed them (empty without a keyring).
+  std::map<std::string, key_traffic> by_key;
+  /// Datagrams dropped (and counted in dropped_unauthenticated) because
+  /// they name a key id this node does not hold: a peer signs with a key
+  /// not installed here. At most unknown_key_ids_limit ids; the rest count
+  /// under "other".
+  std::map<std::string, std::uint64_t> unknown_key_ids;
+  static constexpr std::size_t unknown_key_ids_limit = 32;
 
   std::uint64_t dropped() const {
     return dropped_malformed + dropped_unauthenticated + dropped_replayed

@@ -12,10 +12,10 @@
 
 namespace dice {
 
-bridge_state::bridge_state(bridge_identity self, std::string cluster_key,
+bridge_state::bridge_state(bridge_identity self, keyring keys,
                            bridge_limits limits)
   : self_(std::move(self)),
-    key_(std::move(cluster_key)),
+    keys_(std::move(keys)),
     limits_(limits),
     replay_(limits.replay_window) {
   // Protobuf logs every undecodable string field to stderr: anyone able to
@@ -51,13 +51,18 @@ std::optional<std::string> bridge_state::seal(wire::Message m, millis now) {
   wire::Envelope env;
   env.set_version(defaults::protocol_version);
   m.SerializeToString(env.mutable_message());
-  if (!key_.empty())
-    env.set_auth_tag(hmac_sha256(key_, env.message()));
+  if (!keys_.empty()) {
+    auto sig = keys_.sign(env.message());
+    env.set_key_id(std::move(sig.id_bytes));
+    env.set_auth_tag(std::move(sig.tag));
+  }
   auto bytes = env.SerializeAsString();
   if (bytes.size() > limits_.max_datagram_bytes) {
     ++counters_.send_errors;
     return std::nullopt;
   }
+  if (!keys_.empty())
+    ++counters_.by_key[keys_.primary_id()].sent;
   if (limits_.bundle_bytes > 0 && bytes.size() > limits_.bundle_bytes)
     ++counters_.over_bundle_bytes_by_body[body_name(m)];
   count_kind(m, true);
@@ -122,6 +127,23 @@ std::optional<wire::Message> bridge_state::answer_probe(const wire::Message& pro
   return notice;
 }
 
+void bridge_state::count_unknown_key(const std::string& id) {
+  auto& ids = counters_.unknown_key_ids;
+  auto it = ids.find(id);
+  if (it != ids.end()) {
+    ++it->second;
+    return;
+  }
+  // Bounded: forged datagrams may name any id. One slot is kept for the
+  // ids past the limit.
+  if (ids.size() + 1 >= bridge_counters::unknown_key_ids_limit) {
+    ++ids["other"];
+    return;
+  }
+  ids.emplace(id, 1);
+  unknown_key_notices_.push_back(id);
+}
+
 void bridge_state::count_sent(std::size_t bytes, bool ok) {
   if (!ok) {
     ++counters_.send_errors;
@@ -148,10 +170,21 @@ std::optional<wire::Message> bridge_state::open(const std::string& datagram) {
     return drop(counters_.dropped_malformed);
   if (env.version() != defaults::protocol_version)
     return drop(counters_.dropped_version);
-  // Authenticate before parsing the inner message: forged bytes reach no parser.
-  if (!key_.empty()
-      && !tags_equal(env.auth_tag(), hmac_sha256(key_, env.message())))
+  // Authenticate before parsing the inner message: forged bytes reach no
+  // parser. A datagram names its key (an older sender's does not: every
+  // key is tried).
+  auto verdict = keys_.verify(env.key_id(), env.message(), env.auth_tag());
+  if (!verdict.ok) {
+    if (verdict.unknown_id)
+      count_unknown_key(verdict.id);
     return drop(counters_.dropped_unauthenticated);
+  }
+  // Counted under its key once it passed every check.
+  auto accepted = [&] {
+    ++counters_.accepted;
+    if (!verdict.id.empty())
+      ++counters_.by_key[verdict.id].received;
+  };
   wire::Message m;
   if (!m.ParseFromString(env.message()) || m.sender_id().empty()
       || m.sequence() == 0 || m.body_case() == wire::Message::BODY_NOT_SET
@@ -167,20 +200,20 @@ std::optional<wire::Message> bridge_state::open(const std::string& datagram) {
     // It asserts nothing, so a stale or replayed one costs only an answer
     // (rate-limited); recording it would let a restarted node's probe
     // (incarnation 0) or the node's later traffic look replayed.
-    ++counters_.accepted;
+    accepted();
     count_kind(m, false);
     return m;
   }
   // Per sender id and address: two nodes started with one id keep separate
   // windows, so the newcomer's higher incarnation cannot make the first
   // node's datagrams look stale before membership has judged the clash.
-  auto verdict = replay_.check_and_record(m.sender_id() + '@' + m.sender_addr(),
-                                          m.incarnation(), m.sequence());
-  if (verdict == replay_window::verdict::stale_incarnation)
+  auto fresh = replay_.check_and_record(m.sender_id() + '@' + m.sender_addr(),
+                                        m.incarnation(), m.sequence());
+  if (fresh == replay_window::verdict::stale_incarnation)
     return drop(counters_.dropped_stale_incarnation);
-  if (verdict != replay_window::verdict::fresh)
+  if (fresh != replay_window::verdict::fresh)
     return drop(counters_.dropped_replayed);
-  ++counters_.accepted;
+  accepted();
   count_kind(m, false);
   if (m.has_bundle())
     ++counters_.bundles_received;

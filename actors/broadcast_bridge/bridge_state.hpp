@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "broadcast_bridge/bridge_counters.hpp"
+#include "broadcast_bridge/keyring.hpp"
 #include "broadcast_bridge/replay_floors.hpp"
 #include "broadcast_bridge/replay_window.hpp"
 #include "common/defaults.hpp"
@@ -37,9 +39,14 @@ std::size_t bundle_budget(const bridge_identity& self,
 
 class bridge_state {
 public:
-  /// An empty `cluster_key` disables authentication (loopback or --insecure).
+  /// Datagrams are signed with the keyring's primary and accepted under
+  /// any of its keys; an empty keyring disables authentication (loopback
+  /// or --insecure).
+  bridge_state(bridge_identity self, keyring keys, bridge_limits limits = {});
+  /// One key (empty: none).
   bridge_state(bridge_identity self, std::string cluster_key,
-               bridge_limits limits = {});
+               bridge_limits limits = {})
+    : bridge_state(std::move(self), keyring(std::move(cluster_key)), limits) {}
 
   /// Fills the header of `m` (whose body is set) and returns the datagram,
   /// or nullopt if it would exceed the size limit (counted as a send error).
@@ -75,6 +82,18 @@ public:
   /// Counts a message for a node whose address is unknown.
   void count_unaddressed() { ++counters_.unaddressed; }
 
+  /// The keys in use; changed only between datagrams (the bridge actor
+  /// installs, uses and removes keys as the HTTP API asks).
+  const keyring& keys() const { return keys_; }
+  keyring& keys() { return keys_; }
+
+  /// Key ids heard for the first time on datagrams this node cannot check
+  /// (no key of that id here), since the last call: the caller logs each
+  /// once. At most unknown_key_ids_limit ids are ever reported.
+  std::vector<std::string> take_unknown_key_notices() {
+    return std::exchange(unknown_key_notices_, {});
+  }
+
   const bridge_counters& counters() const { return counters_; }
   const bridge_identity& identity() const { return self_; }
   const bridge_limits& limits() const { return limits_; }
@@ -83,8 +102,12 @@ private:
   // Adds `m` (a bundle part by part) to counters_.by_kind.
   void count_kind(const wire::Message& m, bool sent);
 
+  // Counts a datagram dropped for naming key `id`, not held here.
+  void count_unknown_key(const std::string& id);
+
   bridge_identity self_;
-  std::string key_;
+  keyring keys_;
+  std::vector<std::string> unknown_key_notices_;
   bridge_limits limits_;
   std::uint64_t next_sequence_ = 1;
   replay_window replay_;

@@ -5,7 +5,9 @@
 // subscribe to the topics they handle; it seals, authenticates and
 // de-duplicates.
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #include "type_ids.hpp"
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::peer_directory)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::keyring_view)
 
 namespace dice {
 
@@ -53,11 +56,24 @@ using broadcast_bridge = caf::typed_actor<
   caf::reacts_to<subscribe_atom, std::string, wire_listener>,
   // datagrams from the transport
   caf::reacts_to<datagram_atom, std::vector<datagram>>,
-  caf::replies_to<stats_atom>::with<bridge_counters>>;
+  caf::replies_to<stats_atom>::with<bridge_counters>,
+  // the keyring (issue 32): list; install a key, make one primary, remove
+  // one, each answered with "" or why nothing changed
+  caf::replies_to<keys_atom>::with<keyring_view>,
+  caf::replies_to<keys_atom, install_atom, std::string>::with<std::string>,
+  caf::replies_to<keys_atom, use_atom, std::string>::with<std::string>,
+  caf::replies_to<keys_atom, remove_atom, std::string>::with<std::string>>;
 
 struct bridge_config {
   bridge_identity self;
-  std::string cluster_key;
+  std::string cluster_key;      // one key; ignored when `keys` is set
+  std::optional<keyring> keys;  // the start keyring (the node's)
+  /// Where every change of the keyring is written (`<data-dir>/keyring`);
+  /// empty: changes last as long as the process.
+  std::string keyring_file;
+  /// Given the keyring after every change, for the threads that sign and
+  /// check outside the bridge (blob transfers); may be null.
+  std::shared_ptr<published_keyring> published;
   bridge_limits limits;
   std::shared_ptr<transport> net;
   std::function<millis()> clock; // defaults to the wall clock

@@ -10,8 +10,10 @@
 #include <caf/actor_system.hpp>
 #include <caf/send.hpp>
 #include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
 
 #include "broadcast_bridge/bundle.hpp"
+#include "broadcast_bridge/keyring_file.hpp"
 #include "broadcast_bridge/replay_floors.hpp"
 #include "broadcast_bridge/topic.hpp"
 
@@ -33,6 +35,8 @@ struct bridge_actor_state {
   millis held_due = 0;
   std::string replay_file;
   replay_floors saved; // what replay_file holds
+  std::string keyring_file;                     // empty: not persisted
+  std::shared_ptr<published_keyring> published; // may be null
   static inline const char* name = "broadcast_bridge";
 };
 
@@ -76,10 +80,43 @@ void send_one(bridge_ptr self, const std::string& to, wire::Message& m) {
     count_sent(self, bytes->size(), st.net->send_to(to, *bytes) ? 1 : 0);
 }
 
+// Applies `change` to a copy of the keyring, writes the copy to the data
+// dir (when persisted), and only then makes it the keyring in use: a write
+// that fails changes nothing. "" or why nothing changed.
+template <class Change>
+std::string change_keys(bridge_actor_state& st, const char* what,
+                        const std::string& arg, Change change) {
+  const auto& now = st.logic->keys();
+  // Without a key this node neither signs nor checks: installing one would
+  // make it drop every peer's unsigned datagram.
+  if (now.empty())
+    return "this node runs without a cluster key (loopback or --insecure): "
+           "restart it with --cluster-key-file to use a keyring";
+  auto next = now;
+  if (auto why = change(next); !why.empty())
+    return why;
+  if (next == now)
+    return {};
+  std::string err;
+  if (!st.keyring_file.empty() && !save_keyring(st.keyring_file, next, err))
+    return "keyring not changed: " + err;
+  st.logic->keys() = next;
+  if (st.published)
+    st.published->set(next);
+  spdlog::info("keyring: {} {} (primary {}, {} key{}){}", what, arg, next.primary_id(),
+               next.size(), next.size() == 1 ? "" : "s",
+               st.keyring_file.empty() ? "; not persisted (no data dir)" : "");
+  return {};
+}
+
 broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
   auto& st = self->state;
-  st.logic = std::make_shared<bridge_state>(cfg.self, cfg.cluster_key,
-                                            cfg.limits);
+  st.logic = std::make_shared<bridge_state>(
+    cfg.self, cfg.keys ? std::move(*cfg.keys) : keyring(cfg.cluster_key), cfg.limits);
+  st.keyring_file = cfg.keyring_file;
+  st.published = cfg.published;
+  if (st.published)
+    st.published->set(st.logic->keys());
   st.addresses = std::make_unique<peer_addresses>(cfg.self.node_id,
                                                   cfg.self.addr);
   st.net = cfg.net;
@@ -190,6 +227,11 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
           }
         }
       }
+      for (const auto& id : st.logic->take_unknown_key_notices())
+        spdlog::warn("datagrams signed with key {} were dropped: this node "
+                     "does not hold that key (a peer uses a key installed "
+                     "elsewhere only: run `dice keys install` with it here)",
+                     id);
       for (auto& [who, ms] : to) {
         if (ms.size() == 1)
           self->send(who, inbound_atom_v, std::move(ms.front()));
@@ -198,6 +240,25 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
       }
     },
     [self](stats_atom) { return self->state.logic->counters(); },
+    [self](keys_atom) {
+      const auto& st = self->state;
+      const auto& ring = st.logic->keys();
+      const auto& c = st.logic->counters();
+      return keyring_view{ring.ids(), ring.primary_id(), !st.keyring_file.empty(),
+                          c.by_key, c.unknown_key_ids};
+    },
+    [self](keys_atom, install_atom, const std::string& key) {
+      return change_keys(self->state, "installed key", keyring::id_of(key),
+                         [&](keyring& r) { return r.install(key); });
+    },
+    [self](keys_atom, use_atom, const std::string& id) {
+      return change_keys(self->state, "now signs with key", id,
+                         [&](keyring& r) { return r.use(id); });
+    },
+    [self](keys_atom, remove_atom, const std::string& id) {
+      return change_keys(self->state, "removed key", id,
+                         [&](keyring& r) { return r.remove(id); });
+    },
   };
 }
 

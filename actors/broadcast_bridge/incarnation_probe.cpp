@@ -25,7 +25,7 @@ bridge_identity unasserting(bridge_identity self) {
 
 incarnation_probe::incarnation_probe(incarnation_probe_config cfg, millis now)
   : cfg_(std::move(cfg)),
-    bridge_(unasserting(cfg_.self), cfg_.cluster_key, cfg_.limits),
+    bridge_(unasserting(cfg_.self), cfg_.keys, cfg_.limits),
     deadline_(now + std::max<millis>(cfg_.window_ms, 0)),
     group_due_(cfg_.group ? now : std::numeric_limits<millis>::max()) {
   for (const auto& p : cfg_.peers)

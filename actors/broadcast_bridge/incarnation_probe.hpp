@@ -21,7 +21,7 @@ namespace dice {
 struct incarnation_probe_config {
   /// Who asks; `self.incarnation` is what the clock offers (the start time).
   bridge_identity self;
-  std::string cluster_key;
+  keyring keys; // the node's start keyring; empty: no authentication
   bridge_limits limits;
   /// HOST:PORT asked from the start (--peer). Peers heard meanwhile (their
   /// heartbeats still reach a restarted node) are asked too.

@@ -48,6 +48,7 @@ private:
   void event_routes(); // causal events: /events (event_routes.cpp)
   void bulk_routes(); // POST /tasks/cancel, DELETE /tasks (bulk_routes.cpp)
   void drain_routes(); // POST and DELETE /drain (drain_routes.cpp)
+  void key_routes(); // the cluster keyring: /keys (key_routes.cpp)
   /// Calls on_leave_ once the node holds no claim or execution.
   void leave_when_drained();
 

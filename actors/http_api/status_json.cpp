@@ -21,7 +21,7 @@ nlohmann::json nodes_json(const std::string& self_id,
 }
 
 nlohmann::json bridge_json(const bridge_counters& c) {
-  return {
+  nlohmann::json j = {
     {"datagrams_sent", c.datagrams_sent},
     {"bytes_sent", c.bytes_sent},
     {"send_errors", c.send_errors},
@@ -48,6 +48,14 @@ nlohmann::json bridge_json(const bridge_counters& c) {
       {"cluster", c.dropped_cluster},
       {"self", c.dropped_self}}},
   };
+  // Per cluster key (keyring): datagrams sealed with it and accepted under
+  // it; and those dropped for naming a key this node does not hold.
+  auto by_key = nlohmann::json::object();
+  for (const auto& [id, k] : c.by_key)
+    by_key[id] = {{"sent", k.sent}, {"received", k.received}};
+  j["by_key"] = std::move(by_key);
+  j["unknown_key_ids"] = c.unknown_key_ids;
+  return j;
 }
 
 nlohmann::json error_json(const std::string& message) {

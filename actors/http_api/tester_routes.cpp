@@ -45,10 +45,12 @@ void http_api::tester_routes() {
   // Blob requests prove the cluster key (an HMAC over method and name).
   auto authorized = [this, parts](const char* method, const std::string& sha,
                                   const httplib::Request& req, httplib::Response& res) {
-    if (blob_auth_ok(parts->cluster_key, method, sha, req.get_header_value(blob_auth_header)))
+    if (blob_auth_ok(*parts->keys->get(), method, sha,
+                     req.get_header_value(blob_auth_header)))
       return true;
     ++unauthorized_;
-    answer(res, 401, error_json("blob requests must carry the cluster key's HMAC"));
+    answer(res, 401, error_json("blob requests must carry the HMAC of a cluster key "
+                                "this node holds"));
     return false;
   };
   s.Get(R"(/blobs/([0-9a-f]{64}))", [parts, authorized](const httplib::Request& req,

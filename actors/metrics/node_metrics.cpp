@@ -104,6 +104,18 @@ void wire_families(families& f, const bridge_counters& w) {
     .sample(w.dropped_version, {{"reason", "version"}})
     .sample(w.dropped_cluster, {{"reason", "cluster"}})
     .sample(w.dropped_self, {{"reason", "self"}});
+  // Per cluster key: a rotation is done on this node once "sent" grows
+  // only for the new key and "received" only for it across the cluster.
+  auto& keys = f.family("dice_datagrams_by_key_total",
+                        "Datagrams by cluster key id: sealed with it (a "
+                        "broadcast once), accepted under it, and dropped for "
+                        "naming a key this node does not hold (unknown)",
+                        counter);
+  for (const auto& [id, k] : w.by_key)
+    keys.sample(k.sent, {{"direction", "sent"}, {"key", id}})
+      .sample(k.received, {{"direction", "received"}, {"key", id}});
+  for (const auto& [id, n] : w.unknown_key_ids)
+    keys.sample(n, {{"direction", "unknown"}, {"key", id}});
 }
 
 void task_families(families& f, const task_counts& t, const executor_stats& e,

@@ -10,8 +10,10 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/send.hpp>
+#include <spdlog/spdlog.h>
 
 #include "broadcast_bridge/incarnation_probe.hpp"
+#include "broadcast_bridge/keyring_file.hpp"
 #include "broadcast_bridge/udp_transport.hpp"
 #include "broadcast_bridge/wire_budget.hpp"
 #include "vocabulary/runner_capabilities.hpp"
@@ -87,6 +89,25 @@ node::node(caf::actor_system& sys, node_config cfg,
     journal = std::make_shared<replica_journal>(journal_options{
       data_->file("replica.journal"), cfg_.sync, cfg_.sync_batch_ms});
   }
+  // The keyring kept in the data dir (written by every runtime change)
+  // replaces --cluster-key-file, whose key may since have been rotated away.
+  keyring start_keys(cfg_.cluster_key);
+  if (data_) {
+    std::string err;
+    auto file = cfg_.keyring_file();
+    if (auto ring = load_keyring(file, err)) {
+      spdlog::info("keyring: using {} ({} key{}, primary {}) instead of "
+                   "--cluster-key-file", file, ring->size(),
+                   ring->size() == 1 ? "" : "s", ring->primary_id());
+      if (!cfg_.cluster_key.empty() && !ring->holds(keyring::id_of(cfg_.cluster_key)))
+        spdlog::warn("keyring: the key of --cluster-key-file ({}) is not in {} "
+                     "(it was rotated away)", keyring::id_of(cfg_.cluster_key), file);
+      start_keys = std::move(*ring);
+    } else if (!err.empty()) {
+      throw std::runtime_error(err);
+    }
+  }
+  keys_ = std::make_shared<published_keyring>(start_keys);
   if (cfg_.shell.enabled())
     cfg_.kinds.add("shell", [shell = cfg_.shell](const std::string& payload,
                                                   const cancel_token& cancel) {
@@ -101,7 +122,7 @@ node::node(caf::actor_system& sys, node_config cfg,
                 + ":" + std::to_string(cfg_.http->port);
   tester_ = make_tester_parts(cfg_.tester, cfg_.id, http_addr,
                               cfg_.api.tls() ? cfg_.api.tls_trust_file() : "",
-                              cfg_.cluster_key, cfg_.data_dir);
+                              keys_, cfg_.data_dir);
   cfg_.kinds.add(evaluation_kind, [](const std::string&, const cancel_token&) {
     return task_outcome::success("recorded");
   });
@@ -122,7 +143,7 @@ node::node(caf::actor_system& sys, node_config cfg,
     // built from the incarnation (bridge, membership, queue origin, mutex).
     incarnation_probe_config pc;
     pc.self = bridge_identity{cfg_.cluster_id, cfg_.id, addr, incarnation_};
-    pc.cluster_key = cfg_.cluster_key;
+    pc.keys = start_keys;
     pc.limits = cfg_.limits;
     for (const auto& p : cfg_.peers)
       pc.peers.push_back(p.to_string());
@@ -136,7 +157,9 @@ node::node(caf::actor_system& sys, node_config cfg,
   bridge_config bc;
   bridge_identity bc_self{cfg_.cluster_id, cfg_.id, addr, incarnation_};
   bc.self = bc_self;
-  bc.cluster_key = cfg_.cluster_key;
+  bc.keys = std::move(start_keys);
+  bc.keyring_file = cfg_.keyring_file();
+  bc.published = keys_;
   bc.limits = cfg_.limits;
   bc.net = std::move(net);
   if (data_)

@@ -43,6 +43,10 @@ public:
   mutex_actor locks() const { return mutex_; }
   causal_actor events() const { return causal_; }
 
+  /// The keyring in use, as the bridge last published it (the bridge owns
+  /// it: change it by asking the bridge, keys_atom).
+  const std::shared_ptr<published_keyring>& keys() const { return keys_; }
+
   /// Stops the actors and the transport; idempotent.
   void stop();
 
@@ -50,6 +54,7 @@ private:
   node_config cfg_;
   std::unique_ptr<data_dir> data_; // locked while the node runs
   std::uint64_t incarnation_;
+  std::shared_ptr<published_keyring> keys_;
   broadcast_bridge bridge_;
   membership members_;
   executor exec_;

@@ -1,6 +1,7 @@
 #include "node/node_config.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace dice {
 
@@ -11,6 +12,10 @@ endpoint node_config::advertised() const {
   if (listen.host == "0.0.0.0")
     return endpoint{"127.0.0.1", listen.port};
   return listen;
+}
+
+std::string node_config::keyring_file() const {
+  return data_dir.empty() ? std::string{} : data_dir + "/keyring";
 }
 
 runner_capabilities node_config::runner() const {
@@ -27,7 +32,9 @@ std::string node_config::problem() const {
     return "--id must not be empty";
   if (id.size() > 128)
     return "--id must be at most 128 characters";
-  if (cluster_key.empty() && !insecure && !is_loopback(listen))
+  std::error_code ec;
+  if (cluster_key.empty() && !insecure && !is_loopback(listen)
+      && (keyring_file().empty() || !std::filesystem::exists(keyring_file(), ec)))
     return "listening on " + listen.to_string()
            + " without a cluster key: give --cluster-key-file, listen on "
              "127.0.0.1, or pass --insecure";

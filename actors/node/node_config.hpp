@@ -31,7 +31,9 @@ struct node_config {
   std::optional<endpoint> http{endpoint{"127.0.0.1", 8400}}; // none: no API
   http_config api;                       // its limits, timeouts and token
   std::string cluster_id = defaults::cluster_id;
-  std::string cluster_key;               // empty: no authentication
+  /// The start key, unless the data dir holds a keyring (keyring_file()),
+  /// which then replaces it; empty: no authentication.
+  std::string cluster_key;
   bool insecure = false;                 // allow no key off loopback
   membership_config timing;
   bridge_limits limits;
@@ -63,6 +65,10 @@ struct node_config {
   /// live node holds its id); by then it has stopped sending. dice-node
   /// exits with an error.
   std::function<void(const std::string&)> on_fatal;
+
+  /// Where the keyring lives across restarts (`<data-dir>/keyring`); empty
+  /// without a data dir (keys changed at runtime are then lost on exit).
+  std::string keyring_file() const;
 
   /// The address peers use to reach this node.
   endpoint advertised() const;

@@ -40,7 +40,8 @@ std::vector<tester_peer> replicate_blob(const tester_parts& t, const std::string
     if (took.size() >= t.cfg.blob_replicas || p.id == t.node_id || path.empty())
       break;
     std::string err;
-    if (push_blob(p.url(), sha, path, {t.cluster_key, t.tls_trust_file}, err))
+    if (push_blob(p.url(), sha, path, {t.keys->get()->primary_key(), t.tls_trust_file},
+                  err))
       took.push_back(p);
   }
   return took;

@@ -41,7 +41,7 @@ std::string unreachable_for_nobody(const std::string& dir) {
 std::shared_ptr<tester_parts> make_tester_parts(tester_config cfg, std::string node_id,
                                                 std::string http,
                                                 std::string tls_trust_file,
-                                                std::string cluster_key,
+                                                std::shared_ptr<published_keyring> keys,
                                                 const std::string& data_dir) {
   if (cfg.work_dir.empty()) {
     const char* tmp = std::getenv("TMPDIR");
@@ -60,16 +60,16 @@ std::shared_ptr<tester_parts> make_tester_parts(tester_config cfg, std::string n
   p->node_id = node_id;
   p->http = std::move(http);
   p->tls_trust_file = tls_trust_file;
-  p->cluster_key = cluster_key;
+  p->keys = keys ? keys : std::make_shared<published_keyring>();
   p->blobs = std::make_shared<blob_store>(cfg.blob_dir, cfg.blob_cache_bytes);
   p->peers = std::make_shared<tester_peers>(3 * cfg.hello_ms + 1000);
   std::weak_ptr<tester_peers> peers = p->peers;
   p->runner = std::make_shared<test_runner>(
     cfg, node_id, p->blobs,
-    [key = std::move(cluster_key), trust = std::move(tls_trust_file)](
+    [keys = p->keys, trust = std::move(tls_trust_file)](
       const std::string& source, const std::string& sha, const std::string& dest,
       std::string& error) {
-      return fetch_blob(source, sha, dest, {key, trust}, error);
+      return fetch_blob(source, sha, dest, {keys->get()->primary_key(), trust}, error);
     },
     [peers] {
       auto live = peers.lock();

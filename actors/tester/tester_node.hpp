@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "broadcast_bridge/keyring.hpp"
 #include "tester/blob_store.hpp"
 #include "tester/test_runner.hpp"
 #include "tester/tester_config.hpp"
@@ -18,7 +19,9 @@ struct tester_parts {
   /// Set when the APIs speak HTTPS: the PEM file that peers' certificates
   /// are checked against on blob transfers.
   std::string tls_trust_file;
-  std::string cluster_key;  // authenticates blob transfers
+  /// The node's live keyring (the bridge replaces it on every change):
+  /// blob transfers are signed with its primary and accepted under any key.
+  std::shared_ptr<published_keyring> keys;
 
   /// This node's API base URL (https:// with TLS); `http` must be set.
   std::string api_url() const {
@@ -36,7 +39,7 @@ struct tester_parts {
 std::shared_ptr<tester_parts> make_tester_parts(tester_config cfg, std::string node_id,
                                                 std::string http,
                                                 std::string tls_trust_file,
-                                                std::string cluster_key,
+                                                std::shared_ptr<published_keyring> keys,
                                                 const std::string& data_dir);
 
 } // namespace dice

@@ -11,6 +11,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "broadcast_bridge/keyring_file.hpp"
 #include "common/power_supply.hpp"
 #include "http_api/http_config.hpp"
 
@@ -28,20 +29,11 @@ endpoint endpoint_option(const std::string& name, const std::string& text) {
   return *ep;
 }
 
-std::string read_key_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::error_code ec;
-  if (!in || !std::filesystem::is_regular_file(path, ec))
-    throw std::runtime_error("--cluster-key-file: cannot read '" + path + "'");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  auto key = buf.str();
-  while (!key.empty() && (key.back() == '\n' || key.back() == '\r'
-                          || key.back() == ' '))
-    key.pop_back();
-  if (key.size() < 16)
-    throw std::runtime_error("--cluster-key-file: key in '" + path
-                             + "' is shorter than 16 bytes");
+std::string cluster_key_from(const std::string& path) {
+  std::string err;
+  auto key = dice::read_key_file(path, err);
+  if (key.empty())
+    throw std::runtime_error("--cluster-key-file: " + err);
   return key;
 }
 
@@ -193,7 +185,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("submit-window", po::value(&submit_window)->default_value(submit_window), "tasks submitted to this node and not yet held by another replica, at most; a submit that would pass it is refused whole (HTTP 429)")
     ("submit-in-flight", po::value(&submit_in_flight)->default_value(submit_in_flight), "submitted tasks sent to the peers and not yet acknowledged, at most; the rest of a burst waits and goes as acknowledgements come back")
     ("cluster-id", po::value(&n.cluster_id)->default_value(defaults::cluster_id), "datagrams of other clusters are dropped")
-    ("cluster-key-file", po::value(&key_file), "file holding the shared key (>= 16 bytes); every datagram is HMAC-SHA256 signed with it")
+    ("cluster-key-file", po::value(&key_file), "file holding the shared key (>= 16 bytes); every datagram is HMAC-SHA256 signed with it. Once `dice keys` changed the keyring, the keyring kept in --data-dir replaces it at start; with --data-dir none such changes are lost on restart")
     ("insecure", po::bool_switch(&n.insecure), "allow listening off loopback without a cluster key")
     ("data-dir", po::value(&data_dir)->default_value(data_dir), "directory of the replica's journal and the incarnation counter; auto: /var/lib/dice/CLUSTER/ID as root, else $XDG_STATE_HOME/dice/CLUSTER/ID or ~/.local/state/dice/CLUSTER/ID; none: memory only (a restart of every node loses every task)")
     ("incarnation-probe-ms", po::value(&incarnation_probe)->default_value(incarnation_probe), "--data-dir none: how long the start waits at most for peers to say which incarnation of this id they heard, so that a restart with the clock set back is not ignored as an older one; ends once every peer asked answered; 0: no probe")
@@ -294,7 +286,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
   else
     n.http = endpoint_option("http", http);
   if (!key_file.empty())
-    n.cluster_key = read_key_file(key_file);
+    n.cluster_key = cluster_key_from(key_file);
   if (!http_token_file.empty())
     n.api.token = read_http_token_file(http_token_file);
   if (tc.enabled && ::geteuid() == 0) {

@@ -16,6 +16,7 @@
 #include "common/time.hpp"
 #include "task_commands.hpp"
 #include "drain_command.hpp"
+#include "keys_command.hpp"
 #include "task_options.hpp"
 #include "test_command.hpp"
 
@@ -83,6 +84,16 @@ const char* usage =
   "                 nothing (exit 4 after S seconds, default 3600); --leave:\n"
   "                 then it stops, as on SIGTERM\n"
   "  undrain [NODE] NODE claims tasks again\n"
+  "  keys list      the cluster keys: each key id, how many live members\n"
+  "                 hold it (n/N) and on which it is primary (signs)\n"
+  "  keys install FILE|-  add the key in FILE (raw bytes, >= 16, as\n"
+  "                 --cluster-key-file; - for stdin) on every live member\n"
+  "  keys use ID    sign with key ID on every live member (refused unless\n"
+  "                 every one holds it)\n"
+  "  keys remove ID drop key ID on every live member (refused while it is\n"
+  "                 any member's primary); each prints one line per member\n"
+  "                 and exits 1 naming the members that failed. The key\n"
+  "                 travels to each node's API: use TLS or loopback\n"
   "  leader         the coordinator this node follows, with the election's\n"
   "                 algorithm, state and group (GET /election)\n"
   "  nodes          the node's membership view\n"
@@ -357,6 +368,8 @@ int main(int argc, char** argv) {
     return event_command(node, a.words, count, static_cast<std::uint64_t>(since),
                          json);
   }
+  if (cmd == "keys")
+    return keys_command(node, a, json);
   if (cmd == "leader")
     return show(node.get("/election"), print_leader);
   if (cmd == "nodes")

@@ -39,7 +39,7 @@ incarnation_probe_config probe_of(const std::string& id, std::uint64_t clock,
                                   std::vector<std::string> peers) {
   incarnation_probe_config c;
   c.self = who(id, clock);
-  c.cluster_key = key;
+  c.keys = keyring(key);
   c.peers = std::move(peers);
   c.nonce = 0x5eed;
   c.window_ms = 500;

@@ -136,3 +136,16 @@ TEST_CASE("no coordinator: the coordinator family has no sample", "[metrics]") {
   CHECK(text.find("dice_coordinator{") == std::string::npos);
   CHECK(has_line(text, "dice_election_state{algorithm=\"bully\",state=\"election\"} 1"));
 }
+
+TEST_CASE("datagrams per cluster key: sent, received and unknown key ids",
+          "[metrics][keyring]") {
+  auto m = sample();
+  m.wire.by_key["aaaaaaaa"] = {5, 7};
+  m.wire.unknown_key_ids["0badc0de"] = 2;
+  auto text = exposition_text(metric_families(m));
+  INFO(text);
+  CHECK(has_line(text, "# TYPE dice_datagrams_by_key_total counter"));
+  CHECK(has_line(text, "dice_datagrams_by_key_total{direction=\"sent\",key=\"aaaaaaaa\"} 5"));
+  CHECK(has_line(text, "dice_datagrams_by_key_total{direction=\"received\",key=\"aaaaaaaa\"} 7"));
+  CHECK(has_line(text, "dice_datagrams_by_key_total{direction=\"unknown\",key=\"0badc0de\"} 2"));
+}

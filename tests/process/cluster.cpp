@@ -293,28 +293,28 @@ node_process::node_process(const std::string& binary, node_spec spec,
     proc_(std::make_unique<process>(binary, spec_.args(), log_path)) {
 }
 
-namespace {
+http_reply node_process::get(const std::string& path) const {
+  return http_get(url_of(*this), path, spec_.tls_cert_file);
+}
 
-std::optional<nlohmann::json> api_json(const node_process& n, const std::string& path) {
-  auto r = http_get(url_of(n), path, n.spec().tls_cert_file);
+std::optional<nlohmann::json> node_process::get_json(const std::string& path) const {
+  auto r = get(path);
   if (r.status != 200)
     return std::nullopt;
   return r.json();
 }
 
-} // namespace
-
 bool node_process::healthy() const {
-  auto h = api_json(*this, "/health");
+  auto h = get_json("/health");
   return h && h->value("ok", false) && h->value("id", "") == spec_.id;
 }
 
 std::optional<nlohmann::json> node_process::nodes() const {
-  return api_json(*this, "/nodes");
+  return get_json("/nodes");
 }
 
 std::optional<nlohmann::json> node_process::stats() const {
-  return api_json(*this, "/stats");
+  return get_json("/stats");
 }
 
 std::string node_process::state_of(const std::string& peer_id) const {
@@ -401,6 +401,20 @@ run_result run_node_to_exit(const std::vector<std::string>& args,
     p.kill_now();
   r.output = p.log();
   return r;
+}
+
+certificate make_certificate(const temp_dir& dir, const std::string& name) {
+  certificate c{dir.file(name + ".crt"), dir.file(name + ".key")};
+  auto cmd = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+             " -days 2 -subj /CN=dice-test -addext subjectAltName=IP:127.0.0.1"
+             " -keyout " + c.key + " -out " + c.cert + " > " + dir.file(name + ".log")
+             + " 2>&1";
+  if (std::system(cmd.c_str()) != 0)
+    throw std::runtime_error("openssl could not make a certificate: see "
+                             + dir.file(name + ".log"));
+  std::filesystem::permissions(c.key, std::filesystem::perms::owner_read
+                                        | std::filesystem::perms::owner_write);
+  return c;
 }
 
 } // namespace dice::test

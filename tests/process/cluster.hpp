@@ -149,6 +149,10 @@ public:
   process& proc() { return *proc_; }
 
   bool healthy() const;
+  /// GET `path` of its API, over HTTPS when it speaks TLS.
+  http_reply get(const std::string& path) const;
+  /// The JSON body of a 200 answer to get(`path`), or nullopt.
+  std::optional<nlohmann::json> get_json(const std::string& path) const;
   /// /nodes, or nullopt if the node does not answer.
   std::optional<nlohmann::json> nodes() const;
   /// /stats, or nullopt if the node does not answer.
@@ -190,6 +194,13 @@ private:
   std::string binary_;
   std::vector<std::unique_ptr<node_process>> nodes_;
 };
+
+/// A self-signed certificate for 127.0.0.1 (PEM files in `dir`), made by
+/// the openssl program: for node_spec's tls_cert_file and tls_key_file.
+struct certificate {
+  std::string cert, key;
+};
+certificate make_certificate(const temp_dir& dir, const std::string& name);
 
 /// Specs for `ids` (make_spec), each after the first seeded with the
 /// first's address: a cluster that forms through one node.

@@ -20,22 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct certificate {
-  std::string cert, key;
-};
-
-/// A self-signed certificate for 127.0.0.1 made by the openssl program.
-certificate make_certificate(const temp_dir& dir, const std::string& name) {
-  certificate c{dir.file(name + ".crt"), dir.file(name + ".key")};
-  auto cmd = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
-             " -days 2 -subj /CN=dice-test -addext subjectAltName=IP:127.0.0.1"
-             " -keyout " + c.key + " -out " + c.cert + " > " + dir.file(name + ".log")
-             + " 2>&1";
-  REQUIRE(std::system(cmd.c_str()) == 0);
-  fs::permissions(c.key, fs::perms::owner_read | fs::perms::owner_write);
-  return c;
-}
-
 /// A TCP connection to 127.0.0.1:port that sends `bytes` and then nothing.
 int silent_connection(std::uint16_t port, const std::string& bytes) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
