@@ -6,6 +6,7 @@ import datetime as _dt
 import http.client
 import json
 import os
+import select
 import ssl
 import threading
 import time
@@ -131,6 +132,16 @@ class Event:
                    topic=j["topic"], data=j["data"], time_ms=j["time_ms"])
 
 
+def _dropped(sock) -> bool:
+    """Whether an idle kept-alive socket was closed by the node (it reads as
+    ready: end of file, or a TLS close notice)."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
+
+
 class _Connection:
     """One kept-alive HTTP(S) connection to a node, opened again when the
     node closed it or it sat idle too long. Not thread-safe."""
@@ -165,7 +176,9 @@ class _Connection:
     def request(self, method: str, path: str, body: Optional[bytes],
                 headers: Dict[str, str], timeout: Optional[float] = None):
         """(status, headers, body bytes). Raises Unreachable without answer."""
-        fresh = self._conn is None or time.monotonic() - self._last_used > _IDLE_REUSE_S
+        fresh = (self._conn is None or self._conn.sock is None
+                 or time.monotonic() - self._last_used > _IDLE_REUSE_S
+                 or _dropped(self._conn.sock))
         if fresh:
             self.close()
         for attempt in (0, 1):
