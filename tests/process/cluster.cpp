@@ -417,4 +417,14 @@ certificate make_certificate(const temp_dir& dir, const std::string& name) {
   return c;
 }
 
+cli_result dice_cli(cluster& c, node_process& n, std::vector<std::string> args,
+                    const std::string& log, millis timeout) {
+  args.insert(args.begin(), {"--node", url_of(n)});
+  if (!n.spec().tls_cert_file.empty())
+    args.insert(args.begin() + 2, {"--ca-file", n.spec().tls_cert_file});
+  process p(DICE_CLI_BIN, args, c.dir().file(log));
+  auto code = p.wait_exit(timeout);
+  return {code.value_or(-1), p.log()};
+}
+
 } // namespace dice::test

@@ -195,6 +195,17 @@ private:
   std::vector<std::unique_ptr<node_process>> nodes_;
 };
 
+/// What a run of the dice CLI ended with: its exit code (-1 if killed at
+/// the timeout) and its output.
+struct cli_result {
+  int code = -1;
+  std::string output;
+};
+/// Runs `dice --node URL-OF-n [--ca-file ITS-CERT] args...` to its end
+/// (at most `timeout`), its output in the cluster's dir under `log`.
+cli_result dice_cli(cluster& c, node_process& n, std::vector<std::string> args,
+                    const std::string& log, millis timeout = millis(30000));
+
 /// A self-signed certificate for 127.0.0.1 (PEM files in `dir`), made by
 /// the openssl program: for node_spec's tls_cert_file and tls_key_file.
 struct certificate {

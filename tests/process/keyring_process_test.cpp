@@ -19,19 +19,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-struct cli_result {
-  int code = -1;
-  std::string output;
-};
-
-cli_result dice_cli(cluster& c, node_process& n, std::vector<std::string> args,
-                    const std::string& log) {
-  args.insert(args.begin(), {"--node", url_of(n), "--ca-file", n.spec().tls_cert_file});
-  process p(DICE_CLI_BIN, args, c.dir().file(log));
-  auto code = p.wait_exit(millis(30000));
-  return {code.value_or(-1), p.log()};
-}
-
 // The id GET /keys gives the key that is the only one `n` holds.
 std::string only_key(node_process& n) {
   auto k = n.get_json("/keys");

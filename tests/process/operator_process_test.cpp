@@ -13,19 +13,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-struct cli_result {
-  int code = -1;
-  std::string output;
-};
-
-cli_result dice_cli(cluster& c, node_process& n, std::vector<std::string> args,
-                    const std::string& log) {
-  args.insert(args.begin(), {"--node", url_of(n)});
-  process p(DICE_CLI_BIN, args, c.dir().file(log));
-  auto code = p.wait_exit(millis(30000));
-  return {code.value_or(-1), p.log()};
-}
-
 std::size_t in_state(node_process& n, const std::string& state) {
   auto s = n.stats();
   return s ? (*s)["tasks"][state].get<std::size_t>() : 0;
