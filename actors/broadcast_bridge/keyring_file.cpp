@@ -1,7 +1,6 @@
 #include "broadcast_bridge/keyring_file.hpp"
 
 #include <cctype>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -9,12 +8,10 @@
 #include <iterator>
 #include <sstream>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
+
+#include "journal/data_dir.hpp"
 
 namespace dice {
 
@@ -90,44 +87,13 @@ std::optional<keyring> keyring_from_json(const std::string& text, std::string& e
 }
 
 bool save_keyring(const std::string& path, const keyring& ring, std::string& error) {
-  auto tmp = path + ".tmp";
-  auto fail = [&](const std::string& what) {
-    error = "cannot " + what + " " + tmp + ": " + std::strerror(errno);
-    ::unlink(tmp.c_str());
+  try {
+    replace_file(path, keyring_to_json(ring), 0600);
+    return true;
+  } catch (const std::exception& e) {
+    error = e.what();
     return false;
-  };
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return fail("create");
-  // The umask could have taken bits away, never added: 0600 exactly.
-  ::fchmod(fd, 0600);
-  auto text = keyring_to_json(ring);
-  std::size_t done = 0;
-  while (done < text.size()) {
-    auto n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      ::close(fd);
-      return fail("write");
-    }
-    done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0) {
-    ::close(fd);
-    return fail("sync");
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0)
-    return fail("rename");
-  // The rename itself outlives a crash once the directory is synced.
-  auto dir = std::filesystem::path(path).parent_path().string();
-  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-  return true;
 }
 
 std::optional<keyring> load_keyring(const std::string& path, std::string& error) {

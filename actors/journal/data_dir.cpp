@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace dice {
@@ -38,29 +39,36 @@ void fsync_path(const std::string& path, int flags) {
 
 } // namespace
 
-void replace_file(const std::string& path, const std::string& bytes) {
+void replace_file(const std::string& path, const std::string& bytes, mode_t mode) {
   auto tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  auto failed = [&](const std::string& what, int fd) {
+    auto saved = errno;
+    if (fd >= 0)
+      ::close(fd);
+    ::unlink(tmp.c_str());
+    errno = saved;
+    fail("cannot " + what + " " + tmp);
+  };
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0)
-    fail("cannot create " + tmp);
+    failed("create", -1);
+  // The umask may have taken bits away, never added: `mode` exactly (a
+  // keyring must not stay readable by others for a moment).
+  ::fchmod(fd, mode);
   std::size_t done = 0;
   while (done < bytes.size()) {
     auto n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n < 0) {
-      ::close(fd);
-      fail("cannot write " + tmp);
-    }
+    if (n < 0)
+      failed("write", fd);
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0) {
-    ::close(fd);
-    fail("cannot sync " + tmp);
-  }
+  if (::fsync(fd) != 0)
+    failed("sync", fd);
   ::close(fd);
   if (::rename(tmp.c_str(), path.c_str()) != 0)
-    fail("cannot rename " + tmp);
+    failed("rename", -1);
   auto dir = std::filesystem::path(path).parent_path().string();
   fsync_path(dir.empty() ? "." : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }

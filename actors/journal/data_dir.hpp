@@ -5,6 +5,7 @@
 // id, usually) is refused instead of sharing the files.
 #include <cstdint>
 #include <string>
+#include <sys/types.h>
 
 namespace dice {
 
@@ -33,8 +34,10 @@ private:
 };
 
 /// Writes `bytes` to `path` so that a crash leaves either the old or the new
-/// content: a temporary file, fsync, rename, fsync of the directory.
-/// Throws std::runtime_error on failure.
-void replace_file(const std::string& path, const std::string& bytes);
+/// content: a temporary file, fsync, rename, fsync of the directory. The
+/// file gets exactly `mode` (the umask aside). Throws std::runtime_error
+/// ("cannot write PATH.tmp: reason") on failure, the temporary file gone.
+void replace_file(const std::string& path, const std::string& bytes,
+                  mode_t mode = 0644);
 
 } // namespace dice
