@@ -7,9 +7,9 @@ connection each (the TLS handshake included), and probed while --slow
 clients each trickle a real TLS ClientHello a byte a second.
 Usage: tls.py --node build/apps/dice-node/dice-node [--slow 1000]"""
 import argparse, http.client, os, shutil, socket, ssl, subprocess
-import sys, tempfile, threading, time
+import tempfile, threading, time
 
-from front_common import free_port, percentile, raise_file_limit
+from front_common import percentile, raise_file_limit, running_node
 
 def connect(port, ctx):
     if ctx is None:
@@ -83,23 +83,13 @@ def trickle(port, count, hello, stop):
     return reopened
 
 def measure(binary, root, cert, key, ctx, a):
-    udp, port = free_port(socket.SOCK_DGRAM), free_port(socket.SOCK_STREAM)
-    d = tempfile.mkdtemp(dir=root)
-    args = [binary, "--id", "front", "--listen", f"127.0.0.1:{udp}",
-            "--http", f"127.0.0.1:{port}", "--data-dir", d]
-    if ctx is not None:
-        args += ["--http-tls-cert-file", cert, "--http-tls-key-file", key]
-    log = open(os.path.join(d, "node.log"), "wb")
-    proc = subprocess.Popen(args, stdout=log, stderr=log)
-    try:
-        for _ in range(600):
-            if proc.poll() is not None:
-                sys.exit(f"{binary} exited: see {log.name}")
-            try:
-                if get(connect(port, ctx)) == 200:
-                    break
-            except OSError:
-                time.sleep(0.05)
+    def healthy(port):
+        try:
+            return get(connect(port, ctx)) == 200
+        except OSError:
+            return False
+    tls = [] if ctx is None else ["--http-tls-cert-file", cert, "--http-tls-key-file", key]
+    with running_node(binary, root, healthy, tls) as port:
         kept = kept_alive(port, ctx, a.requests)
         new = fresh(port, ctx, a.requests // 4)
         stop, out = threading.Event(), {}
@@ -110,12 +100,6 @@ def measure(binary, root, cert, key, ctx, a):
         stop.set()
         t.join()
         return kept, new, loaded, out.get("r", 0)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 HELLO = client_hello()
 

@@ -6,10 +6,10 @@ probed on fresh connections and echo tasks are submitted; the same probes
 run first without the slow clients. Each --node binary is measured in
 turn in the same run, so two fronts are compared side by side.
 Usage: trickle.py --node NEW/dice-node [--node OLD/dice-node] [--slow 1000]"""
-import argparse, http.client, json, os, selectors, shutil, socket
-import statistics, subprocess, sys, tempfile, threading, time
+import argparse, http.client, json, selectors, shutil, socket
+import statistics, tempfile, threading, time
 
-from front_common import free_port, percentile, raise_file_limit
+from front_common import percentile, raise_file_limit, running_node
 
 PROBE_TIMEOUT_S = 2.0
 
@@ -81,19 +81,8 @@ def probe(port, n):
             "submits_n": len(submits)}
 
 def measure(binary, slow, probes, root):
-    udp, port = free_port(socket.SOCK_DGRAM), free_port(socket.SOCK_STREAM)
-    d = tempfile.mkdtemp(dir=root)
-    log = open(os.path.join(d, "node.log"), "wb")
-    proc = subprocess.Popen([binary, "--id", "front", "--listen", f"127.0.0.1:{udp}",
-                             "--http", f"127.0.0.1:{port}", "--data-dir", d],
-                            stdout=log, stderr=log)
-    try:
-        for _ in range(600):
-            if request(port, "GET", "/health")[0] == 200:
-                break
-            if proc.poll() is not None:
-                sys.exit(f"{binary} exited: see {log.name}")
-            time.sleep(0.05)
+    healthy = lambda port: request(port, "GET", "/health")[0] == 200
+    with running_node(binary, root, healthy) as port:
         quiet = probe(port, probes)
         clients = SlowClients(port, slow)
         clients.thread.start()
@@ -103,12 +92,6 @@ def measure(binary, slow, probes, root):
         clients.thread.join()
         loaded["reopened"] = clients.reopened
         return quiet, loaded
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
