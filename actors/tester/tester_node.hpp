@@ -25,7 +25,7 @@ struct tester_parts {
 
   /// This node's API base URL (https:// with TLS); `http` must be set.
   std::string api_url() const {
-    return (tls_trust_file.empty() ? "http://" : "https://") + http;
+    return dice::api_url(http, !tls_trust_file.empty());
   }
   std::shared_ptr<blob_store> blobs;
   std::shared_ptr<tester_peers> peers;

@@ -13,6 +13,12 @@
 
 namespace dice {
 
+/// A node's API base URL from its HTTP HOST:PORT: http://HOST:PORT, or
+/// https://HOST:PORT when it speaks TLS.
+inline std::string api_url(const std::string& http, bool tls) {
+  return (tls ? "https://" : "http://") + http;
+}
+
 struct tester_peer {
   std::string id;
   std::string http; // HOST:PORT
@@ -21,7 +27,7 @@ struct tester_peer {
   millis last_heard_ms = 0;
 
   /// Its API's base URL: http://HOST:PORT or https://HOST:PORT.
-  std::string url() const { return (tls ? "https://" : "http://") + http; }
+  std::string url() const { return api_url(http, tls); }
 };
 
 class tester_peers {
