@@ -95,6 +95,13 @@ void communication_machine::on(const ev::drain& e, millis, ev::events&) {
   ++heartbeat_changes_; // the next heartbeat says so
 }
 
+void communication_machine::on(const ev::runner_changed& e, millis, ev::events&) {
+  if (cfg_.runner == e.runner)
+    return;
+  cfg_.runner = e.runner;
+  ++heartbeat_changes_; // the next heartbeat advertises it
+}
+
 void communication_machine::on(const ev::replica_digest& e, millis,
                                ev::events&) {
   if (digest_ != e.digest)

@@ -57,6 +57,7 @@ public:
   void on(const ev::originate& e, millis now, ev::events& out);
   /// Drained: the heartbeats say so, and the peers count no seat here.
   void on(const ev::drain& e, millis now, ev::events& out);
+  void on(const ev::runner_changed& e, millis now, ev::events& out);
   void on(const ev::replica_digest& e, millis now, ev::events& out);
   void on(const ev::tasks_forgotten& e, millis now, ev::events& out);
   /// Another subsystem's message for one peer, to the bridge by node id.

@@ -4,8 +4,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "common/time.hpp"
 
@@ -63,10 +65,15 @@ public:
     return canceled_;
   }
 
+  /// Calls `fn` once on cancel (at once if canceled already), on the
+  /// canceling thread: for code that waits on something of its own.
+  void on_cancel(std::function<void()> fn) const;
+
 private:
   std::atomic<bool> canceled_{false};
   mutable std::mutex mtx_;
   mutable std::condition_variable cv_;
+  mutable std::vector<std::function<void()>> on_cancel_;
   int wake_fd_ = -1;
 };
 

@@ -126,13 +126,13 @@ execution_result slot_pool::execute(const job& j) {
     // run late.
     r.expired = true;
     out = task_outcome::invalid("not started before it expired");
-  } else if (!fn) {
+  } else if (!fn && !kinds_.outside()) {
     out = task_outcome::invalid("unknown task kind '" + j.req.kind + "'");
   } else {
     if (on_begun_)
       on_begun_(r);
     try {
-      out = (*fn)(j.req.payload, *j.token);
+      out = fn ? (*fn)(j.req.payload, *j.token) : (*kinds_.outside())(j.req, *j.token);
     } catch (const std::exception& e) {
       out = task_outcome::failure(std::string("task threw: ") + e.what());
     } catch (...) {

@@ -15,6 +15,11 @@ namespace dice {
 using task_function =
   std::function<task_outcome(const std::string& payload, const cancel_token& cancel)>;
 
+/// Runs an execution of a kind served outside this process (by a worker,
+/// through the worker hub); it sees the whole request.
+using outside_function =
+  std::function<task_outcome(const execution_request& req, const cancel_token& cancel)>;
+
 class task_kinds {
 public:
   /// With the built-in kinds registered.
@@ -26,8 +31,14 @@ public:
   bool contains(const std::string& kind) const { return find(kind) != nullptr; }
   std::vector<std::string> names() const;
 
+  /// Where executions of kinds without a function here go: the workers
+  /// connected to the node (actors/workers). Unset: such a kind is unknown.
+  void set_outside(outside_function fn) { outside_ = std::move(fn); }
+  const outside_function* outside() const { return outside_ ? &outside_ : nullptr; }
+
 private:
   std::map<std::string, task_function> kinds_;
+  outside_function outside_;
 };
 
 // -- built-in kinds (payloads are text) --------------------------------------

@@ -49,6 +49,7 @@ private:
   void bulk_routes(); // POST /tasks/cancel, DELETE /tasks (bulk_routes.cpp)
   void drain_routes(); // POST and DELETE /drain (drain_routes.cpp)
   void key_routes(); // the cluster keyring: /keys (key_routes.cpp)
+  void worker_routes(); // workers outside the node: /workers (worker_routes.cpp)
   /// Calls on_leave_ once the node holds no claim or execution.
   void leave_when_drained();
 
@@ -67,6 +68,7 @@ private:
   // Largest body of a project upload or blob (set by tester_routes()).
   std::atomic<std::uint64_t> upload_limit_{256 * 1024};
   std::atomic<std::uint64_t> submits_refused_{0}; // answered 429
+  std::atomic<std::size_t> takes_waiting_{0}; // workers' long polls
 };
 
 } // namespace dice

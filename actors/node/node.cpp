@@ -179,7 +179,17 @@ node::node(caf::actor_system& sys, node_config cfg,
     mc.seeds.push_back(p.to_string());
   members_ = spawn_membership(sys, bridge_, std::move(mc));
   tester_actor_ = spawn_tester_actor(sys, bridge_, tester_);
-  exec_ = spawn_executor(sys, cfg_.queue.slots, cfg_.kinds);
+  // Kinds no function of this process serves go to the workers connected
+  // to its API, while one serves them.
+  worker_hub_config wc;
+  wc.board = cfg_.workers;
+  wc.board.own_kinds = cfg_.kinds.names();
+  wc.board.id_prefix = std::to_string(incarnation_) + "-";
+  wc.own = cfg_.runner();
+  workers_ = spawn_worker_hub(sys, std::move(wc));
+  auto kinds = cfg_.kinds;
+  kinds.set_outside(worker_kind(workers_));
+  exec_ = spawn_executor(sys, cfg_.queue.slots, std::move(kinds));
   queue_actor_config qc;
   qc.node_id = cfg_.id;
   qc.incarnation = incarnation_;
@@ -214,6 +224,7 @@ node::node(caf::actor_system& sys, node_config cfg,
   // The queue acts as coordinator (recovery, housekeeping) when elected.
   qc.elector = election_;
   queue_ = spawn_replicated_queue(sys, std::move(qc), bridge_, members_, exec_);
+  caf::anon_send(workers_, subscribe_atom_v, caf::actor_cast<runner_listener>(queue_));
   mutex_actor_config mx;
   mx.self_id = cfg_.id;
   mx.algorithm = cfg_.mutex_algorithm;
@@ -247,6 +258,9 @@ void node::stop() {
     caf::anon_send_exit(queue_, caf::exit_reason::user_shutdown);
   if (exec_)
     caf::anon_send_exit(exec_, caf::exit_reason::user_shutdown);
+  if (workers_)
+    caf::anon_send_exit(workers_, caf::exit_reason::user_shutdown);
+  workers_ = nullptr;
   if (tester_actor_)
     caf::anon_send_exit(tester_actor_, caf::exit_reason::user_shutdown);
   tester_actor_ = nullptr;

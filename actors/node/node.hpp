@@ -14,6 +14,7 @@
 #include "journal/data_dir.hpp"
 #include "node/node_config.hpp"
 #include "tester/tester_actor.hpp"
+#include "workers/worker_hub.hpp"
 
 namespace dice {
 
@@ -42,6 +43,8 @@ public:
   const std::shared_ptr<tester_parts>& tester() const { return tester_; }
   mutex_actor locks() const { return mutex_; }
   causal_actor events() const { return causal_; }
+  /// Processes outside this one serving task kinds (the /workers routes).
+  worker_hub workers() const { return workers_; }
 
   /// The keyring in use, as the bridge last published it (the bridge owns
   /// it: change it by asking the bridge, keys_atom).
@@ -64,6 +67,7 @@ private:
   tester_actor tester_actor_;
   mutex_actor mutex_;
   causal_actor causal_;
+  worker_hub workers_;
 };
 
 } // namespace dice

@@ -72,6 +72,8 @@ std::string node_config::problem() const {
     return "--event-log-limit must be positive";
   if (auto p = shell.problem(); !p.empty())
     return p;
+  if (workers.lease_ms < 100 || workers.lease_ms > 3600000)
+    return "--worker-lease-ms must be 100 to 3600000";
   if (auto p = tester.problem(); !p.empty())
     return p;
   return queue.problem();

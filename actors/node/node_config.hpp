@@ -19,6 +19,7 @@
 #include "mutex/mutex.hpp"
 #include "vocabulary/queue_config.hpp"
 #include "tester/tester_config.hpp"
+#include "workers/worker_board.hpp"
 
 namespace dice {
 
@@ -51,6 +52,7 @@ struct node_config {
   causal_config causal;                  // causal events: digests, log bound
   task_kinds kinds = task_kinds::with_builtins();
   shell_config shell;                    // the `shell` kind, off by default
+  worker_board_config workers;           // processes serving kinds via the API
   tester_config tester;                  // dice test; runs tests with --tester
   /// Where the replica's journal and the incarnation counter live; empty:
   /// memory only (the incarnation is then the start time, or one above the

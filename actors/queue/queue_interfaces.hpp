@@ -46,6 +46,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::task_row>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_query)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::task_counts)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::runner_capabilities>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::runner_capabilities)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_counters)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::queue_wiring)
 // Every queue event travels between actors of one process as it is.

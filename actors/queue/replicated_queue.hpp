@@ -47,6 +47,11 @@ class replica_journal;
 using task_listener =
   caf::typed_actor<caf::reacts_to<task_event_atom, task_row>>;
 
+/// Told what this node runs (its own kinds and those its workers serve)
+/// whenever that changes: the worker hub tells the queue.
+using runner_listener =
+  caf::typed_actor<caf::reacts_to<kinds_atom, runner_capabilities>>;
+
 using replicated_queue = queue_world::extend<
   caf::reacts_to<subscribe_atom, task_listener>,       // task events
   // enqueue; the answer is the task id, once replicated
@@ -66,6 +71,8 @@ using replicated_queue = queue_world::extend<
   caf::replies_to<cancel_atom, std::string>::with<bool>,
   // true: claim nothing new, finish what is held; false: claim again
   caf::reacts_to<drain_atom, bool>,
+  // what this node runs now (the worker hub: runner_listener)
+  caf::reacts_to<kinds_atom, runner_capabilities>,
   caf::replies_to<tasks_atom, task_query>::with<std::vector<task_row>>,
   caf::replies_to<tasks_atom, stats_atom>::with<task_counts>,
   caf::replies_to<stats_atom>::with<queue_counters>,

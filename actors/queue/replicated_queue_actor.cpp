@@ -354,6 +354,10 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
     [self](cancel_atom, const std::string& id) {
       return self->delegate(self->state.to.known_tasks, cancel_atom_v, id);
     },
+    [self](kinds_atom, const runner_capabilities& r) {
+      self->send(self->state.to.ready_queue, ev::runner_changed{r});
+      self->send(self->state.to.communication, ev::runner_changed{r});
+    },
     [self](drain_atom, bool on) {
       self->send(self->state.to.ranking, ev::drain{on});
       self->send(self->state.to.communication, ev::drain{on});

@@ -71,6 +71,19 @@ void ready_queue_machine::on(const ev::free_slots& e, millis,
   changed_ = true;
 }
 
+void ready_queue_machine::on(const ev::runner_changed& e, millis, ev::events&) {
+  cfg_.runner = e.runner;
+  for (const auto& [task_id, t] : tasks_) {
+    if (!common_.contains(task_id))
+      continue; // not claimable yet (delayed, backing off)
+    if (cfg_.can_run(*t.spec))
+      ready_.insert(task_id, t.spec->priority(), t.attempt > 1);
+    else
+      ready_.erase(task_id);
+  }
+  changed_ = true;
+}
+
 void ready_queue_machine::make_claimable(const std::string& task_id,
                                          const ready_task& t) {
   // A re-queued task goes ahead of first attempts of its priority. One

@@ -33,6 +33,9 @@ public:
   void on(const ev::live_nodes& e, millis now, ev::events& out);
   void on(const ev::free_slots& e, millis now, ev::events& out);
   void on(const ev::replica_restored& e, millis now, ev::events& out);
+  /// Tasks of a kind a worker now serves join this node's walk; those of
+  /// a kind no longer served leave it.
+  void on(const ev::runner_changed& e, millis now, ev::events& out);
   /// Offers the free slots what they may claim now.
   void tick(millis now, ev::events& out);
   /// With a slot free: now if something changed, else when a free slot

@@ -16,6 +16,7 @@
 
 #include "common/time.hpp"
 #include "dice.pb.h"
+#include "vocabulary/runner_capabilities.hpp"
 #include "vocabulary/version_vector.hpp"
 
 namespace dice::ev {
@@ -203,6 +204,12 @@ struct execution_over {
 struct drain {
   bool on = false;
 };
+/// What this node runs changed: a worker outside it began or stopped
+/// serving a kind (to ready_queue, which claims by it, and communication,
+/// whose heartbeats advertise it).
+struct runner_changed {
+  runner_capabilities runner;
+};
 /// A slot took an execution of this node (the executor to running_tasks):
 /// until then the claim waited, claimed ahead of a free slot.
 struct execution_begun {
@@ -282,7 +289,7 @@ struct acknowledged {
   X(question_heard)                                                            \
   X(answer_seen) X(live_nodes) X(recover_member) X(tasks_adopted)              \
   X(originate) X(answer_due) X(free_slots) X(task_offer) X(start_execution)    \
-  X(execution_over) X(drain) X(execution_begun) X(execution_report) X(member_recovered) X(broadcast)       \
+  X(execution_over) X(drain) X(runner_changed) X(execution_begun) X(execution_report) X(member_recovered) X(broadcast)       \
   X(send_to) X(unicast) X(run_order) X(cancel_order) X(acknowledged)
 
 namespace detail {

@@ -234,6 +234,8 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("shell-allow", po::value(&shell_allow)->composing(), "enable the `shell` kind for this program (argv[0], exact; repeatable, or a comma list in the INI file)")
     ("shell-timeout-ms", po::value(&shell_timeout)->default_value(shell_timeout), "a shell task running longer is killed with its process group")
     ("shell-max-output-bytes", po::value(&shell_output)->default_value(shell_output), "output of a shell task kept in its result")
+    ("worker-lease-ms", po::value(&n.workers.lease_ms)->default_value(n.workers.lease_ms), "a worker (a process serving task kinds through POST /workers) that asks for nothing this long is gone: the jobs it held run again, elsewhere if no other worker here serves their kind")
+    ("workers-max", po::value(&n.workers.max_workers)->default_value(n.workers.max_workers), "workers joined to this node at once, at most")
     ("tester", po::bool_switch(&tc.enabled), "run `dice test` modules (project test code) on this node, in a sandbox: its own process group, a fresh workspace, as user nobody when the node is root")
     ("tester-work-dir", po::value(&tc.work_dir), "where workspaces are unpacked (default: $TMPDIR/dice-work-ID)")
     ("tester-python", po::value(&tc.python)->default_value(tc.python), "the interpreter that runs pytest (looked up in /usr/local/bin:/usr/bin:/bin)")
