@@ -1,5 +1,8 @@
 """Python workers serving kinds through real nodes: what a user checks."""
 
+import json
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -203,3 +206,24 @@ def test_the_node_refuses_a_built_in_kind_name(start_node):
     w.add_kind("echo", lambda p: p)
     with pytest.raises(dice.BadRequest, match="built into this node"):
         w.run(handle_signals=False)
+
+
+def test_the_example_worker_counts_words(start_node):
+    a = start_node("a", extra=LEASE)
+    ca = dice.Client(a.url)
+    example = HERE.parent / "examples" / "worker.py"
+    p = subprocess.Popen([sys.executable, str(example)], env={**os.environ, "DICE_NODE": a.url},
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        tid = accepts(ca, "wordcount", "to be or not to be")
+        t = ca.wait(tid, timeout=10)
+        assert t.state == "done"
+        assert json.loads(t.result) == [["to", 2], ["be", 2], ["or", 1]]
+        t = ca.wait(ca.submit("wordcount", "  ", retries=2), timeout=10)
+        assert (t.state, t.attempts, t.reason) == ("failed", 1, "no words to count")
+        p.send_signal(signal.SIGINT)
+        assert p.wait(10) == 0, p.stderr.read().decode()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(5)
