@@ -171,6 +171,30 @@ TEST_CASE("heartbeats advertise what a node can run, a node knows what its "
   CHECK_FALSE(anyone_runs(a.runners(), shell));
 }
 
+TEST_CASE("the kinds a worker serves are advertised from the next heartbeat "
+          "on, and withdrawn when it leaves",
+          "[communication]") {
+  queue_config plain;
+  plain.runner = runner_capabilities{{"echo"}, {}};
+  communication_machine b("b", "b@1", plain);
+  communication_machine a("a", "a@1", plain);
+  ev::events out;
+  auto heard = [&] {
+    wire::Message hb = heartbeat();
+    b.fill_heartbeat(hb.mutable_heartbeat());
+    a.on_received(from("b", "10.0.0.2:7000", hb), 0, out);
+  };
+  auto changes = b.heartbeat_changes();
+  b.on(ev::runner_changed{runner_capabilities{{"echo", "resize"}, {}}}, 0, out);
+  CHECK(b.heartbeat_changes() == changes + 1); // a heartbeat says so soon
+  heard();
+  CHECK(kinds_run(a.runners()) == std::vector<std::string>{"echo", "resize"});
+  CHECK(anyone_runs(a.runners(), task("resize")));
+  b.on(ev::runner_changed{runner_capabilities{{"echo"}, {}}}, 0, out);
+  heard();
+  CHECK_FALSE(anyone_runs(a.runners(), task("resize")));
+}
+
 TEST_CASE("a node that advertises nothing counts as running every task",
           "[communication]") {
   std::vector<runner_capabilities> nodes{runner_capabilities{{"echo"}, {}}};

@@ -60,6 +60,28 @@ TEST_CASE("a node offers its free seats only tasks it can run, the others "
   }
 }
 
+TEST_CASE("a kind a worker begins to serve is offered from then on, and no "
+          "longer once the last worker of it left",
+          "[ready_queue]") {
+  queue_config cfg;
+  cfg.runner = runner_capabilities{{"echo"}, {}};
+  ready_queue_machine m("a", cfg);
+  ev::events out;
+  m.on(ready("t-resize", "resize"), 0, out);
+  m.on(ev::free_slots{1, 1, 0, {}}, 0, out);
+  m.tick(0, out);
+  CHECK(offered(out).empty());
+  m.on(ev::runner_changed{runner_capabilities{{"echo", "resize"}, {}}}, 10, out);
+  m.tick(10, out);
+  CHECK(offered(out) == std::set<std::string>{"t-resize"});
+  out.clear();
+  m.on(ready("t-resize-2", "resize"), 20, out);
+  m.on(ev::runner_changed{runner_capabilities{{"echo"}, {}}}, 20, out);
+  m.on(ev::free_slots{1, 1, 20, {}}, 20, out);
+  m.tick(20, out);
+  CHECK(offered(out).empty());
+}
+
 TEST_CASE("a task whose locks this node does not hold waits, READY, and is "
           "looked at again, while the others are offered",
           "[ready_queue][mutex]") {
