@@ -35,7 +35,6 @@ public:
   std::vector<lock_info> locks() const override;
 
   /// Whether the token is here (for tests).
-  bool has_token() const { return have_; }
 
 private:
   using rank = std::pair<std::uint64_t, std::string>; // generation, creator

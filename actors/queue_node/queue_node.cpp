@@ -11,20 +11,6 @@
 
 namespace dice {
 
-std::uint64_t subsystem_seed(std::uint64_t seed, station s) {
-  // Each subsystem keeps the stream number it has always had (the station
-  // numbers before finished_tasks was folded away), so a seeded run draws
-  // what it drew before.
-  std::uint64_t stream = static_cast<std::uint64_t>(s) + 1;
-  if (s == station::unknown_resolver)
-    stream = 7;
-  // splitmix64 of (seed, stream): independent streams per subsystem.
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * stream;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 namespace {
 
 machine_config checked(std::string id, std::uint64_t incarnation,

@@ -8,17 +8,7 @@ void running_tasks::watch(const std::string& task_id, std::uint32_t attempt,
   if (i != others_.end() && i->second.attempt == attempt
       && i->second.node == node)
     return;
-  if (i != others_.end())
-    count(i->second.node, -1);
   others_[task_id] = watched{attempt, node, deadline};
-  count(node, +1);
-}
-
-void running_tasks::count(const std::string& node, int delta) {
-  auto& n = per_node_[node];
-  n = delta > 0 ? n + 1 : n - 1;
-  if (n == 0)
-    per_node_.erase(node);
 }
 
 void running_tasks::heard(const std::string& task_id, std::uint32_t attempt,
@@ -33,7 +23,6 @@ void running_tasks::unwatch(const std::string& task_id) {
   auto i = others_.find(task_id);
   if (i == others_.end())
     return;
-  count(i->second.node, -1);
   others_.erase(i);
 }
 

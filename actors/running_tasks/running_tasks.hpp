@@ -47,8 +47,6 @@ public:
 
   const watched* find_watched(const std::string& task_id) const;
   std::size_t watched_count() const { return others_.size(); }
-  /// Distinct nodes that run a watched task: busy, as far as we know.
-  std::size_t busy_nodes() const { return per_node_.size(); }
 
   // -- own executions ---------------------------------------------------------
 
@@ -88,10 +86,7 @@ public:
   std::map<std::string, execution>& executions() { return mine_; }
 
 private:
-  void count(const std::string& node, int delta);
-
   std::map<std::string, watched> others_;
-  std::map<std::string, std::size_t> per_node_; // watched tasks per node
   std::map<std::string, execution> mine_;
 };
 

@@ -19,7 +19,6 @@ bool unknown_resolver::unknown(const std::string& task_id, millis now) {
     return false;
   }
   i->second = question{now + cfg_.resolve_window_ms, 1};
-  ++questions_;
   return true;
 }
 
@@ -42,7 +41,6 @@ std::vector<std::string> unknown_resolver::asks_due(millis now) {
     }
     ++q.tries;
     q.next_at = now + cfg_.resolve_window_ms;
-    ++questions_;
     result.push_back(i->first);
     ++i;
   }
@@ -84,7 +82,6 @@ std::vector<std::string> unknown_resolver::answers_due(millis now) {
   for (auto i = answering_.begin(); i != answering_.end();) {
     if (i->second <= now) {
       result.push_back(i->first);
-      ++answers_;
       i = answering_.erase(i);
     } else {
       ++i;

@@ -66,8 +66,6 @@ public:
   bool idle() const { return asking_.empty() && answering_.empty(); }
 
   // -- counters -------------------------------------------------------------
-  std::uint64_t questions_sent() const { return questions_; }
-  std::uint64_t answers_sent() const { return answers_; }
   std::uint64_t answers_suppressed() const { return suppressed_; }
   std::uint64_t stale_seen() const { return stale_; }
 
@@ -79,8 +77,6 @@ private:
   resolver_config cfg_;
   std::map<std::string, question> asking_;
   std::map<std::string, millis> answering_;
-  std::uint64_t questions_ = 0;
-  std::uint64_t answers_ = 0;
   std::uint64_t suppressed_ = 0;
   std::uint64_t stale_ = 0;
 };

@@ -17,7 +17,7 @@ enum class station {
   executor, // executions
   world,    // the user: the node facade
 };
-constexpr std::size_t station_count = 9;
+constexpr std::size_t station_count = static_cast<std::size_t>(station::world) + 1;
 
 /// The seed of one subsystem's randomness, from the node's seed.
 std::uint64_t subsystem_seed(std::uint64_t seed, station s);
