@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
 
-#include "journal/data_dir.hpp"
+#include "common/data_dir.hpp"
 
 namespace dice {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "journal/data_dir.hpp"
+#include "common/data_dir.hpp"
 
 namespace dice {
 

@@ -20,7 +20,7 @@
 #include "http_api/task_json.hpp"
 #include "mutex/lock_name.hpp"
 #include "node/node.hpp"
-#include "tester/evaluation_service.hpp"
+#include "evaluation/evaluation_service.hpp"
 #include "tester/tester_node.hpp"
 
 namespace dice::embed {

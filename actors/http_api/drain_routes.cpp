@@ -7,7 +7,7 @@
 #include <caf/send.hpp>
 #include <httplib.h>
 
-#include "http_api/ask.hpp"
+#include "common/ask.hpp"
 #include "http_api/guarded_server.hpp"
 #include "http_api/http_api.hpp"
 #include "http_api/json_reply.hpp"

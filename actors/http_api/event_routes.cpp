@@ -3,7 +3,7 @@
 // causal order it delivered them, after a delivery index (for polling).
 #include <httplib.h>
 
-#include "http_api/ask.hpp"
+#include "common/ask.hpp"
 #include "http_api/event_json.hpp"
 #include "http_api/guarded_server.hpp"
 #include "http_api/http_api.hpp"

@@ -12,7 +12,7 @@
 
 #include <httplib.h>
 
-#include "http_api/http_config.hpp"
+#include "node/http_config.hpp"
 #include "http_api/tls_context.hpp"
 #include "http_api/waiting_room.hpp"
 

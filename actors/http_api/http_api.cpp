@@ -9,7 +9,7 @@
 
 #include "common/time.hpp"
 #include "executor/task_kinds.hpp"
-#include "http_api/ask.hpp"
+#include "common/ask.hpp"
 #include "http_api/bearer_token.hpp"
 #include "http_api/guarded_server.hpp"
 #include "http_api/request_body.hpp"

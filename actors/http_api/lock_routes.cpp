@@ -3,7 +3,7 @@
 // cluster-wide lock for a client such as `dice lock`; DELETE gives it back.
 #include <httplib.h>
 
-#include "http_api/ask.hpp"
+#include "common/ask.hpp"
 #include "http_api/guarded_server.hpp"
 #include "http_api/http_api.hpp"
 #include "http_api/json_reply.hpp"

@@ -2,7 +2,7 @@
 // counts and latencies, in the Prometheus text format for a scraper.
 #include <httplib.h>
 
-#include "http_api/ask.hpp"
+#include "common/ask.hpp"
 #include "http_api/guarded_server.hpp"
 #include "http_api/http_api.hpp"
 #include "http_api/status_json.hpp"

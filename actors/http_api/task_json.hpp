@@ -12,6 +12,7 @@
 #include "dice.pb.h"
 #include "known_tasks/task_policy.hpp"
 #include "known_tasks/task_query.hpp"
+#include "known_tasks/state_names.hpp"
 #include "known_tasks/task_state.hpp"
 
 namespace dice {
@@ -45,29 +46,6 @@ struct submit_limits {
 std::optional<submit_request>
 parse_submit(const std::string& body, const std::vector<std::string>& known_kinds,
              const submit_limits& limits, std::string& error, millis now = 0);
-
-/// "ready", "running", "failed", "expired", "canceled", "done" or
-/// "removed".
-std::string phase_name(wire::TaskPhase phase);
-
-/// A state as the API names it: the phases, with RUNNING split into
-/// "claimed" (a node claimed it ahead of a free slot; its execution has not
-/// begun) and "running" (its execution began).
-struct shown_state {
-  const char* name;
-  wire::TaskPhase phase;
-  std::optional<bool> claimed_ahead; // with RUNNING
-};
-/// Every state the API names, in the order a summary lists them.
-extern const shown_state shown_states[8];
-/// The shown state of `name`; nullopt for anything else.
-std::optional<shown_state> parse_state(const std::string& name);
-/// The name of `state`: its phase's, or "claimed".
-std::string state_name(const wire::TaskState& state);
-/// How many of `counts` are in `s`.
-std::size_t count_in(const task_counts& counts, const shown_state& s);
-/// "ready, claimed, running, …": every name, for an error message.
-std::string state_names();
 
 /// Most ids one GET /tasks?ids=... may name (the URI limit is 8 KiB anyway).
 constexpr std::size_t max_query_ids = 256;

@@ -11,12 +11,12 @@
 
 #include <httplib.h>
 
-#include "http_api/ask.hpp"
+#include "common/ask.hpp"
 #include "http_api/guarded_server.hpp"
 #include "http_api/status_json.hpp"
 #include "http_api/tester_stats.hpp"
 #include "tester/blob_auth.hpp"
-#include "tester/evaluation_service.hpp"
+#include "evaluation/evaluation_service.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -4,7 +4,7 @@
 // them; a worker silent past its lease is gone and its jobs run elsewhere.
 #include <httplib.h>
 
-#include "http_api/ask.hpp"
+#include "common/ask.hpp"
 #include "http_api/guarded_server.hpp"
 #include "http_api/http_api.hpp"
 #include "http_api/json_reply.hpp"

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "journal/data_dir.hpp"
+#include "common/data_dir.hpp"
 #include "journal/journal_frame.hpp"
 #include "known_tasks/replica_record.hpp"
 

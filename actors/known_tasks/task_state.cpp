@@ -1,6 +1,6 @@
 #include "known_tasks/task_state.hpp"
 
-#include "ranking/ranking.hpp"
+#include "vocabulary/ranking.hpp"
 
 namespace dice {
 

@@ -4,7 +4,7 @@
 
 #include <prometheus/text_serializer.h>
 
-#include "http_api/task_json.hpp"
+#include "known_tasks/state_names.hpp"
 
 namespace dice {
 

@@ -11,7 +11,7 @@
 #include "membership/membership.hpp"
 #include "mutex/mutex_actor.hpp"
 #include "queue/replicated_queue.hpp"
-#include "journal/data_dir.hpp"
+#include "common/data_dir.hpp"
 #include "node/node_config.hpp"
 #include "tester/tester_actor.hpp"
 #include "workers/worker_hub.hpp"

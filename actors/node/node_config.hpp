@@ -13,7 +13,7 @@
 #include "executor/shell_kind.hpp"
 #include "executor/task_kinds.hpp"
 #include "vocabulary/runner_capabilities.hpp"
-#include "http_api/http_config.hpp"
+#include "node/http_config.hpp"
 #include "journal/replica_journal.hpp"
 #include "membership/membership_state.hpp"
 #include "mutex/mutex.hpp"

@@ -5,7 +5,7 @@
 
 #include "vocabulary/queue_messages.hpp"
 #include "known_tasks/task_state.hpp"
-#include "ranking/ranking.hpp"
+#include "vocabulary/ranking.hpp"
 #include "vocabulary/hashes.hpp"
 
 namespace dice {

@@ -10,7 +10,7 @@
 
 #include "vocabulary/queue_messages.hpp"
 #include "known_tasks/task_state.hpp"
-#include "ranking/ranking.hpp"
+#include "vocabulary/ranking.hpp"
 
 namespace dice {
 

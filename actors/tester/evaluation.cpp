@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <map>
 
-#include "http_api/task_json.hpp"
+#include "known_tasks/state_names.hpp"
 
 using nlohmann::json;
 

@@ -13,7 +13,7 @@
 
 #include "broadcast_bridge/keyring_file.hpp"
 #include "common/power_supply.hpp"
-#include "http_api/http_config.hpp"
+#include "node/http_config.hpp"
 
 namespace po = boost::program_options;
 

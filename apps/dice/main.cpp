@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "client.hpp"
-#include "http_api/http_config.hpp"
+#include "node/http_config.hpp"
 #include "format.hpp"
 #include "event_command.hpp"
 #include "lock_command.hpp"

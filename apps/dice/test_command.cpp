@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client.hpp"
-#include "http_api/http_config.hpp"
+#include "node/http_config.hpp"
 #include "test_report.hpp"
 #include "tester/project_archive.hpp"
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "http_api/bearer_token.hpp"
-#include "http_api/http_config.hpp"
+#include "node/http_config.hpp"
 
 using namespace dice;
 

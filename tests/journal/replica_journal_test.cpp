@@ -9,7 +9,7 @@
 #include <sys/resource.h>
 
 #include "common/emitted_events.hpp"
-#include "journal/data_dir.hpp"
+#include "common/data_dir.hpp"
 #include "journal/replica_journal.hpp"
 #include "known_tasks/known_tasks_machine.hpp"
 #include "vocabulary/queue_messages.hpp"

@@ -8,7 +8,7 @@
 
 #include "known_tasks/known_tasks.hpp"
 #include "known_tasks/task_state.hpp"
-#include "ranking/ranking.hpp"
+#include "vocabulary/ranking.hpp"
 
 using namespace dice;
 

@@ -5,7 +5,7 @@
 
 #include "vocabulary/queue_messages.hpp"
 #include "common/emitted_events.hpp"
-#include "ranking/ranking.hpp"
+#include "vocabulary/ranking.hpp"
 #include "ranking/ranking_machine.hpp"
 #include "running_tasks/running_tasks_machine.hpp"
 

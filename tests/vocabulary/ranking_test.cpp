@@ -7,7 +7,7 @@
 
 #include <google/protobuf/util/message_differencer.h>
 
-#include "ranking/ranking.hpp"
+#include "vocabulary/ranking.hpp"
 
 using namespace dice;
 

@@ -1,4 +1,4 @@
-#include "journal/data_dir.hpp"
+#include "common/data_dir.hpp"
 
 #include <cerrno>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "http_api/http_config.hpp"
+#include "node/http_config.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "ranking/ranking.hpp"
+#include "vocabulary/ranking.hpp"
 
 #include <algorithm>
 

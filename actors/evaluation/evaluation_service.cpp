@@ -1,4 +1,4 @@
-#include "tester/evaluation_service.hpp"
+#include "evaluation/evaluation_service.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -9,7 +9,7 @@
 
 #include <unistd.h>
 
-#include "http_api/ask.hpp"
+#include "common/ask.hpp"
 #include "node/node.hpp"
 #include "tester/blob_client.hpp"
 #include "tester/project_archive.hpp"
