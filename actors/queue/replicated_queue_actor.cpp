@@ -162,9 +162,12 @@ struct world_out {
     for (auto& who : st.listeners)
       self->send(who, task_event_atom_v, r);
   }
-  // The routing sends the world no other events.
+  // The routing sends the world no other events; one it does send needs
+  // its handler above, or this fails to compile.
   template <class E>
-  void operator()(const E&) {}
+  void operator()(const E&) {
+    static_assert(!to_world_v<E>, "an event for the user needs its handler in world_out");
+  }
 };
 
 // known_tasks refused the task: its waiters learn why.

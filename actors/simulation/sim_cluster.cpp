@@ -369,8 +369,11 @@ void sim_cluster::step() {
     if (now_ >= n.next_heartbeat) {
       send_heartbeat(n);
       n.next_heartbeat = now_ + opts_.membership.heartbeat_interval_ms;
-      // Failure detection once per heartbeat interval, as the membership
-      // actor does: a sweep over every peer each tick costs O(N^2) a tick.
+    }
+    if (now_ >= n.next_failure_check) {
+      // Failure detection every failure_check_ms, as the membership actor
+      // checks (not every tick: a sweep over every peer is O(N^2)).
+      n.next_failure_check = now_ + opts_.membership.failure_check_ms;
       for (const auto& c : n.membership->tick(local(n)))
         if (c.to == peer_state::dead)
           n.queue->on_peer_dead(c.id, local(n));

@@ -84,6 +84,7 @@ private:
     bool up = true;
     std::uint64_t sequence = 0;
     millis next_heartbeat = 0;
+    millis next_failure_check = 0;
     std::unique_ptr<membership_state> membership;
     std::unique_ptr<queue_node> queue;
     std::map<std::string, execution> running;
