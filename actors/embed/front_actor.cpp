@@ -205,16 +205,20 @@ front_actor::behavior_type front_fun(front_ptr self, front_config cfg,
       return self->delegate(self->state.to.queue, dice::remove_atom_v, id);
     },
     [self](subscribe_atom, task_observer& who) {
-      if (who)
-        self->state.task_watchers.add(watch_handle(self, who), "", std::move(who));
+      if (!who)
+        return;
+      auto by = watch_handle(self, who);
+      self->state.task_watchers.add(by, "", std::move(who));
     },
     [self](unsubscribe_atom, const task_observer& who) {
       if (who)
         self->state.task_watchers.remove(who.id(), "");
     },
     [self](subscribe_atom, const std::string& topic, message_observer& who) {
-      if (who)
-        self->state.message_watchers.add(watch_handle(self, who), topic, std::move(who));
+      if (!who)
+        return;
+      auto by = watch_handle(self, who);
+      self->state.message_watchers.add(by, topic, std::move(who));
     },
     [self](unsubscribe_atom, const std::string& topic, const message_observer& who) {
       if (who)
