@@ -93,27 +93,33 @@ struct node::impl {
                                         : " must come before start()"));
   }
 
-  // Subscribes a callback to the front (under mtx).
-  void call_on_events(std::function<void(const task_event&)> fn) {
+  // Subscribes a callback (task events; or messages, of a topic) to the
+  // front. Under mtx.
+  template <class T, class... Topic>
+  void call(std::function<void(const T&)> fn, const Topic&... topic) {
     auto who = spawn_caller(sys, std::move(fn));
     callers.push_back(caf::actor_cast<caf::actor>(who));
-    caf::anon_send(front, subscribe_atom_v, task_observer{who});
-  }
-  void call_on_messages(const std::string& topic, std::function<void(const message&)> fn) {
-    auto who = spawn_caller(sys, std::move(fn));
-    callers.push_back(caf::actor_cast<caf::actor>(who));
-    caf::anon_send(front, subscribe_atom_v, topic, message_observer{who});
+    caf::anon_send(front, subscribe_atom_v, topic..., who);
   }
 
-  // Asks the front and waits for its answer; throws with `what` if none.
+  // Asks the front and waits for its answer: none (and `err` set) if the
+  // front refused or did not answer in time.
   template <class T, class... Ts>
-  T ask(const char* what, std::chrono::milliseconds timeout, Ts&&... xs) {
+  std::optional<T> try_ask(const char* what, std::chrono::milliseconds timeout,
+                           caf::error& err, Ts&&... xs) {
     require(true, what);
     caf::scoped_actor self{sys};
     std::optional<T> out;
-    caf::error err;
     self->request(front, timeout, std::forward<Ts>(xs)...)
       .receive([&](T& x) { out = std::move(x); }, [&](caf::error& e) { err = std::move(e); });
+    return out;
+  }
+
+  // The same, throwing with `what` for no answer.
+  template <class T, class... Ts>
+  T ask(const char* what, std::chrono::milliseconds timeout, Ts&&... xs) {
+    caf::error err;
+    auto out = try_ask<T>(what, timeout, err, std::forward<Ts>(xs)...);
     if (!out)
       throw_for(what, sys, err);
     return std::move(*out);
@@ -210,9 +216,9 @@ void node::start() {
                          front_targets{running.queue(), running.events(), st.evaluator});
   std::lock_guard<std::mutex> g(st.mtx);
   for (auto& fn : st.event_fns)
-    st.call_on_events(std::move(fn));
+    st.call(std::move(fn));
   for (auto& [topic, fn] : st.message_fns)
-    st.call_on_messages(topic, std::move(fn));
+    st.call(std::move(fn), topic);
   st.event_fns.clear();
   st.message_fns.clear();
 }
@@ -246,7 +252,7 @@ void node::on_message(const std::string& topic,
   auto& st = *impl_;
   std::lock_guard<std::mutex> g(st.mtx);
   if (st.front)
-    st.call_on_messages(topic, std::move(fn));
+    st.call(std::move(fn), topic);
   else
     st.message_fns.emplace_back(topic, std::move(fn));
 }
@@ -263,7 +269,7 @@ void node::on_event(std::function<void(const task_event&)> fn) {
   auto& st = *impl_;
   std::lock_guard<std::mutex> g(st.mtx);
   if (st.front)
-    st.call_on_events(std::move(fn));
+    st.call(std::move(fn));
   else
     st.event_fns.push_back(std::move(fn));
 }
@@ -280,12 +286,17 @@ std::optional<task_event> node::await(const std::string& id,
   return out;
 }
 
+// No answer (a stopped or overloaded node) is false, as it always was.
 bool node::remove(const std::string& id) {
-  return impl_->ask<bool>("remove", std::chrono::seconds(10), remove_atom_v, id);
+  caf::error err;
+  return impl_->try_ask<bool>("remove", std::chrono::seconds(10), err, remove_atom_v, id)
+    .value_or(false);
 }
 
 bool node::cancel(const std::string& id) {
-  return impl_->ask<bool>("cancel", std::chrono::seconds(10), cancel_atom_v, id);
+  caf::error err;
+  return impl_->try_ask<bool>("cancel", std::chrono::seconds(10), err, cancel_atom_v, id)
+    .value_or(false);
 }
 
 std::vector<std::string> node::kinds() const {

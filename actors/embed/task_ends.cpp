@@ -31,19 +31,16 @@ std::vector<task_ends::ticket> task_ends::learn(const task_event& ev) {
     order_.pop_front();
   }
   auto waiting = by_task_.find(ev.id);
-  if (waiting == by_task_.end())
-    return {};
-  std::vector<ticket> out(waiting->second.begin(), waiting->second.end());
-  for (auto t : out)
-    forget(t);
-  return out;
+  return waiting == by_task_.end() ? std::vector<ticket>{} : forget_all(waiting->second);
 }
 
 std::vector<task_ends::ticket> task_ends::drop(owner who) {
   auto it = by_owner_.find(who);
-  if (it == by_owner_.end())
-    return {};
-  std::vector<ticket> out(it->second.begin(), it->second.end());
+  return it == by_owner_.end() ? std::vector<ticket>{} : forget_all(it->second);
+}
+
+std::vector<task_ends::ticket> task_ends::forget_all(std::set<ticket> tickets) {
+  std::vector<ticket> out(tickets.begin(), tickets.end());
   for (auto t : out)
     forget(t);
   return out;

@@ -52,6 +52,8 @@ private:
     owner who;
   };
   void forget(ticket t);
+  // A copy of an index entry's tickets, forgotten (the entry goes with them).
+  std::vector<ticket> forget_all(std::set<ticket> tickets);
 
   std::size_t ended_limit_;
   std::size_t waiting_limit_;

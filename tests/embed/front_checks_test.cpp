@@ -4,6 +4,7 @@
 
 #include "embed/event_of.hpp"
 #include "embed/front_checks.hpp"
+#include "known_tasks/task_policy.hpp"
 
 using namespace dice;
 using namespace dice::embed;

@@ -67,26 +67,16 @@ caf::behavior host(caf::event_based_actor* self, node_actor node,
                   std::string{"hi"})
       .then([=](const message& m) { step("published " + m.topic); finish(); }, fail);
   };
-  auto remove = [=] {
-    self->request(node, caf::infinite, submit_atom_v, later("b")).then([=](const std::string& id) {
-      self->request(node, caf::infinite, remove_atom_v, id).then([=](bool ok) {
-        step(std::string("remove ") + (ok ? "true" : "false"));
-        self->request(node, caf::infinite, await_atom_v, id).then([=](const task_event& end) {
-          step("ended " + end.state);
-          publish();
-        }, fail);
-      }, fail);
-    }, fail);
-  };
-  auto cancel = [=] {
-    self->request(node, caf::infinite, submit_atom_v, later("a")).then([=](const std::string& id) {
+  // A task that stays ready: queried, then ended by `op` (cancel or remove).
+  auto end_by = [=](auto op, std::string name, std::function<void()> next) {
+    self->request(node, caf::infinite, submit_atom_v, later(name)).then([=](const std::string& id) {
       self->request(node, caf::infinite, query_atom_v, id).then([=](const std::optional<task_event>& now) {
         step("query " + (now ? now->state : std::string{"none"}));
-        self->request(node, caf::infinite, cancel_atom_v, id).then([=](bool ok) {
-          step(std::string("cancel ") + (ok ? "true" : "false"));
+        self->request(node, caf::infinite, op, id).then([=](bool ok) {
+          step(name + (ok ? " true" : " false"));
           self->request(node, caf::infinite, await_atom_v, id).then([=](const task_event& end) {
             step("ended " + end.state);
-            remove();
+            next();
           }, fail);
         }, fail);
       }, fail);
@@ -106,7 +96,7 @@ caf::behavior host(caf::event_based_actor* self, node_actor node,
     // The follow-up is made of the first result.
     run(first.result + " again", [=](const task_event& second) {
       step("ended " + second.state + " " + second.result);
-      cancel();
+      end_by(cancel_atom_v, "cancel", [=] { end_by(remove_atom_v, "remove", publish); });
     });
   });
   return {
@@ -140,7 +130,7 @@ TEST_CASE("a host actor drives a started node through its actor handle", "[embed
   rep.log.resize(rep.log.size() - tail.size());
   CHECK(rep.log == std::vector<std::string>{"ended done HELLO", "ended done HELLO AGAIN",
                                             "query ready", "cancel true", "ended canceled",
-                                            "remove true", "ended removed"});
+                                            "query ready", "remove true", "ended removed"});
   CHECK(tail == std::vector<std::string>{"heard greetings hi", "published greetings"});
   for (auto s : {"ready", "done", "canceled", "removed"})
     CHECK(rep.states.count(s) == 1);
