@@ -105,21 +105,35 @@ caf::behavior host(caf::event_based_actor* self, node_actor node,
   };
 }
 
+/// A node on a loopback port that runs `upper`, not started yet.
+struct one_node {
+  caf::actor_system_config cfg;
+  caf::actor_system sys;
+  node n;
+
+  static caf::actor_system_config& prepared(caf::actor_system_config& cfg) {
+    prepare(cfg);
+    return cfg;
+  }
+  static options at_any_port(const std::string& id) {
+    options opts;
+    opts.id = id;
+    opts.listen = "127.0.0.1:0";
+    return opts;
+  }
+  explicit one_node(const std::string& id) : sys(prepared(cfg)), n(sys, at_any_port(id)) {
+    n.add_kind("upper", upper);
+  }
+};
+
 } // namespace
 
 TEST_CASE("a host actor drives a started node through its actor handle", "[embed]") {
-  caf::actor_system_config cfg;
-  prepare(cfg);
-  caf::actor_system sys{cfg};
-  options opts;
-  opts.id = "actor-host";
-  opts.listen = "127.0.0.1:0";
-  node n{sys, opts};
-  n.add_kind("upper", upper);
-  n.start();
+  one_node one{"actor-host"};
+  one.n.start();
   auto done = std::make_shared<std::promise<report>>();
   auto result = done->get_future();
-  sys.spawn(host, n.actor(), done);
+  one.sys.spawn(host, one.n.actor(), done);
   REQUIRE(result.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
   auto rep = result.get();
   // The message arrives as the answer to publish and to the subscription, in
@@ -137,15 +151,9 @@ TEST_CASE("a host actor drives a started node through its actor handle", "[embed
 }
 
 TEST_CASE("the blocking calls and the actor handle are one node", "[embed]") {
-  caf::actor_system_config cfg;
-  prepare(cfg);
-  caf::actor_system sys{cfg};
-  options opts;
-  opts.id = "blocking";
-  opts.listen = "127.0.0.1:0";
-  node n{sys, opts};
+  one_node one{"blocking"};
+  auto& n = one.n;
   CHECK_THROWS_AS(n.actor(), std::logic_error); // before start()
-  n.add_kind("upper", upper);
   n.start();
   auto id = n.submit({"upper", "x"});
   auto end = n.await(id, std::chrono::seconds(30));
