@@ -9,6 +9,7 @@
 #include "broadcast_bridge/bridge_counters.hpp"
 #include "broadcast_bridge/transport.hpp"
 #include "dice.pb.h"
+#include "dice/atoms.hpp"
 
 // These types travel between actors of one process only (never through CAF's
 // serialization), so they need no inspect().
@@ -17,7 +18,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::wire::Message>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::bridge_counters)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<dice::datagram>)
 
-CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::first_custom_type_id)
+// After the embedding API's block (include/dice/atoms.hpp).
+CAF_BEGIN_TYPE_ID_BLOCK(dice, caf::id_block::dice_embed::end)
   // bridge
   CAF_ADD_ATOM(dice, dice, broadcast_atom, "broadcast")
   CAF_ADD_ATOM(dice, dice, send_atom, "send")

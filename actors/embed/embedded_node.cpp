@@ -1,10 +1,11 @@
 // dice::embed::node: the public facade over dice::node (actors/node), in
 // plain types, for programs that embed a node in their own actor system.
+// Its operations ask the front actor (front_actor.hpp), the node's actor
+// interface, and wait for the answer: one implementation of each.
 #include "dice/node.hpp"
 
-#include <filesystem>
-#include <fstream>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #include <caf/actor_system.hpp>
@@ -15,10 +16,9 @@
 
 #include "broadcast_bridge/udp_transport.hpp"
 #include "common/caf_setup.hpp"
-#include "embed/event_hub.hpp"
+#include "embed/evaluation_worker.hpp"
+#include "embed/front_actor.hpp"
 #include "http_api/http_api.hpp"
-#include "http_api/task_json.hpp"
-#include "mutex/lock_name.hpp"
 #include "node/node.hpp"
 #include "evaluation/evaluation_service.hpp"
 #include "tester/tester_node.hpp"
@@ -35,54 +35,38 @@ endpoint endpoint_option(const char* name, const std::string& text) {
   return *ep;
 }
 
-task_event to_event(const task_row& r) {
-  task_event ev;
-  ev.id = r.spec.id();
-  ev.kind = r.spec.kind();
-  ev.state = state_name(r.state);
-  ev.node = r.state.claim().node_id();
-  ev.attempts = r.state.attempt();
-  if (r.state.phase() == wire::DONE)
-    ev.result = r.state.result();
-  ev.reason = r.state.reason();
-  ev.ready_at_ms = r.state.ready_time_ms();
-  if (ev.ready_at_ms == 0 && r.state.attempt() <= 1)
-    ev.ready_at_ms = r.spec.enqueue_time_ms();
-  ev.started_at_ms = r.state.started_time_ms();
-  ev.finished_at_ms = r.state.finished_time_ms();
-  return ev;
+// A callback as an actor: the front tells it what it subscribed to.
+template <class T>
+caf::typed_actor<caf::reacts_to<T>> spawn_caller(caf::actor_system& sys,
+                                                 std::function<void(const T&)> fn) {
+  return sys.spawn([fn = std::move(fn)]() -> typename caf::typed_actor<
+                                            caf::reacts_to<T>>::behavior_type {
+    return {[fn](const T& x) { fn(x); }};
+  });
 }
 
-// Feeds the replica's task events into the hub.
-task_listener::behavior_type listener_fun(std::shared_ptr<event_hub> hub) {
-  return {
-    [hub](task_event_atom, const task_row& r) { hub->publish(to_event(r)); },
-  };
-}
-
-/// The program's on_message callbacks, called from the listener actor.
-struct message_callbacks {
-  std::mutex mtx;
-  std::vector<std::pair<std::string, std::function<void(const message&)>>> list;
-};
-
-causal_listener::behavior_type
-message_listener_fun(std::shared_ptr<message_callbacks> cbs) {
-  return {
-    [cbs](causal_atom, const causal_delivery& d) {
-      message m{d.topic, d.data, d.origin, d.seq, d.time_ms};
-      std::lock_guard<std::mutex> g(cbs->mtx);
-      for (auto& [topic, fn] : cbs->list)
-        if (topic.empty() || topic == m.topic)
-          fn(m);
-    },
-  };
+// A blocking call's error: a refusal for bad input is invalid_argument,
+// anything else (busy, no answer, stopped) runtime_error.
+[[noreturn]] void throw_for(const char* what, caf::actor_system& sys, const caf::error& e) {
+  auto text = std::string(what) + ": "
+              + (e == caf::sec::request_timeout ? "no answer in time" : sys.render(e));
+  auto why = refusal_of(e);
+  if (why && *why != refusal::busy)
+    throw std::invalid_argument(text);
+  throw std::runtime_error(text);
 }
 
 } // namespace
 
 void prepare(caf::actor_system_config& cfg) {
   register_message_types(cfg);
+  // A refusal renders as its reason.
+  cfg.add_error_category(refusal_category,
+                         [](std::uint8_t, caf::atom_value, const caf::message& ctx) {
+                           return ctx.match_element<std::string>(0)
+                                    ? ctx.get_as<std::string>(0)
+                                    : std::string{"refused"};
+                         });
 }
 
 struct node::impl {
@@ -91,10 +75,14 @@ struct node::impl {
   std::shared_ptr<udp_transport> net;
   std::unique_ptr<dice::node> running;
   std::unique_ptr<http_api> api;
-  std::unique_ptr<evaluation_service> evaluations;
-  std::shared_ptr<event_hub> hub = std::make_shared<event_hub>();
-  task_listener listener;
-  std::shared_ptr<message_callbacks> messages = std::make_shared<message_callbacks>();
+  std::shared_ptr<evaluation_service> evaluations;
+  evaluation_actor evaluator;
+  front_actor front;
+  // Callbacks: kept until start(), then each an actor subscribed to the front.
+  std::mutex mtx;
+  std::vector<std::function<void(const task_event&)>> event_fns;
+  std::vector<std::pair<std::string, std::function<void(const message&)>>> message_fns;
+  std::vector<caf::actor> callers; // stopped with the node
 
   impl(caf::actor_system& s) : sys(s) {}
 
@@ -103,6 +91,38 @@ struct node::impl {
       throw std::logic_error(std::string("dice::embed::node: ") + what
                              + (started ? " needs start() first"
                                         : " must come before start()"));
+  }
+
+  // Subscribes a callback (task events; or messages, of a topic) to the
+  // front. Under mtx.
+  template <class T, class... Topic>
+  void call(std::function<void(const T&)> fn, const Topic&... topic) {
+    auto who = spawn_caller(sys, std::move(fn));
+    callers.push_back(caf::actor_cast<caf::actor>(who));
+    caf::anon_send(front, subscribe_atom_v, topic..., who);
+  }
+
+  // Asks the front and waits for its answer: none (and `err` set) if the
+  // front refused or did not answer in time.
+  template <class T, class... Ts>
+  std::optional<T> try_ask(const char* what, std::chrono::milliseconds timeout,
+                           caf::error& err, Ts&&... xs) {
+    require(true, what);
+    caf::scoped_actor self{sys};
+    std::optional<T> out;
+    self->request(front, timeout, std::forward<Ts>(xs)...)
+      .receive([&](T& x) { out = std::move(x); }, [&](caf::error& e) { err = std::move(e); });
+    return out;
+  }
+
+  // The same, throwing with `what` for no answer.
+  template <class T, class... Ts>
+  T ask(const char* what, std::chrono::milliseconds timeout, Ts&&... xs) {
+    caf::error err;
+    auto out = try_ask<T>(what, timeout, err, std::forward<Ts>(xs)...);
+    if (!out)
+      throw_for(what, sys, err);
+    return std::move(*out);
   }
 };
 
@@ -181,60 +201,38 @@ void node::start() {
   st.cfg.listen = st.net->local();
   if (st.cfg.advertise && st.cfg.advertise->port == 0)
     st.cfg.advertise->port = st.cfg.listen.port;
-  st.listener = st.sys.spawn(listener_fun, st.hub);
   st.running = std::make_unique<dice::node>(st.sys, st.cfg, st.net);
-  caf::anon_send(st.running->queue(), subscribe_atom_v, st.listener);
-  caf::anon_send(st.running->events(), subscribe_atom_v,
-                 st.sys.spawn(message_listener_fun, st.messages));
+  auto& running = *st.running;
   if (st.cfg.http)
-    st.api = std::make_unique<http_api>(st.sys, *st.running, *st.cfg.http);
-  st.evaluations = std::make_unique<evaluation_service>(st.sys, *st.running);
+    st.api = std::make_unique<http_api>(st.sys, running, *st.cfg.http);
+  st.evaluations = std::make_shared<evaluation_service>(st.sys, running);
+  st.evaluator = spawn_evaluation_worker(st.sys, st.evaluations, running.tester()->cfg);
+  front_config fc;
+  fc.runs = [&kinds = running.config().kinds](const std::string& k) {
+    return kinds.contains(k);
+  };
+  fc.accept_ms = running.config().api.submit_accept_ms;
+  st.front = spawn_front(st.sys, std::move(fc),
+                         front_targets{running.queue(), running.events(), st.evaluator});
+  std::lock_guard<std::mutex> g(st.mtx);
+  for (auto& fn : st.event_fns)
+    st.call(std::move(fn));
+  for (auto& [topic, fn] : st.message_fns)
+    st.call(std::move(fn), topic);
+  st.event_fns.clear();
+  st.message_fns.clear();
+}
+
+node_actor node::actor() const {
+  impl_->require(true, "actor");
+  return impl_->front;
 }
 
 std::string node::submit_evaluation(const std::string& path,
                                     const evaluation_options& o) {
-  auto& st = *impl_;
-  st.require(true, "submit_evaluation");
-  // The same checks as POST /evaluation's options.
-  nlohmann::json j{{"runner", o.runner}, {"timeout", o.timeout_s}, {"reruns", o.reruns}};
-  j["split"] = !o.split.empty() ? o.split : o.runner == "ctest" ? "test" : "file";
-  if (!o.modules.empty())
-    j["modules"] = o.modules;
-  auto name = o.name;
-  if (name.empty()) {
-    auto p = std::filesystem::path(path);
-    name = (p.has_filename() ? p : p.parent_path()).filename().string();
-    for (const char* ext : {".tar.gz", ".tgz", ".tar", ".zip"}) {
-      std::string e = ext;
-      if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0)
-        name.resize(name.size() - e.size());
-    }
-  }
-  j["name"] = name;
-  std::string err;
-  auto ask = parse_evaluation_request(j, st.running->tester()->cfg, err);
-  if (!ask)
-    throw std::invalid_argument("submit_evaluation: " + err);
-  std::error_code ec;
-  std::string sha;
-  if (std::filesystem::is_directory(path, ec)) {
-    sha = st.evaluations->store_directory(path, err);
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-      throw std::invalid_argument("submit_evaluation: " + path
-                                  + ": no such directory or archive");
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    sha = st.evaluations->store_upload(bytes, err);
-  }
-  if (sha.empty())
-    throw std::invalid_argument("submit_evaluation: " + err);
-  auto r = st.evaluations->submit(std::move(*ask), sha);
-  if (r.refused == evaluation_receipt::refusal::bad_project)
-    throw std::invalid_argument("submit_evaluation: " + r.error);
-  if (r.refused != evaluation_receipt::refusal::none)
-    throw std::runtime_error("submit_evaluation: " + r.error);
-  return r.id;
+  // Its own bound: packing and copying a project may take long.
+  return impl_->ask<std::string>("submit_evaluation", std::chrono::minutes(10),
+                                 evaluate_atom_v, path, o);
 }
 
 std::optional<std::string> node::evaluation_report(const std::string& id) {
@@ -251,115 +249,54 @@ std::optional<std::string> node::evaluation_report(const std::string& id) {
 
 void node::on_message(const std::string& topic,
                       std::function<void(const message&)> fn) {
-  std::lock_guard<std::mutex> g(impl_->messages->mtx);
-  impl_->messages->list.emplace_back(topic, std::move(fn));
+  auto& st = *impl_;
+  std::lock_guard<std::mutex> g(st.mtx);
+  if (st.front)
+    st.call(std::move(fn), topic);
+  else
+    st.message_fns.emplace_back(topic, std::move(fn));
 }
 
 void node::publish(const std::string& topic, const std::string& data) {
-  auto& st = *impl_;
-  st.require(true, "publish");
-  if (auto p = lock_name_problem(topic, "topic"); !p.empty())
-    throw std::invalid_argument("publish: " + p);
-  if (data.size() > 16 * 1024)
-    throw std::invalid_argument("publish: data over 16 KiB");
-  caf::scoped_actor self{st.sys};
-  bool ok = false;
-  std::string error;
-  self->request(st.running->events(), std::chrono::seconds(5), publish_atom_v,
-                topic, data)
-    .receive([&](causal_delivery&) { ok = true; },
-             [&](caf::error& err) { error = st.sys.render(err); });
-  if (!ok)
-    throw std::runtime_error("publish: " + (error.empty() ? "no answer" : error));
+  impl_->ask<message>("publish", std::chrono::seconds(5), publish_atom_v, topic, data);
 }
 
 std::string node::submit(const task& t, std::chrono::milliseconds timeout) {
-  auto& st = *impl_;
-  st.require(true, "submit");
-  if (!st.running->config().kinds.contains(t.kind))
-    throw std::invalid_argument("submit: unknown kind '" + t.kind + "'");
-  submit_limits limits;
-  if (t.payload.size() > limits.max_payload_bytes)
-    throw std::invalid_argument("submit: payload of " + std::to_string(t.payload.size())
-                                + " bytes exceeds the limit of "
-                                + std::to_string(limits.max_payload_bytes));
-  if (auto p = lock_list_problem(t.locks); !p.empty())
-    throw std::invalid_argument("submit: " + p);
-  auto ms = [](auto d) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
-  };
-  task_policy policy;
-  policy.time_limit_ms = ms(t.time_limit);
-  policy.max_attempts = t.max_attempts;
-  policy.backoff_ms = ms(t.backoff);
-  policy.delay_ms = ms(t.delay);
-  policy.not_before_ms = ms(t.not_before.time_since_epoch());
-  policy.expires_ms = ms(t.expires.time_since_epoch());
-  policy.keep_for_ms = ms(t.keep_for) < 0 ? -1 : ms(t.keep_for);
-  policy.key = t.key;
-  auto now = wall_clock_ms();
-  if (auto p = policy_problem(policy, now); !p.empty())
-    throw std::invalid_argument("submit: " + p);
-  wire::TaskSpec spec;
-  apply_policy(policy, now, 0, 1, spec);
-  caf::scoped_actor self{st.sys};
-  if (!spec.key().empty()) {
-    // The key's task, if this replica holds it already.
-    bool held = false;
-    self->request(st.running->queue(), timeout, tasks_atom_v,
-                  task_query::of(spec.id()))
-      .receive([&](const std::vector<task_row>& rows) {
-                 held = !rows.empty() && rows.front().has_spec;
-               },
-               [&](caf::error&) {});
-    if (held)
-      return spec.id();
-  }
-  *spec.mutable_locks() = {t.locks.begin(), t.locks.end()};
-  spec.set_kind(t.kind);
-  spec.set_payload(t.payload);
-  spec.set_priority(t.priority);
-  for (auto& [node_id, count] : t.data_objects) {
-    auto* d = spec.add_data_objects();
-    d->set_node_id(node_id);
-    d->set_count(count);
-  }
-  std::string id, error;
-  self->request(st.running->queue(), timeout, submit_atom_v, std::move(spec))
-    .receive([&](std::string& got) { id = std::move(got); },
-             [&](caf::error& err) { error = st.sys.render(err); });
-  if (id.empty())
-    throw std::runtime_error("submit: " + (error.empty() ? "no answer" : error));
-  return id;
+  return impl_->ask<std::string>("submit", timeout, submit_atom_v, t);
 }
 
 void node::on_event(std::function<void(const task_event&)> fn) {
-  impl_->hub->on_event(std::move(fn));
+  auto& st = *impl_;
+  std::lock_guard<std::mutex> g(st.mtx);
+  if (st.front)
+    st.call(std::move(fn));
+  else
+    st.event_fns.push_back(std::move(fn));
 }
 
 std::optional<task_event> node::await(const std::string& id,
                                       std::chrono::milliseconds timeout) {
-  return impl_->hub->await(id, timeout);
+  auto& st = *impl_;
+  st.require(true, "await");
+  caf::scoped_actor self{st.sys};
+  std::optional<task_event> out;
+  // No answer in time: none. The front drops the wait when self goes.
+  self->request(st.front, timeout, await_atom_v, id)
+    .receive([&](task_event& end) { out = std::move(end); }, [](caf::error&) {});
+  return out;
 }
 
+// No answer (a stopped or overloaded node) is false, as it always was.
 bool node::remove(const std::string& id) {
-  auto& st = *impl_;
-  st.require(true, "remove");
-  caf::scoped_actor self{st.sys};
-  bool ok = false;
-  self->request(st.running->queue(), std::chrono::seconds(10), remove_atom_v, id)
-    .receive([&](bool r) { ok = r; }, [](caf::error&) {});
-  return ok;
+  caf::error err;
+  return impl_->try_ask<bool>("remove", std::chrono::seconds(10), err, remove_atom_v, id)
+    .value_or(false);
 }
 
 bool node::cancel(const std::string& id) {
-  auto& st = *impl_;
-  st.require(true, "cancel");
-  caf::scoped_actor self{st.sys};
-  bool ok = false;
-  self->request(st.running->queue(), std::chrono::seconds(10), cancel_atom_v, id)
-    .receive([&](bool r) { ok = r; }, [](caf::error&) {});
-  return ok;
+  caf::error err;
+  return impl_->try_ask<bool>("cancel", std::chrono::seconds(10), err, cancel_atom_v, id)
+    .value_or(false);
 }
 
 std::vector<std::string> node::kinds() const {
@@ -380,12 +317,24 @@ void node::stop() {
   if (st.api)
     st.api->stop();
   st.api.reset();
+  {
+    std::lock_guard<std::mutex> g(st.mtx);
+    for (auto& who : st.callers)
+      caf::anon_send_exit(who, caf::exit_reason::user_shutdown);
+    st.callers.clear();
+  }
+  if (st.front)
+    caf::anon_send_exit(st.front, caf::exit_reason::user_shutdown);
+  if (st.evaluator) {
+    // It uses the node: an evaluation it is submitting ends first.
+    caf::anon_send_exit(st.evaluator, caf::exit_reason::user_shutdown);
+    caf::scoped_actor self{st.sys};
+    self->wait_for(st.evaluator);
+    st.evaluator = nullptr;
+  }
   st.evaluations.reset();
   if (st.running)
     st.running->stop();
-  if (st.listener)
-    caf::anon_send_exit(st.listener, caf::exit_reason::user_shutdown);
-  st.listener = nullptr;
   // The node and its transport stay until destruction: stop() ended them.
 }
 

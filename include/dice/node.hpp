@@ -13,6 +13,7 @@
 //   auto ev = n.await(id, std::chrono::seconds(10));
 //   auto eval = n.submit_evaluation("path/to/project"); // dice test
 //   auto report = n.evaluation_report(eval);            // JSON text
+//   node_actor a = n.actor(); // the same from your own actors (actors.hpp)
 //
 // Every node of a cluster must register the kinds it may be asked to run.
 #include <chrono>
@@ -26,6 +27,8 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "dice/actors.hpp"
+#include "dice/evaluation.hpp"
 #include "dice/task.hpp"
 
 namespace dice::embed {
@@ -51,17 +54,6 @@ struct options {
   std::vector<std::string> shell_allow;    // enables the `shell` kind
   bool tester = false;                     // runs dice test's `test` tasks
   std::string tester_work_dir;             // their workspaces; empty: under $TMPDIR
-};
-
-/// An evaluation (dice test): a project's tests split into tasks.
-struct evaluation_options {
-  std::string runner = "pytest";     // pytest, ctest or cmd
-  std::string split;                 // file or test; empty: the runner's own
-  std::vector<std::string> modules;  // given: one task each (cmd: commands)
-  std::uint32_t timeout_s = 600;     // a module's time limit
-  std::uint32_t reruns = 0;          // a failed test passing on a rerun: flaky
-  std::string name;                  // durations are remembered per name;
-                                     // empty: the path's last part
 };
 
 class node {
@@ -90,9 +82,16 @@ public:
 
   // -- after start() -----------------------------------------------------------
 
+  /// The node as an actor, for your own actors: every operation below,
+  /// asked with request(...).then(...), and task events, ends and causal
+  /// messages as messages (see dice/actors.hpp). The blocking calls below
+  /// ask it too.
+  node_actor actor() const;
+
   /// Enqueues a task; returns its id once another replica holds it (or no
   /// other node is alive). Throws std::invalid_argument for an unknown kind
-  /// or an oversize payload, std::runtime_error if no answer in `timeout`.
+  /// or an oversize payload, std::runtime_error if the node is busy or does
+  /// not answer in `timeout`.
   std::string submit(const task& t,
                      std::chrono::milliseconds timeout = std::chrono::seconds(10));
   /// Calls `fn` for every task state change this node learns, from a CAF

@@ -1,0 +1,67 @@
+#include "embed/front_checks.hpp"
+
+#include "http_api/event_json.hpp"
+#include "http_api/task_json.hpp"
+#include "known_tasks/task_policy.hpp"
+#include "mutex/lock_name.hpp"
+
+namespace dice::embed {
+
+namespace {
+
+template <class Duration>
+millis ms(Duration d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
+
+} // namespace
+
+std::variant<wire::TaskSpec, problem>
+task_spec_of(const task& t, const std::function<bool(const std::string&)>& runs,
+             millis now) {
+  if (!runs(t.kind))
+    return problem{refusal::unknown_kind, "unknown kind '" + t.kind + "'"};
+  submit_limits limits;
+  if (t.payload.size() > limits.max_payload_bytes)
+    return problem{refusal::oversize,
+                   "payload of " + std::to_string(t.payload.size())
+                     + " bytes exceeds the limit of "
+                     + std::to_string(limits.max_payload_bytes)};
+  if (auto p = lock_list_problem(t.locks); !p.empty())
+    return problem{refusal::invalid, p};
+  task_policy policy;
+  policy.time_limit_ms = ms(t.time_limit);
+  policy.max_attempts = t.max_attempts;
+  policy.backoff_ms = ms(t.backoff);
+  policy.delay_ms = ms(t.delay);
+  policy.not_before_ms = ms(t.not_before.time_since_epoch());
+  policy.expires_ms = ms(t.expires.time_since_epoch());
+  policy.keep_for_ms = ms(t.keep_for) < 0 ? -1 : ms(t.keep_for);
+  policy.key = t.key;
+  if (auto p = policy_problem(policy, now); !p.empty())
+    return problem{refusal::invalid, p};
+  wire::TaskSpec spec;
+  apply_policy(policy, now, 0, 1, spec);
+  *spec.mutable_locks() = {t.locks.begin(), t.locks.end()};
+  spec.set_kind(t.kind);
+  spec.set_payload(t.payload);
+  spec.set_priority(t.priority);
+  for (auto& [node_id, count] : t.data_objects) {
+    auto* d = spec.add_data_objects();
+    d->set_node_id(node_id);
+    d->set_count(count);
+  }
+  return spec;
+}
+
+std::optional<problem> publish_problem(const std::string& topic,
+                                       const std::string& data) {
+  if (auto p = lock_name_problem(topic, "topic"); !p.empty())
+    return problem{refusal::invalid, p};
+  if (data.size() > max_event_bytes)
+    return problem{refusal::oversize,
+                   "data over " + std::to_string(max_event_bytes / 1024) + " KiB"};
+  return std::nullopt;
+}
+
+} // namespace dice::embed
