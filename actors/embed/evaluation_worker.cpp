@@ -9,7 +9,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "tester/evaluation_request.hpp"
-#include "tester/evaluation_service.hpp"
+#include "evaluation/evaluation_service.hpp"
 #include "tester/tester_config.hpp"
 
 namespace dice::embed {

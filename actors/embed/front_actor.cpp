@@ -103,16 +103,42 @@ void enqueue(front_ptr self, wire::TaskSpec spec,
       });
 }
 
+void enqueue_once(front_ptr self, wire::TaskSpec spec,
+                  caf::typed_response_promise<std::string> rp);
+
 caf::result<std::string> submit(front_ptr self, const task& t) {
   auto& st = self->state;
-  auto checked = task_spec_of(t, st.cfg.runs, st.now());
+  auto checked = task_spec_of(t, [](const std::string&) { return true; }, st.now());
   if (auto* p = std::get_if<problem>(&checked))
     return make_error(p->code, p->reason);
   auto spec = std::get<wire::TaskSpec>(std::move(checked));
   auto rp = self->make_response_promise<std::string>();
+  if (st.cfg.runs(spec.kind())) {
+    enqueue_once(self, std::move(spec), rp);
+    return rp;
+  }
+  // Not a kind of this node: taken if a live member's heartbeat names it.
+  self->request(st.to.queue, caf::infinite, dice::runners_atom_v)
+    .then(
+      [self, rp, spec](const std::vector<runner_capabilities>& runners) mutable {
+        if (anyone_runs(runners, spec))
+          enqueue_once(self, std::move(spec), rp);
+        else
+          rp.deliver(make_error(refusal::unknown_kind,
+                                "unknown kind '" + spec.kind() + "'"));
+      },
+      [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
+  return rp;
+}
+
+// Enqueues the task, or with a key this replica holds already, answers
+// that task's id.
+void enqueue_once(front_ptr self, wire::TaskSpec spec,
+                  caf::typed_response_promise<std::string> rp) {
+  auto& st = self->state;
   if (spec.key().empty()) {
     enqueue(self, std::move(spec), rp);
-    return rp;
+    return;
   }
   // A key names its task: held by this replica already, that is the answer.
   self->request(st.to.queue, caf::infinite, dice::tasks_atom_v, task_query::of(spec.id()))
@@ -124,7 +150,6 @@ caf::result<std::string> submit(front_ptr self, const task& t) {
           enqueue(self, spec, rp);
       },
       [self, rp, spec](caf::error&) mutable { enqueue(self, spec, rp); });
-  return rp;
 }
 
 caf::result<task_event> await(front_ptr self, const std::string& id) {

@@ -30,7 +30,9 @@ using queue_part = caf::typed_actor<
   caf::replies_to<dice::submit_atom, std::uint64_t>::with<bool>,
   caf::replies_to<dice::cancel_atom, std::string>::with<bool>,
   caf::replies_to<dice::remove_atom, std::string>::with<bool>,
-  caf::replies_to<dice::tasks_atom, task_query>::with<std::vector<task_row>>>;
+  caf::replies_to<dice::tasks_atom, task_query>::with<std::vector<task_row>>,
+  // what this node and its live peers run (a kind a worker serves, say)
+  caf::replies_to<dice::runners_atom>::with<std::vector<runner_capabilities>>>;
 
 /// What the front asks of the causal actor.
 using causal_part = caf::typed_actor<
@@ -49,7 +51,9 @@ using front_actor = node_actor::extend<
   caf::reacts_to<dice::causal_atom, causal_delivery>>;
 
 struct front_config {
-  /// Whether this node runs a kind (a submit of another is refused).
+  /// Whether this node runs a kind itself. A submit of another is taken if
+  /// some live member runs it (a worker serves it there), as POST /tasks
+  /// decides, and refused otherwise.
   std::function<bool(const std::string&)> runs;
   /// How long the queue may take to accept a submit (--http-submit-accept-ms):
   /// it refuses the submit whole after that, and the front answers busy.

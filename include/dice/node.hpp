@@ -90,7 +90,8 @@ public:
 
   /// Enqueues a task; returns its id once another replica holds it (or no
   /// other node is alive). Throws std::invalid_argument for an unknown kind
-  /// or an oversize payload, std::runtime_error if the node is busy or does
+  /// (neither this node nor a live member runs it: a kind a worker serves
+  /// at another node is taken, docs/workers.md) or an oversize payload, std::runtime_error if the node is busy or does
   /// not answer in `timeout`.
   std::string submit(const task& t,
                      std::chrono::milliseconds timeout = std::chrono::seconds(10));

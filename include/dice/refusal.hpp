@@ -7,7 +7,7 @@
 namespace dice::embed {
 
 enum class refusal : std::uint8_t {
-  unknown_kind = 1, // this node runs no such kind
+  unknown_kind = 1, // neither this node nor a live member runs such a kind
   oversize,         // the payload (or a message's data) is over its limit
   invalid,          // another bad argument: locks, policy, topic, project
   busy,             // the node could not take it now: retry later

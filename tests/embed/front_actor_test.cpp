@@ -34,6 +34,7 @@ struct stand_in_node {
   dice::causal_listener messages_to;
   std::map<std::string, dice::task_row> rows;
   bool busy = false;
+  std::vector<std::string> peer_kinds; // what a live peer's heartbeat names
   int enqueued = 0;
   std::uint64_t delivered = 0;
 
@@ -75,6 +76,12 @@ queue_part::behavior_type stand_in_queue(queue_part::pointer, stand_in_node* n) 
       return r;
     },
     [](dice::submit_atom, std::uint64_t) { return true; }, // replicated
+    [n](dice::runners_atom) {
+      std::vector<dice::runner_capabilities> peers;
+      if (!n->peer_kinds.empty())
+        peers.push_back(dice::runner_capabilities{n->peer_kinds, {}});
+      return peers;
+    },
     [n](dice::cancel_atom, const std::string& id) { return n->end(id, dice::wire::CANCELED); },
     [n](dice::remove_atom, const std::string& id) { return n->end(id, dice::wire::REMOVED); },
     [n](dice::tasks_atom, const dice::task_query& q) {
@@ -194,6 +201,25 @@ TEST_CASE("a host actor submits, gets the result as a message and submits a foll
   f.sched.run();
   CHECK(f.log == std::vector<std::string>{"submitted t1", "ended t1 done HI", "submitted t2"});
   CHECK(f.replica.rows.at("t2").spec.payload() == "HI again");
+}
+
+TEST_CASE("a kind this node lacks is taken when a live peer runs it (a worker "
+          "serves it there)",
+          "[embed]") {
+  fixture f;
+  auto node = f.node;
+  f.replica.peer_kinds = {"echo", "resize"};
+  f.host([&f, node](caf::event_based_actor* self) {
+    self->request(node, caf::infinite, submit_atom_v, task{"resize", "cat.png"})
+      .then([&f](const std::string& id) { f.log.push_back("submitted " + id); },
+            f.logs_error(self));
+    self->request(node, caf::infinite, submit_atom_v, task{"thumb", "cat.png"})
+      .then([&f](const std::string& id) { f.log.push_back("submitted " + id); },
+            f.logs_error(self));
+  });
+  // The refusal comes first: the submit then waits for replication.
+  CHECK(f.log == std::vector<std::string>{"refused 1 unknown kind 'thumb'", "submitted t1"});
+  CHECK(f.replica.rows.at("t1").spec.kind() == "resize");
 }
 
 TEST_CASE("a submit the node cannot take is refused with a reason", "[embed]") {
