@@ -27,7 +27,8 @@ std::optional<nlohmann::json> body_object(const std::string& body,
   return j;
 }
 
-// A whole number field within [low, high], or `fallback` if absent.
+// A whole number field within [low, high] into `out`; `out` is left as it
+// is if the field is absent. False, with `error` set, if it is bad.
 bool count_field(const nlohmann::json& j, const char* key, std::uint64_t low,
                  std::uint64_t high, std::uint64_t& out, std::string& error) {
   if (!j.contains(key))

@@ -67,11 +67,18 @@ bool worker_board::serves(const session& s, const std::string& kind) const {
   return std::binary_search(s.view.kinds.begin(), s.view.kinds.end(), kind);
 }
 
+bool worker_board::served(const std::string& kind) const {
+  return std::any_of(sessions_.begin(), sessions_.end(),
+                     [&](const auto& s) { return serves(s.second, kind); });
+}
+
+std::string worker_board::label(const std::string& worker) const {
+  const auto& name = sessions_.at(worker).view.name;
+  return "worker " + worker + (name.empty() ? "" : " (" + name + ")");
+}
+
 bool worker_board::offer(worker_job j) {
-  bool served = std::any_of(sessions_.begin(), sessions_.end(), [&](const auto& s) {
-    return serves(s.second, j.kind);
-  });
-  if (!served)
+  if (!served(j.kind))
     return false;
   auto kind = j.kind;
   queued_[kind].push_back(std::move(j));
@@ -190,10 +197,7 @@ std::vector<job_end> worker_board::drop(const std::string& worker,
   sessions_.erase(it);
   // Queued jobs of kinds nobody serves now would wait for ever.
   for (auto q = queued_.begin(); q != queued_.end();) {
-    bool served = std::any_of(sessions_.begin(), sessions_.end(), [&](const auto& s) {
-      return serves(s.second, q->first);
-    });
-    if (served) {
+    if (served(q->first)) {
       ++q;
       continue;
     }
@@ -210,9 +214,7 @@ std::vector<job_end> worker_board::leave(const std::string& worker) {
   if (!knows(worker))
     return {};
   ++counters_.left;
-  const auto& name = sessions_.at(worker).view.name;
-  return drop(worker, "worker " + worker + (name.empty() ? "" : " (" + name + ")")
-                        + " left while running it");
+  return drop(worker, label(worker) + " left while running it");
 }
 
 std::vector<job_end> worker_board::expire(millis now) {
@@ -223,9 +225,7 @@ std::vector<job_end> worker_board::expire(millis now) {
       lapsed.push_back(id);
   for (const auto& id : lapsed) {
     ++counters_.lapsed;
-    const auto& name = sessions_.at(id).view.name;
-    auto lost = drop(id, "worker " + id + (name.empty() ? "" : " (" + name + ")")
-                           + " went silent: no request in "
+    auto lost = drop(id, label(id) + " went silent: no request in "
                            + std::to_string(cfg_.lease_ms) + " ms");
     ends.insert(ends.end(), lost.begin(), lost.end());
   }

@@ -158,6 +158,10 @@ private:
   // more end with `why`.
   std::vector<job_end> drop(const std::string& worker, const std::string& why);
   bool serves(const session& s, const std::string& kind) const;
+  // Whether some joined worker serves `kind`.
+  bool served(const std::string& kind) const;
+  // "worker ID (NAME)", for the reasons its jobs end with.
+  std::string label(const std::string& worker) const;
 
   worker_board_config cfg_;
   std::uint64_t next_worker_ = 1;

@@ -13,6 +13,9 @@ namespace dice {
 
 namespace {
 
+// The answer to a take of a worker the board does not know (any more).
+const worker_take forgotten{false, {}, {}};
+
 // A take waiting for work: answered when a job or a cancel comes for the
 // worker, or when its wait ends (seq tells which wait a timeout is for).
 struct pending_take {
@@ -39,11 +42,12 @@ struct hub_state {
     for (auto& [job, w] : waiters)
       w->settle(task_outcome::failure("the node stopped"));
     for (auto& [worker, t] : takes)
-      t.rp.deliver(worker_take{false, {}, {}});
+      t.rp.deliver(forgotten);
   }
 };
 
 using hub_ptr = worker_hub::stateful_pointer<hub_state>;
+
 
 runner_capabilities running(const hub_state& st) {
   auto r = st.cfg.own;
@@ -147,7 +151,7 @@ worker_hub::behavior_type hub_fun(hub_ptr self, worker_hub_config cfg) {
       auto& st = self->state;
       auto rp = self->make_response_promise<worker_take>();
       if (!st.board->knows(worker)) {
-        rp.deliver(worker_take{false, {}, {}});
+        rp.deliver(forgotten);
         return rp;
       }
       auto now = st.now();
@@ -195,7 +199,7 @@ worker_hub::behavior_type hub_fun(hub_ptr self, worker_hub_config cfg) {
       if (!st.board->knows(worker))
         return false;
       if (auto t = st.takes.find(worker); t != st.takes.end()) {
-        t->second.rp.deliver(worker_take{false, {}, {}});
+        t->second.rp.deliver(forgotten);
         st.takes.erase(t);
       }
       auto ends = st.board->leave(worker);
@@ -217,10 +221,8 @@ worker_hub::behavior_type hub_fun(hub_ptr self, worker_hub_config cfg) {
       auto& st = self->state;
       st.ticking = false;
       auto ends = st.board->expire(st.now());
-      if (!ends.empty() || st.board->served_kinds() != st.told_kinds) {
-        tell_kinds(self);
-        settle(self, ends);
-      }
+      tell_kinds(self); // first: see tell_kinds
+      settle(self, ends);
       arm(self);
     },
   };

@@ -35,8 +35,13 @@ def running_node(binary, root, healthy, extra=()):
             time.sleep(0.05)
         yield port
     finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc, 20)
+
+def stop_process(proc, grace):
+    """SIGTERM, then SIGKILL if it has not exited within `grace` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

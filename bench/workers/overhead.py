@@ -8,14 +8,14 @@ done seen at the same node, one at a time), in alternating rounds.
 
 The worker runs in its own process with the node's slot count as its
 concurrency; both kinds return their payload."""
-import argparse, os, socket, subprocess, sys, tempfile, time, urllib.request
+import argparse, subprocess, sys, tempfile, time, urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "clients/python"))
 sys.path.insert(0, str(HERE.parent / "http_front"))
 import dice  # noqa: E402
-from front_common import percentile, running_node  # noqa: E402
+from front_common import percentile, running_node, stop_process  # noqa: E402
 
 WORKER = """
 import sys
@@ -96,11 +96,7 @@ def main():
                     rate[kind].append(burst(c, kind, a.tasks))
                     lat[kind] += latencies(c, kind, a.single)
         finally:
-            worker.terminate()
-            try:
-                worker.wait(10)
-            except subprocess.TimeoutExpired:
-                worker.kill()
+            stop_process(worker, 10)
     print(f"one node, --slots {a.slots}, worker concurrency {a.slots}; "
           f"{a.rounds} rounds of {a.tasks} tasks at once and {a.single} one at a time")
     print(f"{'kind':10} {'tasks/s (median)':>17} {'rounds':>24} {'p50 ms':>8} {'p99 ms':>8}")
