@@ -201,7 +201,9 @@ void node::start() {
   st.cfg.listen = st.net->local();
   if (st.cfg.advertise && st.cfg.advertise->port == 0)
     st.cfg.advertise->port = st.cfg.listen.port;
-  st.running = std::make_unique<dice::node>(st.sys, st.cfg, st.net);
+  node_world world;
+  world.net = st.net;
+  st.running = std::make_unique<dice::node>(st.sys, st.cfg, std::move(world));
   auto& running = *st.running;
   if (st.cfg.http)
     st.api = std::make_unique<http_api>(st.sys, running, *st.cfg.http);

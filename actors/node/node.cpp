@@ -73,13 +73,13 @@ std::uint64_t random_nonce() {
 
 } // namespace
 
-node::node(caf::actor_system& sys, node_config cfg,
-           std::shared_ptr<transport> net)
+node::node(caf::actor_system& sys, node_config cfg, node_world world)
   : cfg_(std::move(cfg)),
+    clock_(world.clock ? std::move(world.clock) : wall_clock_ms),
     // Without a data dir, the start time orders incarnations across
     // restarts, unless a peer heard a later one (the clock was set back):
     // see the probe below.
-    incarnation_(static_cast<std::uint64_t>(wall_clock_ms())) {
+    incarnation_(static_cast<std::uint64_t>(clock_())) {
   if (auto problem = cfg_.problem(); !problem.empty())
     throw std::runtime_error(problem);
   std::shared_ptr<replica_journal> journal;
@@ -131,6 +131,7 @@ node::node(caf::actor_system& sys, node_config cfg,
                                                       const cancel_token& cancel) {
       return runner->run(payload, cancel);
     });
+  auto net = std::move(world.net);
   if (!net) {
     udp_options opts;
     opts.listen = cfg_.listen;
@@ -162,6 +163,7 @@ node::node(caf::actor_system& sys, node_config cfg,
   bc.published = keys_;
   bc.limits = cfg_.limits;
   bc.net = std::move(net);
+  bc.clock = clock_;
   if (data_)
     bc.replay_file = data_->file("replay.floors");
   bridge_ = spawn_broadcast_bridge(sys, std::move(bc));
@@ -170,6 +172,7 @@ node::node(caf::actor_system& sys, node_config cfg,
   mc.self_addr = addr;
   mc.incarnation = incarnation_;
   mc.timing = cfg_.timing;
+  mc.clock = clock_;
   mc.on_fatal = [bridge = bridge_, user = cfg_.on_fatal](const std::string& why) {
     caf::anon_send_exit(bridge, caf::exit_reason::user_shutdown);
     if (user)
@@ -186,14 +189,18 @@ node::node(caf::actor_system& sys, node_config cfg,
   wc.board.own_kinds = cfg_.kinds.names();
   wc.board.id_prefix = std::to_string(incarnation_) + "-";
   wc.own = cfg_.runner();
+  wc.clock = clock_;
   workers_ = spawn_worker_hub(sys, std::move(wc));
   auto kinds = cfg_.kinds;
   kinds.set_outside(worker_kind(workers_));
-  exec_ = spawn_executor(sys, cfg_.queue.slots, std::move(kinds));
+  exec_ = world.spawn_executor
+            ? world.spawn_executor(sys, cfg_.queue.slots, std::move(kinds))
+            : spawn_executor(sys, cfg_.queue.slots, std::move(kinds));
   queue_actor_config qc;
   qc.node_id = cfg_.id;
   qc.incarnation = incarnation_;
   qc.queue = cfg_.queue;
+  qc.clock = clock_;
   qc.queue.wire_budget = body_budget(bc_self, cfg_.limits);
   if (cfg_.limits.bundle_bytes > 0) {
     // What a heartbeat frame leaves for the version vector (defaults.hpp).
@@ -211,15 +218,17 @@ node::node(caf::actor_system& sys, node_config cfg,
   };
   // A task naming locks is claimed only once they are this node's.
   auto owners = std::make_shared<lock_owners>();
-  qc.queue.take_locks = [owners](const wire::TaskSpec& t, std::uint32_t attempt) {
+  qc.queue.take_locks = [owners, clock = clock_](const wire::TaskSpec& t,
+                                                 std::uint32_t attempt) {
     return owners->try_take(task_owner(t.id(), attempt),
-                            {t.locks().begin(), t.locks().end()}, wall_clock_ms());
+                            {t.locks().begin(), t.locks().end()}, clock());
   };
   qc.journal = std::move(journal);
   election_actor_config ec;
   ec.self_id = cfg_.id;
   ec.algorithm = cfg_.election_algorithm;
   ec.timing = cfg_.election;
+  ec.clock = clock_;
   election_ = spawn_election(sys, std::move(ec), bridge_, members_);
   // The queue acts as coordinator (recovery, housekeeping) when elected.
   qc.elector = election_;
@@ -229,6 +238,7 @@ node::node(caf::actor_system& sys, node_config cfg,
   mx.self_id = cfg_.id;
   mx.algorithm = cfg_.mutex_algorithm;
   mx.timing = cfg_.mutex;
+  mx.clock = clock_;
   // A restarted node must not take answers to its previous life's requests.
   mx.timing.request_base = incarnation_ << 20;
   mx.owners = owners;
@@ -237,6 +247,7 @@ node::node(caf::actor_system& sys, node_config cfg,
   causal_actor_config cc;
   cc.self_id = cfg_.id;
   cc.tuning = cfg_.causal;
+  cc.clock = clock_;
   causal_ = spawn_causal(sys, std::move(cc), bridge_, members_);
 }
 

@@ -13,6 +13,7 @@
 #include "queue/replicated_queue.hpp"
 #include "common/data_dir.hpp"
 #include "node/node_config.hpp"
+#include "node/node_world.hpp"
 #include "tester/tester_actor.hpp"
 #include "workers/worker_hub.hpp"
 
@@ -24,15 +25,16 @@ public:
   /// asks the peers for this id's last incarnation, which blocks for up to
   /// cfg.incarnation_probe_ms (see incarnation_probe.hpp). Throws
   /// std::runtime_error with a one-line reason (bad config, port in use).
-  /// `net` replaces the UDP transport (the simulated network in tests).
-  node(caf::actor_system& sys, node_config cfg,
-       std::shared_ptr<transport> net = nullptr);
+  /// `world` replaces the network, clock and executor (the simulations').
+  node(caf::actor_system& sys, node_config cfg, node_world world = {});
   ~node();
 
   node(const node&) = delete;
   node& operator=(const node&) = delete;
 
   const node_config& config() const { return cfg_; }
+  /// The clock every actor of this node reads.
+  const std::function<millis()>& clock() const { return clock_; }
   std::uint64_t incarnation() const { return incarnation_; }
   broadcast_bridge bridge() const { return bridge_; }
   membership members() const { return members_; }
@@ -55,6 +57,7 @@ public:
 
 private:
   node_config cfg_;
+  std::function<millis()> clock_;
   std::unique_ptr<data_dir> data_; // locked while the node runs
   std::uint64_t incarnation_;
   std::shared_ptr<published_keyring> keys_;

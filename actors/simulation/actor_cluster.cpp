@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <deque>
+#include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <set>
 #include <stdexcept>
+
+#include <stdlib.h>
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -15,13 +18,12 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "broadcast_bridge/broadcast_bridge.hpp"
 #include "broadcast_bridge/bundle.hpp"
-#include "simulation/sim_transport.hpp"
 #include "common/caf_setup.hpp"
+#include "node/node.hpp"
+#include "simulation/sim_executor.hpp"
+#include "simulation/sim_transport.hpp"
 #include "vocabulary/queue_messages.hpp"
-#include "membership/membership.hpp"
-#include "queue/replicated_queue.hpp"
 
 namespace dice {
 
@@ -78,88 +80,11 @@ private:
   traffic* t_;
 };
 
-struct sleeper_state {
-  std::vector<execution_listener> listeners;
-  // The attempt each running task runs; a cancel removes it, and a timer
-  // for anything else is stale.
-  std::map<std::string, std::uint32_t> running;
-  // Orders beyond the slots (prefetched claims), run in order as slots
-  // free, as the real executor's queue does.
-  std::deque<execution_request> queued;
-  static inline const char* name = "sleeper";
-};
-
-/// An executor in virtual time with `slots` slots: a task ends `payload` ms
-/// after it starts, unless canceled first. A run is counted when it starts.
-executor spawn_sleeper(caf::actor_system& sys,
-                       std::map<std::string, int>* counts, std::size_t slots) {
-  using ptr = executor::stateful_pointer<sleeper_state>;
-  return sys.spawn([counts, slots](ptr self) -> executor::behavior_type {
-    auto start_queued = [=] {
-      auto& st = self->state;
-      while (!st.queued.empty() && st.running.size() < slots) {
-        auto r = std::move(st.queued.front());
-        st.queued.pop_front();
-        ++(*counts)[r.task_id];
-        st.running[r.task_id] = r.attempt;
-        execution_result begun;
-        begun.task_id = r.task_id;
-        begun.attempt = r.attempt;
-        begun.started_ms = wall_clock_ms();
-        for (auto& who : st.listeners)
-          self->send(who, begun_atom_v, begun);
-        execution_result done;
-        done.task_id = r.task_id;
-        done.attempt = r.attempt;
-        done.ok = true;
-        done.result = "slept " + r.payload + " ms";
-        self->delayed_send(self,
-                           std::chrono::milliseconds(std::stoll(r.payload)),
-                           executed_atom_v, done);
-      }
-    };
-    return {
-      [=](run_atom, const execution_request& r) {
-        self->state.queued.push_back(r);
-        start_queued();
-      },
-      [=](cancel_atom, const std::string& task_id) {
-        auto& st = self->state;
-        st.running.erase(task_id);
-        st.queued.erase(std::remove_if(st.queued.begin(), st.queued.end(),
-                                       [&](const auto& q) {
-                                         return q.task_id == task_id;
-                                       }),
-                        st.queued.end());
-        start_queued();
-      },
-      [=](subscribe_atom, execution_listener& who) {
-        self->state.listeners.push_back(std::move(who));
-      },
-      [](begun_atom, const execution_result&) {}, // only slots send it
-      [=](executed_atom, const execution_result& r) {
-        auto& running = self->state.running;
-        auto it = running.find(r.task_id);
-        if (it == running.end() || it->second != r.attempt)
-          return;
-        running.erase(it);
-        for (auto& who : self->state.listeners)
-          self->send(who, executed_atom_v, r);
-        start_queued();
-      },
-      [](stats_atom) { return executor_stats{}; },
-    };
-  });
-}
-
-struct node_actors {
+struct node_slot {
   std::string addr;
-  std::uint64_t incarnation = 1;
-  broadcast_bridge bridge;
-  membership members;
-  executor exec;
-  replicated_queue queue;
-  bool up = true;
+  millis skew = 0;            // its clock minus virtual time
+  std::uint64_t incarnation = 0;
+  std::unique_ptr<node> running; // none while crashed
 };
 
 } // namespace
@@ -171,20 +96,34 @@ struct actor_cluster::impl {
   caf::actor_system_config cfg;
   caf::actor_system sys;
   caf::scheduler::test_coordinator& sched;
-  queue_config queue;
-  std::map<std::string, node_actors> nodes;
+  actor_cluster_options opts;
+  std::mt19937_64 rng;
+  std::string root; // data dirs and tester work dirs, removed at the end
+  std::map<std::string, node_slot> nodes;
   std::map<std::string, int> executions;
   std::set<std::string> acknowledged;
   std::size_t unanswered = 0;
   traffic sent;
 
-  impl(std::uint64_t seed, link_faults faults, queue_config q)
-    : hub(seed),
+  explicit impl(actor_cluster_options o)
+    : hub(o.seed),
       sys(deterministic(cfg)),
       sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
-      queue(std::move(q)) {
-    hub.network().set_default_faults(faults);
+      opts(std::move(o)),
+      rng(opts.seed ^ 0x5eed'c0de'0000'0001ULL) {
+    hub.network().set_default_faults(opts.faults);
     hub.now = 1'000'000;
+    spdlog::set_level(spdlog::level::warn); // every node logs to this process
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/dice-sim-XXXXXX";
+    if (!::mkdtemp(templ.data()))
+      throw std::runtime_error("cannot create " + templ);
+    root = templ;
+  }
+
+  ~impl() {
+    std::error_code ec;
+    std::filesystem::remove_all(root, ec);
   }
 
   static std::string addr_of(const std::string& id) {
@@ -192,77 +131,115 @@ struct actor_cluster::impl {
            + std::to_string(std::stoi(id.substr(1)) % 250) + ":7400";
   }
 
-  static void stop(node_actors& n) {
-    for (caf::actor a : {caf::actor_cast<caf::actor>(n.queue),
-                         caf::actor_cast<caf::actor>(n.exec),
-                         caf::actor_cast<caf::actor>(n.members),
-                         caf::actor_cast<caf::actor>(n.bridge)})
-      if (a)
-        caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  node& at(const std::string& id) {
+    auto& n = nodes.at(id);
+    if (!n.running)
+      throw std::logic_error("node " + id + " is down");
+    return *n.running;
+  }
+
+  // Runs a request to one of a node's actors to its answer (the actors run
+  // on this thread: one pass of the scheduler answers it).
+  template <class Result, class Handle, class... Ts>
+  Result ask(const Handle& to, Ts... xs) {
+    auto out = std::make_shared<std::optional<Result>>();
+    sys.spawn([out, to, xs...](caf::event_based_actor* self) {
+      self->request(to, caf::infinite, xs...).then([out](Result& r) {
+        *out = std::move(r);
+      });
+    });
+    sched.run();
+    if (!*out)
+      throw std::runtime_error("a node's actor did not answer");
+    return std::move(**out);
   }
 };
 
+actor_cluster::actor_cluster(actor_cluster_options opts)
+  : impl_(std::make_unique<impl>(std::move(opts))) {
+}
+
 actor_cluster::actor_cluster(std::uint64_t seed, link_faults faults,
                              queue_config queue)
-  : impl_(std::make_unique<impl>(seed, faults, std::move(queue))) {
+  : actor_cluster(actor_cluster_options{seed, faults, std::move(queue)}) {
 }
 
 actor_cluster::~actor_cluster() {
   for (auto& [id, n] : impl_->nodes)
-    impl::stop(n);
+    n.running.reset();
   impl_->sched.run();
 }
 
-void actor_cluster::start(const std::string& id, std::uint64_t incarnation) {
+void actor_cluster::start(const std::string& id) {
   auto& m = *impl_;
-  auto addr = impl::addr_of(id);
-  auto clock = [hub = &m.hub] { return hub->now; };
-  bridge_config bc;
-  bc.self = bridge_identity{"dice", id, addr, incarnation};
-  bc.cluster_key = "sim-key";
-  bc.net = std::make_shared<counting_transport>(m.hub.make_transport(addr),
-                                                &m.sent);
-  bc.clock = clock;
-  auto bridge = spawn_broadcast_bridge(m.sys, std::move(bc));
-  membership_actor_config mc;
-  mc.self_id = id;
-  mc.self_addr = addr;
-  mc.incarnation = incarnation;
+  auto& slot = m.nodes[id];
+  if (slot.running)
+    throw std::logic_error("node " + id + " is already up");
+  if (slot.addr.empty()) {
+    slot.addr = impl::addr_of(id);
+    if (m.opts.clock_skew_ms > 0)
+      slot.skew = static_cast<millis>(m.rng() % static_cast<std::uint64_t>(
+                                                  m.opts.clock_skew_ms + 1));
+  }
+  auto clock = [hub = &m.hub, skew = slot.skew] { return hub->now + skew; };
+  // A memory-only node's incarnation is its start time: a restart within
+  // the same millisecond would repeat it (dice-node's probe asks the peers;
+  // the simulation lets a millisecond pass).
+  while (!m.opts.journal && static_cast<std::uint64_t>(clock()) <= slot.incarnation)
+    step(1);
+  node_config cfg;
+  cfg.id = id;
+  cfg.listen = *parse_endpoint(slot.addr);
   if (id != "n1")
-    mc.seeds.push_back(impl::addr_of("n1"));
-  mc.clock = clock;
-  auto members = spawn_membership(m.sys, bridge, std::move(mc));
-  auto exec = spawn_sleeper(m.sys, &m.executions, m.queue.slots);
-  queue_actor_config qc;
-  qc.node_id = id;
-  qc.incarnation = incarnation;
-  qc.queue = m.queue;
-  qc.clock = clock;
-  auto queue = spawn_replicated_queue(m.sys, qc, bridge, members, exec);
-  m.nodes[id] = node_actors{addr, incarnation, bridge, members, exec, queue, true};
+    cfg.peers.push_back(*parse_endpoint(impl::addr_of("n1")));
+  cfg.http.reset();
+  cfg.cluster_key = "sim-key";
+  cfg.incarnation_probe_ms = 0;
+  cfg.queue = m.opts.queue;
+  cfg.election_algorithm = m.opts.election;
+  cfg.tester.work_dir = m.root + "/work-" + id;
+  if (m.opts.journal) {
+    cfg.data_dir = m.root + "/data-" + id;
+    cfg.sync = journal_sync::none; // a process crash keeps what was written
+  }
+  node_world world;
+  world.net = std::make_shared<counting_transport>(m.hub.make_transport(slot.addr),
+                                                   &m.sent);
+  world.clock = clock;
+  world.spawn_executor = [counts = &m.executions, clock](caf::actor_system& sys,
+                                                         std::size_t slots,
+                                                         task_kinds) {
+    return spawn_sim_executor(sys, slots, counts, clock);
+  };
+  slot.running = std::make_unique<node>(m.sys, std::move(cfg), std::move(world));
+  slot.incarnation = slot.running->incarnation();
   m.sched.run();
 }
 
 void actor_cluster::crash(const std::string& id) {
   auto& n = impl_->nodes.at(id);
   impl_->hub.network().crash(n.addr);
-  impl::stop(n);
-  n.up = false;
+  n.running.reset(); // stops its actors; its data dir stays
   impl_->sched.run();
 }
 
 void actor_cluster::restart(const std::string& id) {
-  auto& n = impl_->nodes.at(id);
-  impl_->hub.network().restart(n.addr);
-  start(id, n.incarnation + 1);
+  impl_->hub.network().restart(impl_->nodes.at(id).addr);
+  start(id);
 }
 
 void actor_cluster::step(millis ms) {
+  // In steps of at most 10 ms: a timer fires at most once per advance of
+  // the test clock, so one long advance would skip ticks.
   auto& m = *impl_;
-  m.hub.now += ms;
-  m.sched.clock().advance_time(std::chrono::milliseconds(ms));
-  m.hub.deliver_due(m.hub.now);
-  m.sched.run();
+  for (millis left = ms; left > 0;) {
+    auto d = std::min<millis>(left, 10);
+    left -= d;
+    m.hub.now += d;
+    m.sched.clock().advance_time(std::chrono::milliseconds(d));
+    m.hub.deliver_due(m.hub.now);
+    m.sched.run();
+  }
 }
 
 millis actor_cluster::now() const {
@@ -277,7 +254,7 @@ actor_cluster::submit_many(const std::string& id,
   using answer = std::optional<std::vector<std::string>>;
   auto result = std::make_shared<answer>();
   auto failure = std::make_shared<std::string>();
-  auto q = m.nodes.at(id).queue;
+  auto q = m.at(id).queue();
   auto* sys = &m.sys;
   m.sys.spawn([result, failure, q, specs, sys](caf::event_based_actor* self) {
     self->request(q, caf::infinite, submit_atom_v, specs)
@@ -304,7 +281,7 @@ std::optional<std::string> actor_cluster::submit(const std::string& id,
   wire::TaskSpec spec;
   spec.set_kind("sleep");
   spec.set_payload(std::to_string(task_ms));
-  auto q = m.nodes.at(id).queue;
+  auto q = m.at(id).queue();
   auto* acked = &m.acknowledged;
   auto* unanswered = &m.unanswered;
   ++*unanswered;
@@ -334,28 +311,41 @@ std::size_t actor_cluster::unanswered() const {
 
 std::vector<task_row> actor_cluster::tasks_of(const std::string& id) {
   auto& m = *impl_;
-  auto rows = std::make_shared<std::optional<std::vector<task_row>>>();
-  auto q = m.nodes.at(id).queue;
-  m.sys.spawn([rows, q](caf::event_based_actor* self) {
-    self->request(q, caf::infinite, tasks_atom_v, task_query{})
-      .then([rows](std::vector<task_row>& r) { *rows = std::move(r); });
-  });
-  m.sched.run();
-  if (!*rows)
-    throw std::runtime_error("node " + id + " did not list its tasks");
-  return std::move(**rows);
+  return m.ask<std::vector<task_row>>(m.at(id).queue(), tasks_atom_v, task_query{});
+}
+
+std::optional<std::string> actor_cluster::coordinator_of(const std::string& id) {
+  auto& m = *impl_;
+  return m.ask<election_view>(m.at(id).elect(), election_atom_v).coordinator;
+}
+
+std::uint64_t actor_cluster::publish(const std::string& id,
+                                     const std::string& topic,
+                                     const std::string& data) {
+  auto& m = *impl_;
+  return m.ask<causal_delivery>(m.at(id).events(), publish_atom_v, topic, data).seq;
+}
+
+std::vector<std::string> actor_cluster::events_of(const std::string& id,
+                                                  const std::string& topic) {
+  auto& m = *impl_;
+  std::vector<std::string> out;
+  for (const auto& d : m.ask<std::vector<causal_delivery>>(
+         m.at(id).events(), events_atom_v, topic, std::uint64_t{0}))
+    out.push_back(d.origin + "#" + std::to_string(d.seq) + ":" + d.data);
+  return out;
 }
 
 std::vector<std::string> actor_cluster::live_nodes() const {
   std::vector<std::string> ids;
   for (const auto& [id, n] : impl_->nodes)
-    if (n.up)
+    if (n.running)
       ids.push_back(id);
   return ids;
 }
 
 bool actor_cluster::is_up(const std::string& id) const {
-  return impl_->nodes.at(id).up;
+  return impl_->nodes.at(id).running != nullptr;
 }
 
 void actor_cluster::set_faults(link_faults faults) {
@@ -444,12 +434,18 @@ sim_report run_actor_simulation(const sim_options& o) {
   sim_report r;
   r.seed = o.seed;
   r.tasks = o.tasks;
-  actor_cluster c(o.seed, o.faults, o.queue);
+  actor_cluster_options co;
+  co.seed = o.seed;
+  co.faults = o.faults;
+  co.queue = o.queue;
+  co.journal = o.journal;
+  co.clock_skew_ms = o.clock_skew_ms;
+  actor_cluster c(co);
   std::mt19937_64 rng(o.seed);
   std::vector<std::string> ids;
   for (std::size_t i = 1; i <= o.nodes; ++i) {
     ids.push_back("n" + std::to_string(i));
-    c.start(ids.back(), 1);
+    c.start(ids.back());
   }
   const millis step = 10;
   const millis start = c.now();

@@ -1,10 +1,13 @@
 #pragma once
-// Whole clusters of real node actor sets in one process: per node a
-// broadcast bridge on the simulated network, membership, the replicated
-// queue facade with its seven subsystem actors, and an executor that runs a
-// task for its payload's milliseconds of virtual time. CAF's test
-// coordinator runs every actor on the calling thread and fires timers only
-// as virtual time advances, so a seed replays the same run.
+// Whole clusters of production nodes in one process: each node is
+// dice::node (node/node.hpp), the composition dice-node runs (bridge with
+// sealing and replay filtering, membership, the queue's subsystem actors,
+// election, locks, causal events, workers, tester, the journal in a data
+// dir), built on a simulated world: the seeded simulated network, virtual
+// time, and an executor that runs a task for its payload's milliseconds of
+// virtual time (sim_executor.hpp). CAF's test coordinator runs every actor
+// on the calling thread and fires timers only as virtual time advances, so
+// a seed replays the same run.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -19,8 +22,23 @@
 
 namespace dice {
 
+struct actor_cluster_options {
+  std::uint64_t seed = 1;
+  link_faults faults; // on every link
+  queue_config queue;
+  /// Each node keeps a data dir (its journal and incarnation counter, real
+  /// files under a temporary directory): a restarted node restores its
+  /// replica as dice-node does. Off: memory only.
+  bool journal = false;
+  /// Each node's clock runs ahead of virtual time by 0 to this much, drawn
+  /// from the seed once per node.
+  millis clock_skew_ms = 0;
+  std::string election = "bully";
+};
+
 class actor_cluster {
 public:
+  explicit actor_cluster(actor_cluster_options opts);
   /// Nodes with `queue` settings; faults apply to every link.
   actor_cluster(std::uint64_t seed, link_faults faults, queue_config queue);
   ~actor_cluster();
@@ -28,13 +46,15 @@ public:
   actor_cluster& operator=(const actor_cluster&) = delete;
 
   /// Starts node `id` ("n1", "n2", ...); every node but n1 joins through n1.
-  void start(const std::string& id, std::uint64_t incarnation);
+  /// Its incarnation is its clock's time (or, with a journal, one above
+  /// its previous start's), as dice-node's.
+  void start(const std::string& id);
   /// The process dies: its actors stop, its datagrams stop.
   void crash(const std::string& id);
-  /// A new process for a crashed node, one incarnation up.
+  /// A new process for a crashed node, with a later incarnation.
   void restart(const std::string& id);
-  /// Advances virtual time by `ms`, delivering datagrams and running every
-  /// actor until all mailboxes are empty.
+  /// Advances virtual time by `ms` in steps of at most 10 ms, delivering
+  /// datagrams and running every actor until all mailboxes are empty.
   void step(millis ms);
   millis now() const;
 
@@ -58,6 +78,15 @@ public:
   std::vector<task_row> tasks_of(const std::string& id);
   std::vector<std::string> live_nodes() const;
   bool is_up(const std::string& id) const;
+  /// The coordinator node `id`'s election names; nullopt while none.
+  std::optional<std::string> coordinator_of(const std::string& id);
+  /// Publishes a causal event at node `id`; its origin sequence number.
+  std::uint64_t publish(const std::string& id, const std::string& topic,
+                        const std::string& data);
+  /// The causal events of `topic` node `id` delivered, in its order, as
+  /// "origin#seq:data".
+  std::vector<std::string> events_of(const std::string& id,
+                                     const std::string& topic);
   void set_faults(link_faults faults);
   void partition(const std::vector<std::vector<std::string>>& groups);
   void heal();

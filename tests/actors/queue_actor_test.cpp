@@ -35,8 +35,10 @@ void run_workload(std::uint64_t seed, link_faults faults, bool crash_one) {
   q.matched_claim_window_ms = faults.max_delay + 5;
   actor_cluster c(seed, faults, q);
   for (int i = 1; i <= 4; ++i)
-    c.start("n" + std::to_string(i), 1);
-  c.step(1000); // everyone joins
+    c.start("n" + std::to_string(i));
+  // Everyone joins through n1, then hears every other node's heartbeat
+  // (until then a node claims as if alone).
+  c.step(1000);
   constexpr std::size_t tasks = 24;
   std::set<std::string> ids;
   for (std::size_t i = 0; i < tasks; ++i) {
@@ -94,7 +96,7 @@ TEST_CASE("queue actors: a submit of many tasks in one message answers "
   q.slots = 1;
   actor_cluster c(7, {0, 0, 1, 20}, q);
   for (int i = 1; i <= 3; ++i)
-    c.start("n" + std::to_string(i), 1);
+    c.start("n" + std::to_string(i));
   for (int s = 0; s < 100; ++s)
     c.step(10); // they meet, and hear each other's version vectors
   constexpr std::size_t tasks = 40;

@@ -1,0 +1,28 @@
+#pragma once
+// What a node is built on, which the world around it provides: the network,
+// the clock and the executor of task code. dice-node and the embedding leave
+// it empty (UDP, the wall clock, slot threads); the seeded simulations give
+// a simulated network, virtual time and an executor in virtual time, so
+// that they run this same composition (node.hpp) under CAF's test
+// coordinator.
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+#include "broadcast_bridge/transport.hpp"
+#include "common/time.hpp"
+#include "executor/executor.hpp"
+
+namespace dice {
+
+struct node_world {
+  /// None: UDP on the config's listen address (and multicast group).
+  std::shared_ptr<transport> net;
+  /// None: the wall clock. Every actor of the node reads this one.
+  std::function<millis()> clock;
+  /// None: spawn_executor, which runs task code on slot threads.
+  std::function<executor(caf::actor_system&, std::size_t slots, task_kinds)>
+    spawn_executor;
+};
+
+} // namespace dice

@@ -1,0 +1,98 @@
+#include "simulation/sim_executor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <vector>
+
+#include <caf/actor_system.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+namespace dice {
+
+namespace {
+
+struct sim_executor_state {
+  std::vector<execution_listener> listeners;
+  // The attempt each running task runs; a cancel removes it, and a timer
+  // for anything else is stale.
+  std::map<std::string, std::uint32_t> running;
+  std::deque<execution_request> queued;
+  static inline const char* name = "sim_executor";
+};
+
+// A payload that is not a number of milliseconds runs for none.
+millis duration_of(const std::string& payload) {
+  millis ms = 0;
+  for (char c : payload) {
+    if (c < '0' || c > '9' || ms > 86'400'000)
+      return ms;
+    ms = ms * 10 + (c - '0');
+  }
+  return ms;
+}
+
+} // namespace
+
+executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
+                            std::map<std::string, int>* starts,
+                            std::function<millis()> clock) {
+  using ptr = executor::stateful_pointer<sim_executor_state>;
+  return sys.spawn([starts, slots, clock](ptr self) -> executor::behavior_type {
+    auto start_queued = [=] {
+      auto& st = self->state;
+      while (!st.queued.empty() && st.running.size() < slots) {
+        auto r = std::move(st.queued.front());
+        st.queued.pop_front();
+        ++(*starts)[r.task_id];
+        st.running[r.task_id] = r.attempt;
+        execution_result begun;
+        begun.task_id = r.task_id;
+        begun.attempt = r.attempt;
+        begun.started_ms = clock();
+        for (auto& who : st.listeners)
+          self->send(who, begun_atom_v, begun);
+        execution_result done;
+        done.task_id = r.task_id;
+        done.attempt = r.attempt;
+        done.ok = true;
+        done.result = "slept " + r.payload + " ms";
+        self->delayed_send(self, std::chrono::milliseconds(duration_of(r.payload)),
+                           executed_atom_v, done);
+      }
+    };
+    return {
+      [=](run_atom, const execution_request& r) {
+        self->state.queued.push_back(r);
+        start_queued();
+      },
+      [=](cancel_atom, const std::string& task_id) {
+        auto& st = self->state;
+        st.running.erase(task_id);
+        st.queued.erase(std::remove_if(st.queued.begin(), st.queued.end(),
+                                       [&](const auto& q) {
+                                         return q.task_id == task_id;
+                                       }),
+                        st.queued.end());
+        start_queued();
+      },
+      [=](subscribe_atom, execution_listener& who) {
+        self->state.listeners.push_back(std::move(who));
+      },
+      [](begun_atom, const execution_result&) {}, // only slots send it
+      [=](executed_atom, const execution_result& r) {
+        auto& running = self->state.running;
+        auto it = running.find(r.task_id);
+        if (it == running.end() || it->second != r.attempt)
+          return;
+        running.erase(it);
+        for (auto& who : self->state.listeners)
+          self->send(who, executed_atom_v, r);
+        start_queued();
+      },
+      [](stats_atom) { return executor_stats{}; },
+    };
+  });
+}
+
+} // namespace dice
