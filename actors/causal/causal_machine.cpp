@@ -12,8 +12,9 @@ causal_machine::causal_machine(std::string self_id, causal_config cfg)
 void causal_machine::on_view(std::vector<std::string> live) {
   live_ = std::set<std::string>(live.begin(), live.end());
   live_.insert(self_);
-  for (auto it = peer_digest_.begin(); it != peer_digest_.end();)
-    it = live_.count(it->first) ? std::next(it) : peer_digest_.erase(it);
+  // A peer that went silent is still owed what it lacks: it may be on the
+  // other side of a partition and come back (log_limit bounds what waits).
+  known_.insert(live_.begin(), live_.end());
   prune();
 }
 
@@ -130,18 +131,18 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
 }
 
 void causal_machine::prune() {
-  // An event every live peer has delivered will never be asked for again.
+  // An event every peer ever seen live has delivered (by its last digest)
+  // will never be asked for again.
+  auto lacks = [&](const std::string& id, const key& k) {
+    if (id == self_)
+      return false;
+    auto d = peer_digest_.find(id);
+    return d == peer_digest_.end() || d->second.get(k.first) < k.second;
+  };
   for (auto it = log_.begin(); it != log_.end();) {
     bool everywhere = true;
-    for (const auto& id : live_) {
-      if (id == self_)
-        continue;
-      auto d = peer_digest_.find(id);
-      if (d == peer_digest_.end() || d->second.get(it->first.first) < it->first.second) {
-        everywhere = false;
-        break;
-      }
-    }
+    for (const auto& id : known_)
+      everywhere = everywhere && !lacks(id, it->first);
     it = everywhere ? log_.erase(it) : std::next(it);
   }
 }

@@ -6,7 +6,8 @@
 // otherwise), then delivers it exactly once. Loss is repaired by digests:
 // every sync_ms a node broadcasts what it has delivered, and a peer sends it
 // the events it holds that the digest lacks. Each node keeps the events it
-// delivered until every live peer's digest covers them (at most log_limit).
+// delivered until the digest of every peer ever seen live (a silent one may
+// be across a partition) covers them (at most log_limit).
 // A plain state machine: time passed in, no I/O.
 #include <cstddef>
 #include <cstdint>
@@ -101,6 +102,7 @@ private:
   causal_config cfg_;
   vector_clock vc_;
   std::set<std::string> live_;
+  std::set<std::string> known_; // every peer ever live: owed the log
   std::map<key, wire::CausalEvent> held_;
   std::map<key, wire::CausalEvent> log_; // delivered, kept for resends
   std::map<std::string, vector_clock> peer_digest_;

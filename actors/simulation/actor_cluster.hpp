@@ -18,7 +18,7 @@
 
 #include "common/time.hpp"
 #include "queue/queue_interfaces.hpp"
-#include "simulation/sim_cluster.hpp"
+#include "simulation/sim_network.hpp"
 
 namespace dice {
 
@@ -106,12 +106,5 @@ public:
 private:
   std::unique_ptr<impl> impl_;
 };
-
-/// The dice-sim scenario (submissions, crashes with restarts, a healing
-/// partition, loss and duplication) on real actor sets. The report fills
-/// tasks, accepted, done, executions, duplicates, converged, makespan_ms,
-/// messages_per_task, bytes_per_task, crashes and the violations; the
-/// per-kind traffic and queue counters are only known to run_simulation.
-sim_report run_actor_simulation(const sim_options& opts);
 
 } // namespace dice

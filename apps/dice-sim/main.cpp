@@ -10,19 +10,19 @@
 #include <nlohmann/json.hpp>
 
 #include "sim_cli.hpp"
-#include "simulation/actor_cluster.hpp"
+#include "simulation/node_scenario.hpp"
 #include "simulation/sim_cluster.hpp"
 
 namespace {
 
 nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
-                       bool actors, double wall_ms) {
+                       const std::string& engine, double wall_ms) {
   auto per_task = [&](double n) {
     return r.tasks == 0 ? 0.0 : n / static_cast<double>(r.tasks);
   };
   nlohmann::json j;
   j["seed"] = r.seed;
-  j["actors"] = actors;
+  j["engine"] = engine;
   j["nodes"] = o.nodes;
   j["loss"] = o.faults.loss;
   j["duplicate"] = o.faults.duplicate;
@@ -47,7 +47,7 @@ nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
   j["bytes_per_task"] = r.bytes_per_task;
   j["sync_messages"] = r.sync_messages;
   // Datagrams carrying several queue messages, and two or more claims
-  // (counted by the in-process driver; 0 with --actors).
+  // (counted by the machines engine; 0 with the node engine).
   j["bundles"] = r.bundles;
   j["bundles_with_claims"] = r.bundles_with_claims;
   j["snapshots"] = r.snapshots;
@@ -90,13 +90,14 @@ int main(int argc, char** argv) {
     }
   }
   if (!cli.json)
-    std::cout << "dice-sim: seed " << o.seed << ", " << o.nodes << " nodes, "
+    std::cout << "dice-sim: seed " << o.seed << ", " << o.nodes << " "
+              << (cli.engine == "node" ? "production" : "machine") << " nodes, "
               << o.tasks << " tasks, loss " << o.faults.loss << " ..."
               << std::endl;
   auto start = std::chrono::steady_clock::now();
   dice::sim_report r;
   try {
-    r = cli.actors ? dice::run_actor_simulation(o) : dice::run_simulation(o);
+    r = cli.engine == "node" ? dice::run_node_scenario(o) : dice::run_simulation(o);
   } catch (const std::exception& e) {
     std::cerr << "dice-sim: " << e.what() << "\n";
     return 2;
@@ -113,7 +114,7 @@ int main(int argc, char** argv) {
     }
   }
   if (cli.json) {
-    std::cout << to_json(o, r, cli.actors, wall.count()).dump() << std::endl;
+    std::cout << to_json(o, r, cli.engine, wall.count()).dump() << std::endl;
   } else {
     auto shown = r;
     if (shown.violations.size() > 20) {

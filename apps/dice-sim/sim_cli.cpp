@@ -65,7 +65,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("claim-stagger-ms", po::value(&o.queue.claim_stagger_ms)->default_value(defaults.queue.claim_stagger_ms), "delay, and per-rank delay, of a free slot's claim when the common matching gave it no task (0: no matching, all claim at once)")
     ("fifo", po::bool_switch(&fifo), "deliver each node's events in one FIFO instead of interleaving its subsystems' mailboxes in a seeded order")
     ("seed", po::value(&o.seed)->default_value(defaults.seed), "seed of the whole run: the same seed replays it")
-    ("actors", po::bool_switch(&out.actors), "run each node as its real actor set (bridge, membership, the queue facade and its seven subsystem actors) under CAF's test scheduler; slower, and without --remove, --fail and the per-kind traffic")
+    ("engine", po::value(&out.engine)->default_value(out.engine), "node: every node is the production composition dice-node runs (its actors, sealing, election, locks, causal events, journal) on the simulated network under CAF's test scheduler, and the run also checks one coordinator and causal delivery; machines: each node's queue machines and membership in one object, faster, with --remove, --fail, --timeline and the per-kind traffic")
     ("timeline", po::value(&out.timeline), "write the run's timeline to this CSV file: per sample the time, tasks finished, claims lost, duplicate executions, nodes up, and per node the tasks it finished (draw it with bench/queue_sim/timeline.py)")
     ("timeline-every-ms", po::value(&timeline_every_ms)->default_value(timeline_every_ms), "virtual time between two timeline samples")
     ("json", po::bool_switch(&out.json), "print the report as one JSON object on the last line")
@@ -104,12 +104,19 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   probability("loss", o.faults.loss);
   probability("duplicate", o.faults.duplicate);
   probability("fail", o.fail_probability);
-  if (out.actors && (removes > 0 || o.fail_probability > 0))
-    throw std::runtime_error("--actors runs no --remove or --fail scenario");
+  if (out.engine != "node" && out.engine != "machines")
+    throw std::runtime_error("--engine '" + out.engine + "': not node or machines");
+  bool node = out.engine == "node";
+  if (node && (removes > 0 || o.fail_probability > 0))
+    throw std::runtime_error("--remove and --fail are simulated by --engine "
+                             "machines only");
   if (timeline_every_ms <= 0)
     throw std::runtime_error("--timeline-every-ms must be positive");
-  if (out.actors && !out.timeline.empty())
-    throw std::runtime_error("--actors records no --timeline");
+  if (node && !out.timeline.empty())
+    throw std::runtime_error("--timeline is recorded by --engine machines only");
+  if (node && fifo)
+    throw std::runtime_error("--fifo applies to --engine machines only (the "
+                             "node engine runs real mailboxes)");
   if (!out.timeline.empty())
     o.timeline_every_ms = timeline_every_ms;
   if (o.faults.loss >= 1.0)

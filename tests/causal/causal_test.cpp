@@ -87,6 +87,35 @@ TEST_CASE("a lost event is resent when the receiver's digest shows it "
   CHECK(got[1].data == "2");
 }
 
+TEST_CASE("a peer cut off by a partition, and declared dead meanwhile, gets "
+          "the events published on the other side once it is back",
+          "[causal]") {
+  causal_machine a("a"), b("b"), c("c");
+  for (auto* m : {&a, &b, &c})
+    m->on_view({"a", "b", "c"});
+  // The partition: b and c see a die, then b publishes; c delivers it and
+  // says so, so b's log owes the event to nobody live.
+  b.on_view({"b", "c"});
+  c.on_view({"b", "c"});
+  b.publish("t", "during", 10);
+  pass(b, "b", {{"c", &c}}, 11);
+  REQUIRE(c.take_delivered().size() == 1);
+  c.tick(600);
+  pass(c, "c", {{"b", &b}}, 600);
+  // Healed: a's digest reaches b, which still holds the event for it.
+  for (auto* m : {&b, &c})
+    m->on_view({"a", "b", "c"});
+  a.publish("t", "after", 700);
+  a.take_outbox(); // lost: the digest below repairs it too
+  a.tick(1200);
+  pass(a, "a", {{"b", &b}, {"c", &c}}, 1200);
+  pass(b, "b", {{"a", &a}}, 1201);
+  auto got = a.take_delivered();
+  REQUIRE(got.size() == 2); // its own "after", then b's "during"
+  CHECK(got[1].data == "during");
+  CHECK(got[1].origin == "b");
+}
+
 TEST_CASE("causal property: under loss, duplication and reordering every "
           "node delivers every event once, never before its causes",
           "[causal][property]") {

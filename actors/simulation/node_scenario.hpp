@@ -1,0 +1,24 @@
+#pragma once
+// The dice-sim scenario on production nodes (actor_cluster): submissions
+// spread over the nodes, crash-and-restart events, a partition that heals,
+// loss, duplication and reordering until faults_until_ms, causal events
+// published along the way. It runs until the cluster converges: every
+// accepted task DONE on every live replica, the replicas identical, every
+// live node naming one live coordinator, and every causal event delivered
+// to every node that was up when it was published, in its origin's order.
+#include "simulation/sim_options.hpp"
+
+namespace dice {
+
+/// The report fills tasks, accepted, done, executions, duplicates,
+/// converged, makespan_ms, messages_per_task, bytes_per_task, crashes and
+/// the violations. Options the scenario does not act on (removes,
+/// failures, delays, expiries, the timeline) are refused: see
+/// node_scenario_refuses().
+sim_report run_node_scenario(const sim_options& opts);
+
+/// Empty when run_node_scenario can run `opts`, else the option it cannot
+/// honour, named as dice-sim's flag.
+std::string node_scenario_refuses(const sim_options& opts);
+
+} // namespace dice
