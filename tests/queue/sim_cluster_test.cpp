@@ -5,29 +5,18 @@
 #include <iostream>
 
 #include "simulation/sim_cluster.hpp"
+#include "simulation/sweep_scenario.hpp"
 
 using namespace dice;
 
 namespace {
 
-// One scenario per seed, mixing every fault the network can inject.
+// One scenario per seed, mixing every fault, with removes and transient
+// failures (which only this engine simulates).
 sim_options scenario(std::uint64_t seed) {
-  sim_options o;
-  o.seed = seed;
-  o.nodes = 3 + seed % 3;
-  o.tasks = 8 + seed % 5;
-  static const double losses[] = {0.0, 0.1, 0.25, 0.4};
-  o.faults.loss = losses[seed % 4];
-  o.faults.duplicate = seed % 5 == 1 ? 0.1 : 0.0;
-  o.faults.min_delay = 1;
-  o.faults.max_delay = seed % 2 == 0 ? 40 : 8; // wide spread: reordering
-  o.partition = seed % 3 == 0;
-  o.crashes = seed % 4 == 3 ? 2 : seed % 2;
+  auto o = sweep_scenario(seed);
   o.removes = seed % 5 == 0 ? 2 : 0;
   o.fail_probability = seed % 7 == 0 ? 0.2 : 0.0;
-  // Production's range of slots and prefetch (claims ahead of execution).
-  o.queue.slots = 1 + (seed / 3) % 3;
-  o.queue.prefetch = (seed / 9) % 3;
   return o;
 }
 

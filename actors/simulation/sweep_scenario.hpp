@@ -1,0 +1,30 @@
+#pragma once
+// The seeded sweeps' scenario, one per seed, mixing every fault the network
+// can inject: 3-5 nodes, 8-12 tasks, loss 0-40%, duplication, reordering,
+// a partition, crashes, 1-3 slots and 0-2 prefetch seats. Both engines'
+// sweeps start from it and add what only they simulate.
+#include <cstdint>
+
+#include "simulation/sim_options.hpp"
+
+namespace dice {
+
+inline sim_options sweep_scenario(std::uint64_t seed) {
+  sim_options o;
+  o.seed = seed;
+  o.nodes = 3 + seed % 3;
+  o.tasks = 8 + seed % 5;
+  static const double losses[] = {0.0, 0.1, 0.25, 0.4};
+  o.faults.loss = losses[seed % 4];
+  o.faults.duplicate = seed % 5 == 1 ? 0.1 : 0.0;
+  o.faults.min_delay = 1;
+  o.faults.max_delay = seed % 2 == 0 ? 40 : 8; // wide spread: reordering
+  o.partition = seed % 3 == 0;
+  o.crashes = seed % 4 == 3 ? 2 : seed % 2;
+  // Production's range of slots and prefetch (claims ahead of execution).
+  o.queue.slots = 1 + (seed / 3) % 3;
+  o.queue.prefetch = (seed / 9) % 3;
+  return o;
+}
+
+} // namespace dice
