@@ -100,10 +100,11 @@ struct actor_cluster::impl {
   std::mt19937_64 rng;
   std::string root; // data dirs and tester work dirs, removed at the end
   std::map<std::string, node_slot> nodes;
-  std::map<std::string, int> executions;
+  sim_runs runs;
   std::set<std::string> acknowledged;
   std::size_t unanswered = 0;
   traffic sent;
+  std::uint64_t wrong_deaths = 0;
 
   explicit impl(actor_cluster_options o)
     : hub(o.seed),
@@ -113,6 +114,7 @@ struct actor_cluster::impl {
       rng(opts.seed ^ 0x5eed'c0de'0000'0001ULL) {
     hub.network().set_default_faults(opts.faults);
     hub.now = 1'000'000;
+    runs.now = [this] { return hub.now; };
     spdlog::set_level(spdlog::level::warn); // every node logs to this process
     const char* tmp = std::getenv("TMPDIR");
     std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/dice-sim-XXXXXX";
@@ -206,13 +208,26 @@ void actor_cluster::start(const std::string& id) {
   world.net = std::make_shared<counting_transport>(m.hub.make_transport(slot.addr),
                                                    &m.sent);
   world.clock = clock;
-  world.spawn_executor = [counts = &m.executions, clock](caf::actor_system& sys,
-                                                         std::size_t slots,
-                                                         task_kinds) {
-    return spawn_sim_executor(sys, slots, counts, clock);
+  world.spawn_executor = [log = &m.runs, id, clock](caf::actor_system& sys,
+                                                    std::size_t slots, task_kinds) {
+    return spawn_sim_executor(sys, slots, log, id, clock);
   };
   slot.running = std::make_unique<node>(m.sys, std::move(cfg), std::move(world));
   slot.incarnation = slot.running->incarnation();
+  // Counts the death verdicts this node gives a peer whose process runs.
+  auto* mm = &m;
+  auto watcher = m.sys.spawn([mm](caf::event_based_actor*) -> caf::behavior {
+    return {
+      [mm](peer_event_atom, const peer_change& ch) {
+        auto it = mm->nodes.find(ch.id);
+        if (ch.to == peer_state::dead && it != mm->nodes.end()
+            && it->second.running && it->second.incarnation == ch.incarnation)
+          ++mm->wrong_deaths;
+      },
+    };
+  });
+  caf::anon_send(slot.running->members(), subscribe_atom_v,
+                 caf::actor_cast<peer_listener>(watcher));
   m.sched.run();
 }
 
@@ -220,6 +235,7 @@ void actor_cluster::crash(const std::string& id) {
   auto& n = impl_->nodes.at(id);
   impl_->hub.network().crash(n.addr);
   n.running.reset(); // stops its actors; its data dir stays
+  impl_->runs.end_all(id, impl_->hub.now);
   impl_->sched.run();
 }
 
@@ -276,11 +292,17 @@ actor_cluster::submit_many(const std::string& id,
 std::optional<std::string> actor_cluster::submit(const std::string& id,
                                                  millis task_ms,
                                                  millis limit_ms) {
-  auto& m = *impl_;
-  auto result = std::make_shared<std::optional<std::string>>();
   wire::TaskSpec spec;
   spec.set_kind("sleep");
   spec.set_payload(std::to_string(task_ms));
+  return submit(id, std::move(spec), limit_ms);
+}
+
+std::optional<std::string> actor_cluster::submit(const std::string& id,
+                                                 wire::TaskSpec spec,
+                                                 millis limit_ms) {
+  auto& m = *impl_;
+  auto result = std::make_shared<std::optional<std::string>>();
   auto q = m.at(id).queue();
   auto* acked = &m.acknowledged;
   auto* unanswered = &m.unanswered;
@@ -368,7 +390,15 @@ void actor_cluster::heal() {
 }
 
 const std::map<std::string, int>& actor_cluster::executions() const {
-  return impl_->executions;
+  return impl_->runs.starts;
+}
+
+const std::vector<sim_run>& actor_cluster::runs() const {
+  return impl_->runs.runs;
+}
+
+std::uint64_t actor_cluster::wrong_death_verdicts() const {
+  return impl_->wrong_deaths;
 }
 
 std::uint64_t actor_cluster::datagrams_sent() const {

@@ -18,6 +18,7 @@
 
 #include "common/time.hpp"
 #include "queue/queue_interfaces.hpp"
+#include "simulation/sim_executor.hpp"
 #include "simulation/sim_network.hpp"
 
 namespace dice {
@@ -63,6 +64,9 @@ public:
   /// acknowledged()).
   std::optional<std::string> submit(const std::string& id, millis task_ms,
                                     millis limit_ms = 2000);
+  /// The same for any task (the executor runs it for the payload's ms).
+  std::optional<std::string> submit(const std::string& id, wire::TaskSpec spec,
+                                    millis limit_ms = 2000);
   /// Submits the tasks of `specs` to node `id` in one message (as a
   /// submit with a count does); their ids once all are acknowledged, the
   /// error's text if refused, nullopt if no answer within `limit_ms`.
@@ -93,6 +97,11 @@ public:
 
   /// Executions started per task id, cluster-wide.
   const std::map<std::string, int>& executions() const;
+  /// Every execution with its node and virtual start and end.
+  const std::vector<sim_run>& runs() const;
+  /// Death verdicts a node gave a peer whose process was running (loss or
+  /// a partition silenced it): the locks' failure detector erred.
+  std::uint64_t wrong_death_verdicts() const;
   /// Datagrams handed to the network (every kind, heartbeats included).
   std::uint64_t datagrams_sent() const;
   /// Queue messages sent (a broadcast counts once), RUNNING heartbeats and

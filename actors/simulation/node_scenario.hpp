@@ -2,10 +2,14 @@
 // The dice-sim scenario on production nodes (actor_cluster): submissions
 // spread over the nodes, crash-and-restart events, a partition that heals,
 // loss, duplication and reordering until faults_until_ms, causal events
-// published along the way. It runs until the cluster converges: every
-// accepted task DONE on every live replica, the replicas identical, every
-// live node naming one live coordinator, and every causal event delivered
-// to every node that was up when it was published, in its origin's order.
+// published along the way, and with sim_options::locks every third task
+// naming one lock. It runs until the cluster converges: every accepted
+// task DONE on every live replica, the replicas identical, every live node
+// naming one live coordinator, every causal event delivered to every node
+// that was up when it was published, in its origin's order, and no two
+// executions of tasks naming the lock overlapping in virtual time (checked
+// when no node was declared dead while it ran: membership's verdict is the
+// locks' failure detector, and a wrong one is their way to two holders).
 #include "simulation/sim_options.hpp"
 
 namespace dice {

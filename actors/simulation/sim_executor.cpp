@@ -14,9 +14,9 @@ namespace {
 
 struct sim_executor_state {
   std::vector<execution_listener> listeners;
-  // The attempt each running task runs; a cancel removes it, and a timer
-  // for anything else is stale.
-  std::map<std::string, std::uint32_t> running;
+  // The attempt each running task runs, and its run in the log; a cancel
+  // removes it, and a timer for anything else is stale.
+  std::map<std::string, std::pair<std::uint32_t, std::size_t>> running;
   std::deque<execution_request> queued;
   static inline const char* name = "sim_executor";
 };
@@ -34,18 +34,34 @@ millis duration_of(const std::string& payload) {
 
 } // namespace
 
+void sim_runs::end_all(const std::string& node, millis at) {
+  for (auto& r : runs)
+    if (r.node == node && r.end < 0)
+      r.end = at;
+}
+
 executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
-                            std::map<std::string, int>* starts,
+                            sim_runs* log, std::string node,
                             std::function<millis()> clock) {
   using ptr = executor::stateful_pointer<sim_executor_state>;
-  return sys.spawn([starts, slots, clock](ptr self) -> executor::behavior_type {
+  return sys.spawn([log, node, slots, clock](ptr self) -> executor::behavior_type {
+    auto finish = [=](const std::string& task_id) {
+      auto& running = self->state.running;
+      auto it = running.find(task_id);
+      if (it == running.end())
+        return;
+      log->runs[it->second.second].end = log->now();
+      running.erase(it);
+    };
     auto start_queued = [=] {
       auto& st = self->state;
       while (!st.queued.empty() && st.running.size() < slots) {
         auto r = std::move(st.queued.front());
         st.queued.pop_front();
-        ++(*starts)[r.task_id];
-        st.running[r.task_id] = r.attempt;
+        ++log->starts[r.task_id];
+        finish(r.task_id); // an older attempt of it, superseded
+        st.running[r.task_id] = {r.attempt, log->runs.size()};
+        log->runs.push_back({r.task_id, node, log->now(), -1});
         execution_result begun;
         begun.task_id = r.task_id;
         begun.attempt = r.attempt;
@@ -68,7 +84,7 @@ executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
       },
       [=](cancel_atom, const std::string& task_id) {
         auto& st = self->state;
-        st.running.erase(task_id);
+        finish(task_id);
         st.queued.erase(std::remove_if(st.queued.begin(), st.queued.end(),
                                        [&](const auto& q) {
                                          return q.task_id == task_id;
@@ -83,9 +99,9 @@ executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
       [=](executed_atom, const execution_result& r) {
         auto& running = self->state.running;
         auto it = running.find(r.task_id);
-        if (it == running.end() || it->second != r.attempt)
+        if (it == running.end() || it->second.first != r.attempt)
           return;
-        running.erase(it);
+        finish(r.task_id);
         for (auto& who : self->state.listeners)
           self->send(who, executed_atom_v, r);
         start_queued();

@@ -7,17 +7,35 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/time.hpp"
 #include "executor/executor.hpp"
 
 namespace dice {
 
-/// Counts every start in `*starts` (task id -> executions begun); the
-/// count outlives the actor, so a crashed node's runs stay counted.
-/// `clock` stamps started_ms, as the slots' wall clock does.
+/// One execution in virtual time: [start, end); end < 0 while it runs.
+struct sim_run {
+  std::string task_id;
+  std::string node;
+  millis start = 0;
+  millis end = -1;
+};
+
+/// What every simulated executor of a cluster ran; it outlives the actors,
+/// so a crashed node's runs stay counted.
+struct sim_runs {
+  std::function<millis()> now;       // virtual time, unskewed: stamps runs
+  std::map<std::string, int> starts; // task id -> executions begun
+  std::vector<sim_run> runs;
+  /// Ends every open run of `node` at `at` (its process died).
+  void end_all(const std::string& node, millis at);
+};
+
+/// Records node `node`'s executions in `*log`; `clock`, the node's own,
+/// stamps started_ms as the slots' wall clock does.
 executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
-                            std::map<std::string, int>* starts,
+                            sim_runs* log, std::string node,
                             std::function<millis()> clock);
 
 } // namespace dice

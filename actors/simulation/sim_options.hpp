@@ -59,6 +59,9 @@ struct sim_options {
   millis delay_max_ms = 3000;
   double expiring = 0;
   millis expire_max_ms = 3000;
+  /// Every third task names one cluster-wide lock, and no two of them may
+  /// run at once (node engine only).
+  bool locks = false;
   /// Faults happen before this; afterwards the cluster must converge alone.
   millis faults_until_ms = 6000;
   /// Once converged, run this much longer (time for retention to pass).
@@ -124,6 +127,9 @@ struct sim_report {
   double heartbeats_per_task = 0;
   double bytes_per_task = 0;
   std::uint64_t crashes = 0;
+  /// Death verdicts given a node whose process ran (node engine only):
+  /// with any, two nodes may hold one lock, so locks go unchecked.
+  std::uint64_t wrong_death_verdicts = 0;
   std::uint64_t snapshots = 0;
   /// The largest membership heartbeat sent (peers and version vector, with
   /// the header fields; unsealed: no HMAC tag).

@@ -29,6 +29,7 @@ nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
   j["partition_ms"] = o.partition ? o.partition_ms : 0;
   j["crashes"] = r.crashes;
   j["crashes_asked"] = o.crashes;
+  j["wrong_death_verdicts"] = r.wrong_death_verdicts;
   j["tasks"] = r.tasks;
   j["accepted"] = r.accepted;
   j["removed"] = r.removed;

@@ -33,8 +33,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     "virtual time). Exit status: 0 sound and converged, 1 an invariant was\n"
     "violated or the cluster did not converge, 2 bad options.\n"
     "Usage: dice-sim [options]\nOptions");
-  auto spread_help = "submissions spread over this span, from t="
-                     + std::to_string(defaults.submit_at_ms) + " ms";
+  std::string spread_help = "submissions spread over this span, from --submit-at-ms";
   auto partition_help =
     "split the cluster in two halves for this many ms, then heal (0: never; "
     "bare flag: "
@@ -45,6 +44,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("nodes", po::value(&nodes)->default_value(nodes), "simulated nodes (1..4096)")
     ("tasks", po::value(&tasks)->default_value(tasks), "tasks submitted, at random live nodes")
     ("task-ms", po::value(&o.task_ms)->default_value(defaults.task_ms), "virtual time one execution takes")
+    ("submit-at-ms", po::value(&o.submit_at_ms)->default_value(defaults.submit_at_ms), "virtual time of the first submission: the cluster forms before it")
     ("submit-spread-ms", po::value(&o.submit_spread_ms)->default_value(defaults.submit_spread_ms), spread_help.c_str())
     ("loss", po::value(&o.faults.loss)->default_value(0.0, "0"), "probability that a datagram is lost, per link")
     ("duplicate", po::value(&o.faults.duplicate)->default_value(0.0, "0"), "probability that a datagram arrives twice")
@@ -54,6 +54,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("down-ms", po::value(&o.down_ms)->default_value(defaults.down_ms), "how long a crashed node stays down")
     ("journal", po::bool_switch(&o.journal), "each node keeps a journal across its crashes and restores its replica from it at restart, as dice-node does (default: a restarted node starts empty)")
     ("clock-skew-ms", po::value(&o.clock_skew_ms)->default_value(0), "each node's clock runs ahead of virtual time by a random 0..this, drawn again at each restart")
+    ("locks", po::bool_switch(&o.locks), "every third task names one cluster-wide lock; the run checks that no two of them ran at once, unless a node was declared dead while it ran (node engine)")
     ("remove", po::value(&removes)->default_value(0), "tasks removed (removeByID) during the run")
     ("fail", po::value(&o.fail_probability)->default_value(0.0, "0"), "probability that an execution fails transiently")
     ("max-time-ms", po::value(&max_time_ms)->default_value(0), "give up (not converged) at this virtual time (0: 90 s plus 4x the ideal makespan)")
@@ -93,7 +94,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   if (crashes < 0 || removes < 0)
     throw std::runtime_error("--crash and --remove must not be negative");
   if (partition_ms < 0 || max_time_ms < 0 || o.down_ms <= 0 || o.task_ms < 0
-      || o.submit_spread_ms < 0 || o.clock_skew_ms < 0)
+      || o.submit_spread_ms < 0 || o.clock_skew_ms < 0 || o.submit_at_ms < 0)
     throw std::runtime_error("durations must not be negative (--down-ms "
                              "positive)");
   if (o.faults.max_delay < o.faults.min_delay)
@@ -114,6 +115,8 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     throw std::runtime_error("--timeline-every-ms must be positive");
   if (node && !out.timeline.empty())
     throw std::runtime_error("--timeline is recorded by --engine machines only");
+  if (!node && o.locks)
+    throw std::runtime_error("--locks is simulated by --engine node only");
   if (node && fifo)
     throw std::runtime_error("--fifo applies to --engine machines only (the "
                              "node engine runs real mailboxes)");

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "simulation/actor_cluster.hpp"
 #include "simulation/node_scenario.hpp"
 #include "simulation/sweep_scenario.hpp"
 
@@ -17,11 +18,13 @@ using namespace dice;
 
 namespace {
 
-// With journals and skewed clocks, which the machines' sweep leaves out.
+// With journals, skewed clocks and a lock, which the machines' sweep leaves
+// out.
 sim_options scenario(std::uint64_t seed) {
   auto o = sweep_scenario(seed);
   o.journal = seed % 6 >= 3;
   o.clock_skew_ms = seed % 8 == 5 ? 400 : 0;
+  o.locks = true;
   return o;
 }
 
@@ -33,6 +36,7 @@ TEST_CASE("200 seeded runs of production nodes with loss, duplication, "
           "events delivered",
           "[sim][node]") {
   std::size_t tasks = 0, executions = 0, duplicates = 0, crashes = 0;
+  std::size_t locks_checked = 0;
   auto began = std::chrono::steady_clock::now();
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     auto r = run_node_scenario(scenario(seed));
@@ -46,11 +50,12 @@ TEST_CASE("200 seeded runs of production nodes with loss, duplication, "
     executions += r.executions;
     duplicates += r.duplicates;
     crashes += r.crashes;
+    locks_checked += r.wrong_death_verdicts == 0 ? 1 : 0;
   }
   std::chrono::duration<double> wall = std::chrono::steady_clock::now() - began;
   std::cout << "node sweep 200 seeds: tasks=" << tasks << " executions="
             << executions << " duplicates=" << duplicates << " crashes="
-            << crashes << " wall_s=" << wall.count()
+            << crashes << " lock_checked_runs=" << locks_checked << " wall_s=" << wall.count()
             << " seeds_per_s=" << 200 / wall.count() << "\n";
 }
 
@@ -74,4 +79,27 @@ TEST_CASE("the node scenario refuses what only the machines simulate",
   o.removes = 1;
   CHECK(node_scenario_refuses(o) == "--remove");
   CHECK_THROWS_AS(run_node_scenario(o), std::invalid_argument);
+}
+
+TEST_CASE("a partition gives one lock to two nodes, and the harness sees the "
+          "wrong death verdicts that allow it", "[sim][node]") {
+  actor_cluster c(3, {0, 0, 1, 8}, queue_config{});
+  for (const auto* id : {"n1", "n2", "n3"})
+    c.start(id);
+  c.step(1500);
+  c.partition({{"n1"}, {"n2", "n3"}});
+  c.step(2500); // each side declares the other dead
+  REQUIRE(c.wrong_death_verdicts() > 0);
+  for (const auto* at : {"n1", "n2"}) {
+    wire::TaskSpec spec;
+    spec.set_kind("sleep");
+    spec.set_payload("1000");
+    spec.add_locks("L");
+    c.submit(at, spec, 0);
+  }
+  c.step(800);
+  std::size_t running = 0;
+  for (const auto& r : c.runs())
+    running += r.end < 0 ? 1 : 0;
+  CHECK(running == 2); // both sides hold L (ricart-agrawala, the default)
 }
