@@ -245,11 +245,13 @@ void actor_cluster::restart(const std::string& id) {
 }
 
 void actor_cluster::step(millis ms) {
-  // In steps of at most 10 ms: a timer fires at most once per advance of
-  // the test clock, so one long advance would skip ticks.
+  // Millisecond by millisecond: a timer fires at most once per advance of
+  // the test clock, and within one advance every due timer fires before any
+  // due datagram is handed over, so a coarser step would end a claim window
+  // before the rival claim that arrived inside it.
   auto& m = *impl_;
   for (millis left = ms; left > 0;) {
-    auto d = std::min<millis>(left, 10);
+    auto d = std::min<millis>(left, 1);
     left -= d;
     m.hub.now += d;
     m.sched.clock().advance_time(std::chrono::milliseconds(d));
@@ -334,6 +336,11 @@ std::size_t actor_cluster::unanswered() const {
 std::vector<task_row> actor_cluster::tasks_of(const std::string& id) {
   auto& m = *impl_;
   return m.ask<std::vector<task_row>>(m.at(id).queue(), tasks_atom_v, task_query{});
+}
+
+queue_counters actor_cluster::counters_of(const std::string& id) {
+  auto& m = *impl_;
+  return m.ask<queue_counters>(m.at(id).queue(), stats_atom_v);
 }
 
 std::optional<std::string> actor_cluster::coordinator_of(const std::string& id) {

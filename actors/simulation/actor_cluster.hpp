@@ -54,7 +54,7 @@ public:
   void crash(const std::string& id);
   /// A new process for a crashed node, with a later incarnation.
   void restart(const std::string& id);
-  /// Advances virtual time by `ms` in steps of at most 10 ms, delivering
+  /// Advances virtual time by `ms`, one millisecond at a time, delivering
   /// datagrams and running every actor until all mailboxes are empty.
   void step(millis ms);
   millis now() const;
@@ -82,6 +82,8 @@ public:
   std::vector<task_row> tasks_of(const std::string& id);
   std::vector<std::string> live_nodes() const;
   bool is_up(const std::string& id) const;
+  /// Node `id`'s queue counters (since its last start).
+  queue_counters counters_of(const std::string& id);
   /// The coordinator node `id`'s election names; nullopt while none.
   std::optional<std::string> coordinator_of(const std::string& id);
   /// Publishes a causal event at node `id`; its origin sequence number.

@@ -41,7 +41,8 @@ std::string sim_report::summary() const {
       << " bytes/task=" << bytes_per_task << " crashes=" << crashes
       << " snapshots=" << snapshots << " canceled=" << canceled
       << " requeues=" << requeues << " reclaims=" << reclaims
-      << " claims_lost=" << claims_lost << " bundles=" << bundles
+      << " claims_lost=" << claims_lost << " claims=" << claims
+      << " matched_claims=" << matched_claims << " bundles=" << bundles
       << " bundles_with_claims=" << bundles_with_claims << "\n  sent:";
   for (const auto& [kind, n] : by_kind)
     out << " " << kind << "=" << n;
@@ -569,6 +570,8 @@ sim_report sim_cluster::report() const {
       r.requeues += c.requeues;
       r.reclaims += c.reclaims;
       r.claims_lost += c.claims_lost;
+      r.claims += c.claims;
+      r.matched_claims += c.matched_claims;
     }
   if (up.empty()) {
     r.violations.push_back("no live node at the end");

@@ -136,6 +136,7 @@ struct sim_report {
   std::size_t largest_heartbeat_bytes = 0;
   // Summed over the live nodes' queue counters.
   std::uint64_t canceled = 0, requeues = 0, reclaims = 0, claims_lost = 0;
+  std::uint64_t claims = 0, matched_claims = 0;
   /// Invariant violations, each a one-line description; empty when sound.
   std::vector<std::string> violations;
   /// Samples every sim_options::timeline_every_ms, the last at the end.
