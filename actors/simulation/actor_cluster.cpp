@@ -115,6 +115,12 @@ struct actor_cluster::impl {
     hub.network().set_default_faults(opts.faults);
     hub.now = 1'000'000;
     runs.now = [this] { return hub.now; };
+    if (opts.fail_probability > 0)
+      runs.fails = [this](const execution_request& r) {
+        return r.attempt < opts.queue.max_attempts
+               && std::uniform_real_distribution<double>(0, 1)(rng)
+                    < opts.fail_probability;
+      };
     spdlog::set_level(spdlog::level::warn); // every node logs to this process
     const char* tmp = std::getenv("TMPDIR");
     std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/dice-sim-XXXXXX";
@@ -336,6 +342,11 @@ std::size_t actor_cluster::unanswered() const {
 std::vector<task_row> actor_cluster::tasks_of(const std::string& id) {
   auto& m = *impl_;
   return m.ask<std::vector<task_row>>(m.at(id).queue(), tasks_atom_v, task_query{});
+}
+
+bool actor_cluster::remove(const std::string& id, const std::string& task_id) {
+  auto& m = *impl_;
+  return m.ask<bool>(m.at(id).queue(), remove_atom_v, task_id);
 }
 
 queue_counters actor_cluster::counters_of(const std::string& id) {

@@ -35,6 +35,9 @@ struct actor_cluster_options {
   /// from the seed once per node.
   millis clock_skew_ms = 0;
   std::string election = "bully";
+  /// Each execution fails with this probability, but never on the last
+  /// attempt queue.max_attempts allows, so every task can end DONE.
+  double fail_probability = 0;
 };
 
 class actor_cluster {
@@ -73,6 +76,8 @@ public:
   std::optional<std::vector<std::string>>
   submit_many(const std::string& id, std::vector<wire::TaskSpec> specs,
               std::string& error, millis limit_ms = 2000);
+  /// Removes a task at node `id` (removeByID); false if it refused.
+  bool remove(const std::string& id, const std::string& task_id);
   /// Every submitted task acknowledged so far.
   const std::set<std::string>& acknowledged() const;
   /// Submissions neither acknowledged nor refused yet (a submitter that

@@ -31,14 +31,30 @@ struct published_event {
 struct record {
   std::set<std::string> accepted;
   std::set<std::string> locking; // the tasks that name the lock
+  // Removed tasks, by the node whose remove was taken; a task whose remover
+  // crashed afterwards may end either way (its REMOVE may be lost with it).
+  std::map<std::string, std::string> removed;
   std::vector<published_event> events;
   std::map<std::string, millis> started; // each node's last (re)start
   std::map<std::string, millis> crashed; // each node's last crash
 };
 
 // Every accepted task DONE and every live replica identical.
-void check_replicas(actor_cluster& c, const std::set<std::string>& accepted,
-                    std::vector<std::string>& problems) {
+// Every accepted task ended on every live replica (DONE; REMOVED if
+// removed), the replicas identical; returns the tasks DONE on one.
+std::size_t check_replicas(actor_cluster& c, const record& rec,
+                           std::vector<std::string>& problems) {
+  const auto& accepted = rec.accepted;
+  // The phase a task must end in; nullopt: DONE or REMOVED.
+  auto must_be = [&](const std::string& task) -> std::optional<wire::TaskPhase> {
+    auto r = rec.removed.find(task);
+    if (r == rec.removed.end())
+      return wire::DONE;
+    if (rec.crashed.count(r->second) > 0)
+      return std::nullopt;
+    return wire::REMOVED;
+  };
+  std::size_t done = 0;
   std::optional<std::vector<task_row>> reference;
   std::string reference_id;
   for (const auto& id : c.live_nodes()) {
@@ -46,8 +62,17 @@ void check_replicas(actor_cluster& c, const std::set<std::string>& accepted,
     std::set<std::string> held;
     for (const auto& r : rows) {
       held.insert(r.spec.id());
-      if (accepted.count(r.spec.id()) > 0 && r.state.phase() != wire::DONE)
-        problems.push_back(id + ": " + r.spec.id() + " is not DONE");
+      if (accepted.count(r.spec.id()) == 0)
+        continue;
+      auto want = must_be(r.spec.id());
+      auto phase = r.state.phase();
+      bool ended = phase == wire::DONE || phase == wire::REMOVED;
+      if (want ? phase != *want : !ended)
+        problems.push_back(id + ": " + r.spec.id() + " is "
+                           + wire::TaskPhase_Name(phase) + ", not "
+                           + (want ? wire::TaskPhase_Name(*want) : "ended"));
+      if (!reference && phase == wire::DONE)
+        ++done;
     }
     for (const auto& t : accepted)
       if (held.count(t) == 0)
@@ -65,6 +90,7 @@ void check_replicas(actor_cluster& c, const std::set<std::string>& accepted,
     if (!same)
       problems.push_back(id + " and " + reference_id + " hold different replicas");
   }
+  return done;
 }
 
 // One live coordinator, named by every live node.
@@ -139,24 +165,20 @@ void check_lock(actor_cluster& c, const record& rec,
 std::vector<std::string> check(actor_cluster& c, const record& rec,
                                std::size_t* done) {
   std::vector<std::string> problems;
-  check_replicas(c, rec.accepted, problems);
+  auto done_here = check_replicas(c, rec, problems);
   if (problems.empty())
     check_election(c, problems);
   if (problems.empty())
     check_events(c, rec, problems);
   if (problems.empty() && c.wrong_death_verdicts() == 0)
     check_lock(c, rec, problems);
-  *done = problems.empty() ? rec.accepted.size() : 0;
+  *done = problems.empty() ? done_here : 0;
   return problems;
 }
 
 } // namespace
 
 std::string node_scenario_refuses(const sim_options& o) {
-  if (o.removes > 0)
-    return "--remove";
-  if (o.fail_probability > 0)
-    return "--fail";
   if (o.delayed > 0 || o.expiring > 0)
     return "--delayed/--expiring";
   if (o.timeline_every_ms > 0)
@@ -181,6 +203,7 @@ sim_report run_node_scenario(const sim_options& o) {
   co.queue = o.queue;
   co.journal = o.journal;
   co.clock_skew_ms = o.clock_skew_ms;
+  co.fail_probability = o.fail_probability;
   actor_cluster c(co);
   record rec;
   std::mt19937_64 rng(o.seed);
@@ -215,6 +238,8 @@ sim_report run_node_scenario(const sim_options& o) {
     wire::TaskSpec spec;
     spec.set_kind("sleep");
     spec.set_payload(std::to_string(o.task_ms));
+    if (t < o.removes)
+      spec.set_id("removable-" + std::to_string(t)); // removed mid-way
     if (o.locks && t % 3 == 1) {
       spec.set_id("locked-" + std::to_string(t)); // known before acknowledged
       spec.add_locks(lock);
@@ -226,6 +251,13 @@ sim_report run_node_scenario(const sim_options& o) {
       auto seq = c.publish(at, topic, data);
       rec.events.push_back({at + "#" + std::to_string(seq) + ":" + data, at,
                             seq, c.now()});
+    }
+    // Half-way, the first tasks are removed, one per submit, each at the
+    // node that submits then.
+    if (auto k = t - o.tasks / 2; t >= o.tasks / 2 && k < o.removes) {
+      auto task = "removable-" + std::to_string(k);
+      if (c.remove(at, task))
+        rec.removed[task] = at;
     }
     // Time moves on while submissions spread (in whole steps).
     while (first_submit + static_cast<millis>(t) * gap >= next_step) {
@@ -283,6 +315,7 @@ sim_report run_node_scenario(const sim_options& o) {
   r.makespan_ms = elapsed() - first_submit;
   rec.accepted = c.acknowledged();
   r.accepted = rec.accepted.size();
+  r.removed = rec.removed.size();
   if (!r.converged)
     r.violations = check(c, rec, &r.done);
   for (const auto& [task, n] : c.executions()) {

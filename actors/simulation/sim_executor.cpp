@@ -71,8 +71,11 @@ executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
         execution_result done;
         done.task_id = r.task_id;
         done.attempt = r.attempt;
-        done.ok = true;
-        done.result = "slept " + r.payload + " ms";
+        done.ok = !(log->fails && log->fails(r));
+        if (done.ok)
+          done.result = "slept " + r.payload + " ms";
+        else
+          done.reason = "failed on purpose (the simulation's --fail)";
         self->delayed_send(self, std::chrono::milliseconds(duration_of(r.payload)),
                            executed_atom_v, done);
       }

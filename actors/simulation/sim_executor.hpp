@@ -26,6 +26,8 @@ struct sim_run {
 /// so a crashed node's runs stay counted.
 struct sim_runs {
   std::function<millis()> now;       // virtual time, unskewed: stamps runs
+  /// Whether an execution fails (transiently); none: every one succeeds.
+  std::function<bool(const execution_request&)> fails;
   std::map<std::string, int> starts; // task id -> executions begun
   std::vector<sim_run> runs;
   /// Ends every open run of `node` at `at` (its process died).

@@ -1,8 +1,9 @@
 #pragma once
 // The seeded sweeps' scenario, one per seed, mixing every fault the network
 // can inject: 3-5 nodes, 8-12 tasks, loss 0-40%, duplication, reordering,
-// a partition, crashes, 1-3 slots and 0-2 prefetch seats. Both engines'
-// sweeps start from it and add what only they simulate.
+// a partition, crashes, removes, transient failures, 1-3 slots and 0-2
+// prefetch seats. Both engines' sweeps start from it and add what only
+// they simulate.
 #include <cstdint>
 
 #include "simulation/sim_options.hpp"
@@ -21,6 +22,8 @@ inline sim_options sweep_scenario(std::uint64_t seed) {
   o.faults.max_delay = seed % 2 == 0 ? 40 : 8; // wide spread: reordering
   o.partition = seed % 3 == 0;
   o.crashes = seed % 4 == 3 ? 2 : seed % 2;
+  o.removes = seed % 5 == 0 ? 2 : 0;
+  o.fail_probability = seed % 7 == 0 ? 0.2 : 0.0;
   // Production's range of slots and prefetch (claims ahead of execution).
   o.queue.slots = 1 + (seed / 3) % 3;
   o.queue.prefetch = (seed / 9) % 3;

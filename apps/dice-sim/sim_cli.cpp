@@ -108,9 +108,6 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   if (out.engine != "node" && out.engine != "machines")
     throw std::runtime_error("--engine '" + out.engine + "': not node or machines");
   bool node = out.engine == "node";
-  if (node && (removes > 0 || o.fail_probability > 0))
-    throw std::runtime_error("--remove and --fail are simulated by --engine "
-                             "machines only");
   if (timeline_every_ms <= 0)
     throw std::runtime_error("--timeline-every-ms must be positive");
   if (node && !out.timeline.empty())

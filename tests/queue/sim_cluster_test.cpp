@@ -11,13 +11,8 @@ using namespace dice;
 
 namespace {
 
-// One scenario per seed, mixing every fault, with removes and transient
-// failures (which only this engine simulates).
 sim_options scenario(std::uint64_t seed) {
-  auto o = sweep_scenario(seed);
-  o.removes = seed % 5 == 0 ? 2 : 0;
-  o.fail_probability = seed % 7 == 0 ? 0.2 : 0.0;
-  return o;
+  return sweep_scenario(seed);
 }
 
 struct totals {
