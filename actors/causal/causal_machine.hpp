@@ -25,12 +25,20 @@
 
 namespace dice {
 
+/// Causal broadcast's tuning (--event-sync-ms, --event-log-limit).
 struct causal_config {
-  millis sync_ms = defaults::causal_sync_ms;
-  std::size_t log_limit = defaults::causal_log_limit;
-  std::size_t resend_limit = defaults::causal_resend_limit;
-  std::size_t held_limit = defaults::causal_held_limit;
-  std::size_t delivered_keep = defaults::causal_delivered_keep;
+  /// Every node broadcasts what it delivered this often; peers resend what it
+  /// lacks. A lost event is repaired within about this (plus a round trip).
+  millis sync_ms = 500;
+  /// Delivered events kept for peers that may miss them (until every live
+  /// peer has them): 10,000 events of a few hundred bytes.
+  std::size_t log_limit = 10'000;
+  /// Events resent to one peer per digest: a datagram's worth or two.
+  std::size_t resend_limit = 64;
+  /// Events held back waiting for their causes, at most.
+  std::size_t held_limit = 10'000;
+  /// Delivered events GET /events can list (per node).
+  std::size_t delivered_keep = 1'000;
 };
 
 /// One delivered event, numbered in this node's delivery order.

@@ -1,6 +1,9 @@
 #pragma once
-// Every number a user can tune, with its default, in one place. Each has a
-// matching dice-node option.
+// Defaults shared by several parts, and those of the parts that have no
+// config struct of their own yet. Membership, elections, locks and causal
+// events keep theirs, documented, in their config structs
+// (membership_config, election_config, mutex_config, causal_config), from
+// which dice-node's --help takes them.
 #include <cstddef>
 #include <cstdint>
 
@@ -49,91 +52,13 @@ constexpr const char* listen = "127.0.0.1:7400";
 constexpr const char* http = "127.0.0.1:8400";
 constexpr const char* cluster_id = "dice";
 
-// -- membership -----------------------------------------------------------------
-/// Every node hears every other's heartbeats: N^2 datagrams per interval.
-/// At 32 nodes on 2 cores, 200 ms made heartbeats most of all datagrams
-/// and the cluster CPU-bound even when idle (bench/README.md).
-constexpr millis heartbeat_interval_ms = 400;
-/// No word from a peer for this long: suspect.
-constexpr millis suspect_after_ms = 1000;
-/// No word from a peer for this long: dead (four heartbeats; detection
-/// stays inside the 2 s target, at most this plus failure_check_ms).
-constexpr millis dead_after_ms = 1600;
-/// How often silence is judged, apart from the heartbeat interval, so that
-/// slower heartbeats do not delay failure detection by a whole interval.
-constexpr millis failure_check_ms = 100;
-/// Peers listed in one heartbeat (the rest rotate through later heartbeats).
-/// Gossip only spreads who exists (liveness is heard directly), and parsing
-/// long peer lists was a large share of an idle node's CPU: with 32 idle
-/// nodes on 2 cores, 64 (everyone) cost ~25% more CPU than 8.
-constexpr std::size_t gossip_peers_per_heartbeat = 8;
-/// Dead peers are forgotten after this long (they rejoin by heartbeat).
-constexpr millis forget_dead_after_ms = 60'000;
-
-// -- election (seeds 001, 002) ------------------------------------------------------
-constexpr const char* election_algorithm = "bully";
-/// T of the seed: a live peer answers within this (2 Tm + Tp).
-constexpr millis election_answer_timeout_ms = 100;
-/// Period of AYUp / AYNormal / AYThere / AYCoordinator checks.
-constexpr millis election_check_interval_ms = 1000;
-/// Bound on one ring hop; ring, hs and echo give up after a multiple of it
-/// scaled by the number of live nodes.
-constexpr millis election_hop_timeout_ms = 50;
-/// Invitation: a coordinator that found others waits up to this long, less
-/// for higher priority, so the highest merges first.
-constexpr millis election_merge_delay_ms = 500;
-/// Echo: neighbours on each side in the id ring (0 = every live node).
-constexpr std::size_t election_echo_radius = 0;
-
-// -- cluster-wide locks (seed 001: mutual exclusion) -----------------------------
-/// Ricart-Agrawala: no central point, 2(n-1) messages an entry, safe under
-/// loss and crashes (see docs/coordination.md); not under partitions,
-/// like every choice but voting.
-constexpr const char* mutex_algorithm = "ricart-agrawala";
-/// An unanswered request, release, grant or census is sent again after this.
-/// Two loopback round trips are well under 1 ms; a LAN's under 10 ms.
-constexpr millis mutex_retry_ms = 200;
-/// Voting: a holder keeps its lock only while a majority confirmed it within
-/// this (seven refreshes at mutex_retry_ms: seven losses in a row end a hold).
-constexpr millis mutex_lease_ms = 1500;
-/// Voting: a voter takes its vote back after this long without word from its
-/// holder, and a node abstains this long after it starts (it forgot its
-/// votes). Must exceed the lease, so the old holder lets go first.
-constexpr millis mutex_reclaim_ms = 2500;
-/// Voting: quorum over at least this many voters (0: the members seen). Set
-/// it to the cluster's size so a node that has not met everyone yet cannot
-/// make a majority of what it has seen.
-constexpr std::size_t mutex_voters = 0;
-/// Token ring: an idle token waits this long at each node before it moves
-/// on: a token round of n nodes costs n datagrams (and acks) per n * this.
-constexpr millis mutex_token_hop_ms = 50;
-/// Token ring: the lowest live node regenerates the token after not seeing
-/// it for this long plus a round of hops (a census of every live node first).
-constexpr millis mutex_token_loss_ms = 2000;
-/// A task lock held here that no ready task asked for within this is given
-/// back (the task went elsewhere or was removed).
-constexpr millis task_lock_idle_ms = 1000;
-/// How often the ready queue looks again at tasks waiting for their locks.
-constexpr millis task_lock_recheck_ms = 50;
-
-// -- causal broadcast (seed 001: causal multicast) -------------------------------
-/// Every node broadcasts what it delivered this often; peers resend what it
-/// lacks. A lost event is repaired within about this (plus a round trip).
-constexpr millis causal_sync_ms = 500;
-/// Delivered events kept for peers that may miss them (until every live
-/// peer has them): 10,000 events of a few hundred bytes.
-constexpr std::size_t causal_log_limit = 10'000;
-/// Events resent to one peer per digest: a datagram's worth or two.
-constexpr std::size_t causal_resend_limit = 64;
-/// Events held back waiting for their causes, at most.
-constexpr std::size_t causal_held_limit = 10'000;
-/// Delivered events GET /events can list (per node).
-constexpr std::size_t causal_delivered_keep = 1'000;
-
 } // namespace dice::defaults
 
 // -- replicated queue (seed 000) ----------------------------------------------
 namespace dice::defaults {
+
+/// How often the ready queue looks again at tasks waiting for their locks.
+constexpr millis task_lock_recheck_ms = 50;
 
 /// How long a DEQUEUE claim that the common matching did not give this
 /// node (a staggered claim, see claim_stagger_ms) waits for competing

@@ -16,12 +16,24 @@
 
 namespace dice {
 
+/// The algorithm a node elects with unless told otherwise (--election).
+inline constexpr const char* default_election_algorithm = "bully";
+
+/// An election's timing (--election-timeout-ms, --election-check-ms) and
+/// echo's capacity (--capacity).
 struct election_config {
-  millis answer_timeout_ms = defaults::election_answer_timeout_ms;
-  millis check_interval_ms = defaults::election_check_interval_ms;
-  millis hop_timeout_ms = defaults::election_hop_timeout_ms;
-  millis merge_delay_ms = defaults::election_merge_delay_ms;
-  std::size_t echo_radius = defaults::election_echo_radius;
+  /// T of the seed: a live peer answers within this (2 Tm + Tp).
+  millis answer_timeout_ms = 100;
+  /// Period of AYUp / AYNormal / AYThere / AYCoordinator checks.
+  millis check_interval_ms = 1000;
+  /// Bound on one ring hop; ring, hs and echo give up after a multiple of it
+  /// scaled by the number of live nodes.
+  millis hop_timeout_ms = 50;
+  /// Invitation: a coordinator that found others waits up to this long, less
+  /// for higher priority, so the highest merges first.
+  millis merge_delay_ms = 500;
+  /// Echo: neighbours on each side in the id ring (0 = every live node).
+  std::size_t echo_radius = 0;
   /// ring, hs: the successor is the next lower id instead of the next higher.
   bool ring_descending = false;
   /// echo: this node's capacity (e.g. battery); higher is better.

@@ -66,7 +66,7 @@ election::behavior_type election_fun(election_ptr self,
   st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
   // Give membership a heartbeat to report the peers before electing alone.
   self->delayed_send(self,
-                     std::chrono::milliseconds(defaults::heartbeat_interval_ms),
+                     std::chrono::milliseconds(membership_config{}.heartbeat_interval_ms),
                      tick_atom_v, tick_schedule::unscheduled);
   return {
     [self](inbound_atom, const wire::Message& m) {

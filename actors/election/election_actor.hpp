@@ -33,7 +33,7 @@ using election = caf::typed_actor<
 
 struct election_actor_config {
   std::string self_id;
-  std::string algorithm = defaults::election_algorithm;
+  std::string algorithm = default_election_algorithm;
   election_config timing;
   std::function<millis()> clock; // defaults to the wall clock
 };

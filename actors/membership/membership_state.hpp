@@ -23,13 +23,28 @@
 
 namespace dice {
 
+/// Membership's timing (dice-node's --heartbeat-ms, --suspect-after-ms,
+/// --dead-after-ms, --failure-check-ms, --gossip-peers).
 struct membership_config {
-  millis heartbeat_interval_ms = defaults::heartbeat_interval_ms;
-  millis suspect_after_ms = defaults::suspect_after_ms;
-  millis dead_after_ms = defaults::dead_after_ms;
-  millis failure_check_ms = defaults::failure_check_ms;
-  millis forget_dead_after_ms = defaults::forget_dead_after_ms;
-  std::size_t gossip_peers_per_heartbeat = defaults::gossip_peers_per_heartbeat;
+  /// Every node hears every other's heartbeats: N^2 datagrams per interval.
+  /// At 32 nodes on 2 cores, 200 ms made heartbeats most of all datagrams
+  /// and the cluster CPU-bound even when idle (bench/README.md).
+  millis heartbeat_interval_ms = 400;
+  /// No word from a peer for this long: suspect.
+  millis suspect_after_ms = 1000;
+  /// No word from a peer for this long: dead (four heartbeats; detection
+  /// stays inside the 2 s target, at most this plus failure_check_ms).
+  millis dead_after_ms = 1600;
+  /// How often silence is judged, apart from the heartbeat interval, so that
+  /// slower heartbeats do not delay failure detection by a whole interval.
+  millis failure_check_ms = 100;
+  /// Dead peers are forgotten after this long (they rejoin by heartbeat).
+  millis forget_dead_after_ms = 60'000;
+  /// Peers listed in one heartbeat (the rest rotate through later heartbeats).
+  /// Gossip only spreads who exists (liveness is heard directly), and parsing
+  /// long peer lists was a large share of an idle node's CPU: with 32 idle
+  /// nodes on 2 cores, 64 (everyone) cost ~25% more CPU than 8.
+  std::size_t gossip_peers_per_heartbeat = 8;
 
   /// Empty when usable, otherwise a one-line reason naming the bad option.
   std::string problem() const;

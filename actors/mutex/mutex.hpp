@@ -21,13 +21,36 @@
 
 namespace dice {
 
+/// Ricart-Agrawala: no central point, 2(n-1) messages an entry, safe under
+/// loss and crashes (see docs/coordination.md); not under partitions,
+/// like every choice but voting.
+inline constexpr const char* default_mutex_algorithm = "ricart-agrawala";
+/// A task lock held here that no ready task asked for within this is given
+/// back (the task went elsewhere or was removed).
+inline constexpr millis default_task_lock_idle_ms = 1000;
+
+/// The locks' timing (the --mutex-* options).
 struct mutex_config {
-  millis retry_ms = defaults::mutex_retry_ms;
-  millis lease_ms = defaults::mutex_lease_ms;
-  millis reclaim_ms = defaults::mutex_reclaim_ms;
-  std::size_t voters = defaults::mutex_voters;
-  millis token_hop_ms = defaults::mutex_token_hop_ms;
-  millis token_loss_ms = defaults::mutex_token_loss_ms;
+  /// An unanswered request, release, grant or census is sent again after this.
+  /// Two loopback round trips are well under 1 ms; a LAN's under 10 ms.
+  millis retry_ms = 200;
+  /// Voting: a holder keeps its lock only while a majority confirmed it within
+  /// this (seven refreshes at retry_ms: seven losses in a row end a hold).
+  millis lease_ms = 1500;
+  /// Voting: a voter takes its vote back after this long without word from its
+  /// holder, and a node abstains this long after it starts (it forgot its
+  /// votes). Must exceed the lease, so the old holder lets go first.
+  millis reclaim_ms = 2500;
+  /// Voting: quorum over at least this many voters (0: the members seen). Set
+  /// it to the cluster's size so a node that has not met everyone yet cannot
+  /// make a majority of what it has seen.
+  std::size_t voters = 0;
+  /// Token ring: an idle token waits this long at each node before it moves
+  /// on: a token round of n nodes costs n datagrams (and acks) per n * this.
+  millis token_hop_ms = 50;
+  /// Token ring: the lowest live node regenerates the token after not seeing
+  /// it for this long plus a round of hops (a census of every live node first).
+  millis token_loss_ms = 2000;
   /// Request numbers start above this: a restarted node (a new incarnation)
   /// must not take an answer to its previous life's request as its own.
   std::uint64_t request_base = 0;

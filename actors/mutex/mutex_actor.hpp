@@ -54,9 +54,9 @@ using mutex_actor = caf::typed_actor<
 
 struct mutex_actor_config {
   std::string self_id;
-  std::string algorithm = defaults::mutex_algorithm;
+  std::string algorithm = default_mutex_algorithm;
   mutex_config timing;
-  millis idle_ms = defaults::task_lock_idle_ms;
+  millis idle_ms = default_task_lock_idle_ms;
   std::shared_ptr<lock_owners> owners;
   std::function<millis()> clock; // defaults to the wall clock
 };

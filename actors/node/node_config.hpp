@@ -40,15 +40,15 @@ struct node_config {
   bridge_limits limits;
   queue_config queue;                    // includes the executor's slots
   /// bully, ring, hs, invitation or echo; elects the coordinator.
-  std::string election_algorithm = defaults::election_algorithm;
+  std::string election_algorithm = default_election_algorithm;
   election_config election;              // timing; echo's capacity
   /// central, voting, ricart-agrawala or token-ring: the cluster-wide
   /// locks of tasks and `dice lock`.
-  std::string mutex_algorithm = defaults::mutex_algorithm;
+  std::string mutex_algorithm = default_mutex_algorithm;
   mutex_config mutex;                    // its timing
   /// A task lock held here that no ready task asked for within this is
   /// given back (queue.lock_recheck_ms: how often waiting tasks ask).
-  millis task_lock_idle_ms = defaults::task_lock_idle_ms;
+  millis task_lock_idle_ms = default_task_lock_idle_ms;
   causal_config causal;                  // causal events: digests, log bound
   task_kinds kinds = task_kinds::with_builtins();
   shell_config shell;                    // the `shell` kind, off by default

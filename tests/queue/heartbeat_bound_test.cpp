@@ -41,7 +41,7 @@ int restarts_to_run() {
 // than "n17") for the sender and each of the 8 gossip peers listed, and
 // the cluster id "dice" (1 more than "sim").
 constexpr std::size_t sealing_allowance =
-  39 + (1 + defaults::gossip_peers_per_heartbeat) * 16 + 1;
+  39 + (1 + membership_config{}.gossip_peers_per_heartbeat) * 16 + 1;
 
 } // namespace
 
