@@ -326,15 +326,8 @@ sim_report run_node_scenario(const sim_options& o) {
     return o.tasks == 0 ? 0.0 : x / static_cast<double>(o.tasks);
   };
   r.wrong_death_verdicts = c.wrong_death_verdicts();
-  for (const auto& id : c.live_nodes()) { // as the machines engine sums them
-    auto k = c.counters_of(id);
-    r.canceled += k.executions_canceled;
-    r.requeues += k.requeues;
-    r.reclaims += k.reclaims;
-    r.claims_lost += k.claims_lost;
-    r.matched_claims += k.matched_claims;
-    r.claims += k.claims;
-  }
+  for (const auto& id : c.live_nodes())
+    r.add(c.counters_of(id));
   r.queue_messages = c.queue_messages_sent();
   r.queue_bytes = c.queue_bytes_sent();
   r.messages_per_task = per_task(static_cast<double>(r.queue_messages));

@@ -27,6 +27,16 @@ sim_options::sim_options() {
   membership.dead_after_ms = 2400;
 }
 
+void sim_report::add(const queue_counters& c) {
+  snapshots += c.snapshots_applied;
+  canceled += c.executions_canceled;
+  requeues += c.requeues;
+  reclaims += c.reclaims;
+  claims_lost += c.claims_lost;
+  claims += c.claims;
+  matched_claims += c.matched_claims;
+}
+
 std::string sim_report::summary() const {
   std::ostringstream out;
   out << "seed=" << seed << " tasks=" << tasks << " accepted=" << accepted
@@ -564,14 +574,7 @@ sim_report sim_cluster::report() const {
   for (const auto& n : nodes_)
     if (n.up) {
       up.push_back(&n);
-      const auto& c = n.queue->counters();
-      r.snapshots += c.snapshots_applied;
-      r.canceled += c.executions_canceled;
-      r.requeues += c.requeues;
-      r.reclaims += c.reclaims;
-      r.claims_lost += c.claims_lost;
-      r.claims += c.claims;
-      r.matched_claims += c.matched_claims;
+      r.add(n.queue->counters());
     }
   if (up.empty()) {
     r.violations.push_back("no live node at the end");

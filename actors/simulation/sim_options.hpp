@@ -11,6 +11,7 @@
 #include "common/time.hpp"
 #include "membership/membership_state.hpp"
 #include "vocabulary/queue_config.hpp"
+#include "vocabulary/queue_counters.hpp"
 #include "simulation/sim_timeline.hpp"
 
 namespace dice {
@@ -145,6 +146,8 @@ struct sim_report {
   std::string details;
 
   std::string summary() const;
+  /// Adds a live node's queue counters to the sums above.
+  void add(const queue_counters& c);
 };
 
 } // namespace dice
