@@ -28,8 +28,10 @@ struct bridge_identity {
 struct bridge_limits {
   std::size_t max_datagram_bytes = defaults::max_datagram_bytes;
   std::size_t bundle_bytes = defaults::bundle_bytes;
-  std::uint64_t replay_window = defaults::replay_window;
-  std::uint32_t notices_per_second = defaults::incarnation_notices_per_second;
+  std::uint64_t replay_window = default_replay_window;
+  /// Incarnation notices a node sends per second at most: a replayed probe
+  /// (it asserts nothing, so it is always answered) costs one notice.
+  std::uint32_t notices_per_second = 32;
 };
 
 /// The bytes of bundled parts one datagram of `self` may carry: the bundle

@@ -30,8 +30,14 @@ struct incarnation_probe_config {
   bool group = false;
   /// Random; a notice must echo it, so an old notice replayed is not taken.
   std::uint64_t nonce = 0;
-  millis window_ms = defaults::incarnation_probe_ms;
-  millis retry_ms = defaults::incarnation_probe_retry_ms;
+  /// A node without a data dir waits at most this long at start for its
+  /// peers to say which incarnation of its id they heard (it stops at once
+  /// when every peer it asked has answered). Longer than a heartbeat
+  /// interval, so that a peer that still sends it heartbeats is heard, and
+  /// asked, even when no --peer is given. 0: no probe (the start time).
+  millis window_ms = 500;
+  /// The probe is sent again this often to peers that did not answer yet.
+  millis retry_ms = 100;
 };
 
 struct incarnation_probe_counters {

@@ -8,15 +8,16 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/defaults.hpp"
-
 namespace dice {
+
+/// Sequence numbers remembered per (sender, incarnation) against replays.
+constexpr std::uint64_t default_replay_window = 1024;
 
 class replay_window {
 public:
   enum class verdict { fresh, replayed, stale_incarnation, too_old };
 
-  explicit replay_window(std::uint64_t window = defaults::replay_window,
+  explicit replay_window(std::uint64_t window = default_replay_window,
                          std::size_t max_senders = 65536);
 
   /// Records the triple if fresh. A higher incarnation starts a new window

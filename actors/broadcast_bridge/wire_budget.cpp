@@ -4,8 +4,17 @@
 
 namespace dice {
 
+namespace {
+
+/// Bytes a sealed datagram adds around a message's body, besides the
+/// cluster id, node id and address it carries: varint header fields,
+/// framing, the HMAC tag.
+constexpr std::size_t envelope_overhead = 128;
+
+} // namespace
+
 std::size_t envelope_bytes(const bridge_identity& self) {
-  return defaults::envelope_overhead + self.cluster_id.size()
+  return envelope_overhead + self.cluster_id.size()
          + self.node_id.size() + self.addr.size();
 }
 

@@ -11,10 +11,17 @@
 #include <cstdlib>
 #include <limits>
 
-#include "common/defaults.hpp"
 #include "communication/communication_machine.hpp"
 
 namespace dice {
+
+namespace {
+
+/// Pruned origins remembered, so their ops relayed late are not taken for
+/// new ones (oldest forgotten first; ~40 bytes each).
+constexpr std::size_t pruned_origins_kept = 65'536;
+
+} // namespace
 
 std::optional<std::pair<std::string, std::uint64_t>>
 split_origin(const std::string& origin) {
@@ -121,7 +128,7 @@ void communication_machine::forget_superseded(const std::string& origin) {
   });
   pruned_.insert(origin);
   pruned_order_.push_back(origin);
-  if (pruned_order_.size() > defaults::pruned_origins_kept) {
+  if (pruned_order_.size() > pruned_origins_kept) {
     pruned_.erase(pruned_order_.front());
     pruned_order_.pop_front();
   }

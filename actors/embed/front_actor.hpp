@@ -14,9 +14,10 @@
 #include <caf/typed_actor.hpp>
 
 #include "causal/causal_actor.hpp"
-#include "common/defaults.hpp"
+#include "common/time.hpp"
 #include "dice/actors.hpp"
 #include "embed/task_ends.hpp"
+#include "node/http_config.hpp"
 #include "queue/replicated_queue.hpp"
 
 namespace dice::embed {
@@ -57,7 +58,7 @@ struct front_config {
   std::function<bool(const std::string&)> runs;
   /// How long the queue may take to accept a submit (--http-submit-accept-ms):
   /// it refuses the submit whole after that, and the front answers busy.
-  millis accept_ms = defaults::http_submit_accept_ms;
+  millis accept_ms = http_config{}.submit_accept_ms;
   /// How long past accept_ms the front waits for the queue's answer (as
   /// POST /tasks does): no answer by then is busy.
   millis answer_margin_ms = 5000;

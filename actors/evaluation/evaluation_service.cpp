@@ -154,10 +154,10 @@ evaluation_receipt evaluation_service::submit(evaluation_request ask,
       return refuse(refusal::bad_project, "not a test project: " + err);
     modules = std::move(*found);
   }
-  if (modules.size() > defaults::tester_max_modules)
+  if (modules.size() > tester_max_modules)
     return refuse(refusal::bad_project,
                   "the project has " + std::to_string(modules.size())
-                    + " modules; at most " + std::to_string(defaults::tester_max_modules));
+                    + " modules; at most " + std::to_string(tester_max_modules));
   // Durations of earlier runs of the same project: longest first.
   std::vector<std::pair<evaluation_record, std::vector<module_row>>> earlier;
   if (!ask.name.empty())

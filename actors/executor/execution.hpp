@@ -24,6 +24,12 @@ struct execution_request {
   millis expires_ms = 0;
 };
 
+/// Claimed ahead before its expiry, it reached a slot at or after it (`now`,
+/// the node's clock): it is not run, and the task ends EXPIRED.
+inline bool past_expiry(const execution_request& r, millis now) {
+  return r.expires_ms > 0 && now >= r.expires_ms;
+}
+
 struct execution_result {
   std::string task_id;
   std::uint32_t attempt = 0;

@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/defaults.hpp"
+
 extern char** environ;
 
 namespace dice {

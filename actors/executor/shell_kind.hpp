@@ -14,15 +14,18 @@
 #include <string>
 #include <vector>
 
-#include "common/defaults.hpp"
+#include "common/time.hpp"
 #include "executor/execution.hpp"
 
 namespace dice {
 
 struct shell_config {
   std::vector<std::string> allow; // empty: the kind is off
-  millis timeout_ms = defaults::shell_timeout_ms;
-  std::size_t max_output_bytes = defaults::shell_max_output_bytes;
+  /// A `shell` task running longer than this is killed (its process group).
+  millis timeout_ms = 60'000;
+  /// Output (stdout and stderr together) kept of a `shell` task; the rest is
+  /// read and dropped so the child never blocks on a full pipe.
+  std::size_t max_output_bytes = 16 * 1024;
 
   bool enabled() const { return !allow.empty(); }
   /// Empty when usable, otherwise a one-line reason naming the option.

@@ -121,9 +121,7 @@ execution_result slot_pool::execute(const job& j) {
   task_outcome out;
   if (j.token->canceled()) {
     out = task_outcome::failure("canceled");
-  } else if (j.req.expires_ms > 0 && r.started_ms >= j.req.expires_ms) {
-    // Claimed ahead before its expiry, reached a slot after it: never
-    // run late.
+  } else if (past_expiry(j.req, r.started_ms)) {
     r.expired = true;
     out = task_outcome::invalid("not started before it expired");
   } else if (!fn && !kinds_.outside()) {

@@ -115,7 +115,7 @@ guarded_server::~guarded_server() {
 bool guarded_server::bind(const std::string& host, int port) {
   if (!bind_to_port(host, port))
     return false;
-  // httplib listens with a backlog of 5 (see defaults::http_listen_backlog);
+  // httplib listens with a backlog of 5 (see http_config::listen_backlog);
   // listen() again on a listening socket only changes its backlog.
   return listen_fd_ < 0 || ::listen(listen_fd_, cfg_.listen_backlog) == 0;
 }

@@ -1,45 +1,13 @@
 #include "journal/replica_journal.hpp"
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <stdexcept>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "common/data_dir.hpp"
 #include "journal/journal_frame.hpp"
 #include "known_tasks/replica_record.hpp"
 
 namespace dice {
 
 namespace {
-
-int open_append(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw std::runtime_error("cannot open journal " + path + ": "
-                             + std::strerror(errno));
-  return fd;
-}
-
-std::string read_fd(int fd) {
-  std::string bytes;
-  char chunk[1 << 16];
-  off_t at = 0;
-  for (;;) {
-    auto n = ::pread(fd, chunk, sizeof(chunk), at);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    bytes.append(chunk, static_cast<std::size_t>(n));
-    at += n;
-  }
-  return bytes;
-}
 
 void frame_task(std::string& out, const std::string& task_id,
                 const known_task& task, bool with_spec) {
@@ -61,7 +29,11 @@ bool parse_journal_sync(const std::string& text, journal_sync& out) {
 }
 
 replica_journal::replica_journal(journal_options opts)
-  : opts_(std::move(opts)), fd_(open_append(opts_.path)) {
+  : replica_journal(opts, open_disk_file(opts.path)) {}
+
+replica_journal::replica_journal(journal_options opts,
+                                 std::unique_ptr<journal_file> file)
+  : opts_(std::move(opts)), file_(std::move(file)) {
   if (opts_.sync == journal_sync::batch)
     syncer_ = std::thread([this] { sync_loop(); });
 }
@@ -76,13 +48,12 @@ replica_journal::~replica_journal() {
   if (syncer_.joinable())
     syncer_.join();
   if (opts_.sync != journal_sync::none && dirty_)
-    ::fdatasync(fd_);
-  ::close(fd_);
+    file_->sync();
 }
 
 std::vector<wire::TakeMyTask> replica_journal::load() {
   std::lock_guard<std::mutex> guard(mutex_);
-  auto bytes = read_fd(fd_);
+  auto bytes = file_->read_all();
   auto scan = scan_frames(bytes);
   std::vector<wire::TakeMyTask> out;
   out.reserve(scan.records.size());
@@ -100,7 +71,7 @@ std::vector<wire::TakeMyTask> replica_journal::load() {
   if (whole < bytes.size()) {
     ++counters_.bad_tails;
     counters_.bytes_cut += bytes.size() - whole;
-    if (::ftruncate(fd_, static_cast<off_t>(whole)) != 0)
+    if (!file_->truncate(whole))
       ++counters_.write_errors;
   }
   file_bytes_ = compacted_bytes_ = whole;
@@ -124,25 +95,15 @@ void replica_journal::forget(const std::string& task_id,
 }
 
 void replica_journal::write_out(const std::string& bytes) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    auto n = ::write(fd_, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      ++counters_.write_errors;
-      // A partial record would end every load there, and the appends
-      // after it with it: cut back to the last whole one. What the failed
-      // write held is in the replica, so the next rewrite brings it back.
-      if (done > 0 && ::ftruncate(fd_, static_cast<off_t>(file_bytes_)) != 0)
-        ++counters_.write_errors;
-      rewrite_due_ = true;
-      return;
-    }
-    done += static_cast<std::size_t>(n);
+  if (!file_->append(bytes)) {
+    // What the failed write held is in the replica, so the next rewrite
+    // brings it back.
+    ++counters_.write_errors;
+    rewrite_due_ = true;
+    return;
   }
-  file_bytes_ += done;
-  counters_.bytes_written += done;
+  file_bytes_ += bytes.size();
+  counters_.bytes_written += bytes.size();
   dirty_ = true;
 }
 
@@ -155,7 +116,7 @@ bool replica_journal::flush() {
   buffer_.clear();
   buffered_records_ = 0;
   if (opts_.sync == journal_sync::always) {
-    if (::fdatasync(fd_) == 0)
+    if (file_->sync())
       ++counters_.syncs;
     dirty_ = false;
   } else if (opts_.sync == journal_sync::batch) {
@@ -174,9 +135,8 @@ void replica_journal::sync_loop() {
     wake_.wait_for(lock, std::chrono::milliseconds(opts_.batch_ms),
                    [this] { return stopping_; });
     dirty_ = false;
-    int fd = fd_;
     lock.unlock();
-    bool ok = ::fdatasync(fd) == 0;
+    bool ok = file_->sync();
     lock.lock();
     if (ok)
       ++counters_.syncs;
@@ -210,18 +170,10 @@ void replica_journal::compact(const known_tasks& replica,
       with_spec.insert(task_id);
   }
   std::lock_guard<std::mutex> guard(mutex_);
-  int fresh = -1;
-  try {
-    replace_file(opts_.path, bytes);
-    fresh = open_append(opts_.path);
-  } catch (const std::exception&) {
+  if (!file_->replace(bytes)) {
     ++counters_.write_errors; // the old file stays, whole
     return;
   }
-  // A syncer inside fdatasync on the old descriptor fails harmlessly: the
-  // new file was synced before it replaced the old one.
-  ::close(fd_);
-  fd_ = fresh;
   spec_written_ = std::move(with_spec);
   file_bytes_ = compacted_bytes_ = bytes.size();
   compacted_tasks_ = replica.size();

@@ -47,10 +47,10 @@ std::string read_http_token_file(const std::string& path,
          && (token.back() == '\n' || token.back() == '\r' || token.back() == ' '
              || token.back() == '\t'))
     token.pop_back();
-  if (token.size() < defaults::http_token_min_bytes)
+  if (token.size() < http_token_min_bytes)
     throw std::runtime_error(option + ": token in '" + path
                              + "' is shorter than "
-                             + std::to_string(defaults::http_token_min_bytes)
+                             + std::to_string(http_token_min_bytes)
                              + " bytes");
   // It travels in a header line: bytes that would end or split the line
   // could never match.

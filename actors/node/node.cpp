@@ -86,8 +86,10 @@ node::node(caf::actor_system& sys, node_config cfg, node_world world)
   if (!cfg_.data_dir.empty()) {
     data_ = std::make_unique<data_dir>(cfg_.data_dir, incarnation_);
     incarnation_ = data_->incarnation();
-    journal = std::make_shared<replica_journal>(journal_options{
-      data_->file("replica.journal"), cfg_.sync, cfg_.sync_batch_ms});
+    auto path = data_->file("replica.journal");
+    journal = std::make_shared<replica_journal>(
+      journal_options{path, cfg_.sync, cfg_.sync_batch_ms},
+      world.open_journal ? world.open_journal(path) : open_disk_file(path));
   }
   // The keyring kept in the data dir (written by every runtime change)
   // replaces --cluster-key-file, whose key may since have been rotated away.
@@ -203,8 +205,8 @@ node::node(caf::actor_system& sys, node_config cfg, node_world world)
   qc.clock = clock_;
   qc.queue.wire_budget = body_budget(bc_self, cfg_.limits);
   if (cfg_.limits.bundle_bytes > 0) {
-    // What a heartbeat frame leaves for the version vector (defaults.hpp).
-    constexpr auto rest = defaults::bundle_bytes - defaults::heartbeat_versions_bytes;
+    // What a heartbeat frame leaves for the version vector (queue_config).
+    const auto rest = defaults::bundle_bytes - queue_config{}.heartbeat_versions_bytes;
     qc.queue.heartbeat_versions_bytes =
       cfg_.limits.bundle_bytes > rest ? cfg_.limits.bundle_bytes - rest : 0;
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "broadcast_bridge/bridge_state.hpp"
+#include "broadcast_bridge/incarnation_probe.hpp"
 #include "causal/causal_machine.hpp"
 #include "common/endpoint.hpp"
 #include "election/election.hpp"
@@ -60,9 +61,9 @@ struct node_config {
   std::string data_dir;
   /// Without a data dir: how long the start waits at most for the peers'
   /// answers (it stops once every peer asked answered); 0: no probe.
-  millis incarnation_probe_ms = defaults::incarnation_probe_ms;
+  millis incarnation_probe_ms = incarnation_probe_config{}.window_ms;
   journal_sync sync = journal_sync::batch;
-  millis sync_batch_ms = defaults::journal_sync_batch_ms;
+  millis sync_batch_ms = journal_options{}.batch_ms;
   /// Told once, with a one-line reason, when the node must not go on (a
   /// live node holds its id); by then it has stopped sending. dice-node
   /// exits with an error.

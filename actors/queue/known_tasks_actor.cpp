@@ -79,7 +79,7 @@ known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
                                    make_known_tasks_machine(cfg)));
       self->state.before_dispatch =
         [self, journal,
-         release = memory_release(defaults::memory_release_ms)](
+         release = memory_release(memory_release_ms)](
           ev::events&) mutable { after_input(self, journal.get(), release); };
       if (auto board = cfg.board)
         self->state.post_stats = [self, board, journal] {

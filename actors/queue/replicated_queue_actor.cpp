@@ -39,9 +39,9 @@ struct facade_state {
   std::string id_prefix; // NODE-INCARNATION- : unique across restarts
   std::uint64_t next_task = 1;
   std::vector<task_listener> listeners;
-  std::size_t submit_window = defaults::submit_window;
-  std::size_t submit_chunk = defaults::submit_chunk;
-  std::size_t submit_in_flight = defaults::submit_in_flight;
+  std::size_t submit_window = queue_config{}.submit_window;
+  std::size_t submit_chunk = queue_config{}.submit_chunk;
+  std::size_t submit_in_flight = queue_config{}.submit_in_flight;
   // Chunks not yet handed to known_tasks (see release()), and how many
   // tasks handed over are not yet acknowledged.
   std::deque<std::vector<wire::TaskSpec>> held_chunks;

@@ -21,6 +21,7 @@
 #include "broadcast_bridge/bundle.hpp"
 #include "common/caf_setup.hpp"
 #include "node/node.hpp"
+#include "simulation/sim_disk.hpp"
 #include "simulation/sim_executor.hpp"
 #include "simulation/sim_transport.hpp"
 #include "vocabulary/queue_messages.hpp"
@@ -84,6 +85,7 @@ struct node_slot {
   std::string addr;
   millis skew = 0;            // its clock minus virtual time
   std::uint64_t incarnation = 0;
+  std::unique_ptr<sim_disk> disk; // with a journal: under its data dir
   std::unique_ptr<node> running; // none while crashed
 };
 
@@ -112,6 +114,9 @@ struct actor_cluster::impl {
       sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
       opts(std::move(o)),
       rng(opts.seed ^ 0x5eed'c0de'0000'0001ULL) {
+    // The syncer of `batch` runs on a thread of its own, in wall time.
+    if (opts.journal && opts.sync == journal_sync::batch)
+      throw std::invalid_argument("a simulated journal syncs always or none");
     hub.network().set_default_faults(opts.faults);
     hub.now = 1'000'000;
     runs.now = [this] { return hub.now; };
@@ -185,6 +190,7 @@ void actor_cluster::start(const std::string& id) {
     throw std::logic_error("node " + id + " is already up");
   if (slot.addr.empty()) {
     slot.addr = impl::addr_of(id);
+    slot.disk = std::make_unique<sim_disk>(m.rng());
     if (m.opts.clock_skew_ms > 0)
       slot.skew = static_cast<millis>(m.rng() % static_cast<std::uint64_t>(
                                                   m.opts.clock_skew_ms + 1));
@@ -208,9 +214,12 @@ void actor_cluster::start(const std::string& id) {
   cfg.tester.work_dir = m.root + "/work-" + id;
   if (m.opts.journal) {
     cfg.data_dir = m.root + "/data-" + id;
-    cfg.sync = journal_sync::none; // a process crash keeps what was written
+    cfg.sync = m.opts.sync;
   }
   node_world world;
+  world.open_journal = [disk = slot.disk.get()](const std::string& path) {
+    return disk->open(path);
+  };
   world.net = std::make_shared<counting_transport>(m.hub.make_transport(slot.addr),
                                                    &m.sent);
   world.clock = clock;
@@ -237,10 +246,15 @@ void actor_cluster::start(const std::string& id) {
   m.sched.run();
 }
 
+millis actor_cluster::skew_of(const std::string& id) const {
+  return impl_->nodes.at(id).skew;
+}
+
 void actor_cluster::crash(const std::string& id) {
   auto& n = impl_->nodes.at(id);
   impl_->hub.network().crash(n.addr);
   n.running.reset(); // stops its actors; its data dir stays
+  n.disk->crash();    // with what its journal synced
   impl_->runs.end_all(id, impl_->hub.now);
   impl_->sched.run();
 }

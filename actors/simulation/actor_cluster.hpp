@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/time.hpp"
+#include "journal/replica_journal.hpp"
 #include "queue/queue_interfaces.hpp"
 #include "simulation/sim_executor.hpp"
 #include "simulation/sim_network.hpp"
@@ -27,10 +28,15 @@ struct actor_cluster_options {
   std::uint64_t seed = 1;
   link_faults faults; // on every link
   queue_config queue;
-  /// Each node keeps a data dir (its journal and incarnation counter, real
-  /// files under a temporary directory): a restarted node restores its
-  /// replica as dice-node does. Off: memory only.
+  /// Each node keeps a data dir (its incarnation counter in real files
+  /// under a temporary directory, its journal on a simulated disk): a
+  /// restarted node restores its replica as dice-node does. Off: memory
+  /// only.
   bool journal = false;
+  /// The journal's --sync: `always`, or `none`, with which a crash loses
+  /// what the disk had not written (sim_disk.hpp). `batch` syncs on a
+  /// thread in wall time and cannot be simulated.
+  journal_sync sync = journal_sync::always;
   /// Each node's clock runs ahead of virtual time by 0 to this much, drawn
   /// from the seed once per node.
   millis clock_skew_ms = 0;
@@ -53,7 +59,8 @@ public:
   /// Its incarnation is its clock's time (or, with a journal, one above
   /// its previous start's), as dice-node's.
   void start(const std::string& id);
-  /// The process dies: its actors stop, its datagrams stop.
+  /// The machine dies: its actors stop, its datagrams stop, its disk keeps
+  /// what its journal synced (and a seeded part of the rest).
   void crash(const std::string& id);
   /// A new process for a crashed node, with a later incarnation.
   void restart(const std::string& id);
@@ -87,6 +94,8 @@ public:
   std::vector<task_row> tasks_of(const std::string& id);
   std::vector<std::string> live_nodes() const;
   bool is_up(const std::string& id) const;
+  /// Node `id`'s clock minus virtual time (clock_skew_ms).
+  millis skew_of(const std::string& id) const;
   /// Node `id`'s queue counters (since its last start).
   queue_counters counters_of(const std::string& id);
   /// The coordinator node `id`'s election names; nullopt while none.

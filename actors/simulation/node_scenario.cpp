@@ -39,22 +39,34 @@ struct record {
   std::map<std::string, millis> crashed; // each node's last crash
 };
 
-// Every accepted task DONE and every live replica identical.
-// Every accepted task ended on every live replica (DONE; REMOVED if
-// removed), the replicas identical; returns the tasks DONE on one.
-std::size_t check_replicas(actor_cluster& c, const record& rec,
-                           std::vector<std::string>& problems) {
-  const auto& accepted = rec.accepted;
-  // The phase a task must end in; nullopt: DONE or REMOVED.
-  auto must_be = [&](const std::string& task) -> std::optional<wire::TaskPhase> {
-    auto r = rec.removed.find(task);
-    if (r == rec.removed.end())
-      return wire::DONE;
-    if (rec.crashed.count(r->second) > 0)
-      return std::nullopt;
-    return wire::REMOVED;
-  };
+// What the final replicas held: tasks DONE and EXPIRED on one of them,
+// and the specs they hold.
+struct replica_tally {
   std::size_t done = 0;
+  std::size_t expired = 0;
+  std::map<std::string, wire::TaskSpec> specs;
+};
+
+// Every accepted task ended on every live replica (DONE; REMOVED if
+// removed; EXPIRED allowed if it expires), the replicas identical.
+replica_tally check_replicas(actor_cluster& c, const record& rec,
+                             std::vector<std::string>& problems) {
+  const auto& accepted = rec.accepted;
+  // The phases a task may end in.
+  auto allowed = [&](const task_row& row) {
+    std::set<wire::TaskPhase> ok{wire::DONE};
+    auto r = rec.removed.find(row.spec.id());
+    if (r != rec.removed.end()) {
+      // Its REMOVE may be lost with a remover that crashed.
+      if (rec.crashed.count(r->second) == 0)
+        ok.clear();
+      ok.insert(wire::REMOVED);
+    }
+    if (row.spec.expires_ms() > 0)
+      ok.insert(wire::EXPIRED);
+    return ok;
+  };
+  replica_tally tally;
   std::optional<std::vector<task_row>> reference;
   std::string reference_id;
   for (const auto& id : c.live_nodes()) {
@@ -64,15 +76,20 @@ std::size_t check_replicas(actor_cluster& c, const record& rec,
       held.insert(r.spec.id());
       if (accepted.count(r.spec.id()) == 0)
         continue;
-      auto want = must_be(r.spec.id());
+      auto ok = allowed(r);
       auto phase = r.state.phase();
-      bool ended = phase == wire::DONE || phase == wire::REMOVED;
-      if (want ? phase != *want : !ended)
+      if (ok.count(phase) == 0) {
+        std::string want;
+        for (auto p : ok)
+          want += (want.empty() ? "" : " or ") + wire::TaskPhase_Name(p);
         problems.push_back(id + ": " + r.spec.id() + " is "
-                           + wire::TaskPhase_Name(phase) + ", not "
-                           + (want ? wire::TaskPhase_Name(*want) : "ended"));
-      if (!reference && phase == wire::DONE)
-        ++done;
+                           + wire::TaskPhase_Name(phase) + ", not " + want);
+      }
+      if (!reference) {
+        tally.done += phase == wire::DONE;
+        tally.expired += phase == wire::EXPIRED;
+        tally.specs[r.spec.id()] = r.spec;
+      }
     }
     for (const auto& t : accepted)
       if (held.count(t) == 0)
@@ -90,7 +107,27 @@ std::size_t check_replicas(actor_cluster& c, const record& rec,
     if (!same)
       problems.push_back(id + " and " + reference_id + " hold different replicas");
   }
-  return done;
+  return tally;
+}
+
+// Every execution started, on its node's clock, no earlier than its task's
+// not-before and before its expiry.
+void check_policies(actor_cluster& c, const replica_tally& tally,
+                    std::vector<std::string>& problems) {
+  for (const auto& run : c.runs()) {
+    auto s = tally.specs.find(run.task_id);
+    if (s == tally.specs.end())
+      continue;
+    auto local = run.start + c.skew_of(run.node);
+    if (local < s->second.not_before_ms())
+      problems.push_back(run.task_id + " started on " + run.node + " at "
+                         + std::to_string(local) + ", before its not-before "
+                         + std::to_string(s->second.not_before_ms()));
+    if (s->second.expires_ms() > 0 && local >= s->second.expires_ms())
+      problems.push_back(run.task_id + " started on " + run.node + " at "
+                         + std::to_string(local) + ", after its expiry "
+                         + std::to_string(s->second.expires_ms()));
+  }
 }
 
 // One live coordinator, named by every live node.
@@ -163,24 +200,24 @@ void check_lock(actor_cluster& c, const record& rec,
 }
 
 std::vector<std::string> check(actor_cluster& c, const record& rec,
-                               std::size_t* done) {
+                               replica_tally* out) {
   std::vector<std::string> problems;
-  auto done_here = check_replicas(c, rec, problems);
+  auto tally = check_replicas(c, rec, problems);
+  if (problems.empty())
+    check_policies(c, tally, problems);
   if (problems.empty())
     check_election(c, problems);
   if (problems.empty())
     check_events(c, rec, problems);
   if (problems.empty() && c.wrong_death_verdicts() == 0)
     check_lock(c, rec, problems);
-  *done = problems.empty() ? done_here : 0;
+  *out = problems.empty() ? std::move(tally) : replica_tally{};
   return problems;
 }
 
 } // namespace
 
 std::string node_scenario_refuses(const sim_options& o) {
-  if (o.delayed > 0 || o.expiring > 0)
-    return "--delayed/--expiring";
   if (o.timeline_every_ms > 0)
     return "--timeline";
   if (o.linger_ms > 0)
@@ -240,6 +277,19 @@ sim_report run_node_scenario(const sim_options& o) {
     spec.set_payload(std::to_string(o.task_ms));
     if (t < o.removes)
       spec.set_id("removable-" + std::to_string(t)); // removed mid-way
+    // Drawn only when asked for, so the runs of other options keep their
+    // seeds. Times a user gives are read on the submitting node's clock.
+    auto share = [&](double p) {
+      return p > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < p;
+    };
+    auto upto = [&](millis most) {
+      return static_cast<millis>(rng() % static_cast<std::uint64_t>(most + 1));
+    };
+    auto clock = c.now() + c.skew_of(at);
+    if (share(o.delayed))
+      spec.set_not_before_ms(clock + upto(o.delay_max_ms));
+    if (share(o.expiring))
+      spec.set_expires_ms(clock + 1 + upto(o.expire_max_ms));
     if (o.locks && t % 3 == 1) {
       spec.set_id("locked-" + std::to_string(t)); // known before acknowledged
       spec.add_locks(lock);
@@ -302,13 +352,14 @@ sim_report run_node_scenario(const sim_options& o) {
     bool restarted = std::all_of(restarts.begin(), restarts.end(),
                                  [](const auto& p) { return p.second.empty(); });
     rec.accepted = c.acknowledged();
-    std::size_t done = 0;
+    replica_tally tally;
     // Every submission answered first: an accepted task must not escape
     // the check by being acknowledged after it.
-    if (restarted && c.unanswered() == 0 && check(c, rec, &done).empty()) {
+    if (restarted && c.unanswered() == 0 && check(c, rec, &tally).empty()) {
       r.converged = true;
       r.converged_at_ms = elapsed();
-      r.done = done;
+      r.done = tally.done;
+      r.expired = tally.expired;
       break;
     }
   }
@@ -316,8 +367,10 @@ sim_report run_node_scenario(const sim_options& o) {
   rec.accepted = c.acknowledged();
   r.accepted = rec.accepted.size();
   r.removed = rec.removed.size();
-  if (!r.converged)
-    r.violations = check(c, rec, &r.done);
+  if (!r.converged) {
+    replica_tally tally;
+    r.violations = check(c, rec, &tally);
+  }
   for (const auto& [task, n] : c.executions()) {
     r.executions += static_cast<std::size_t>(n);
     r.duplicates += static_cast<std::size_t>(n - 1);

@@ -2,9 +2,12 @@
 // The dice-sim scenario on production nodes (actor_cluster): submissions
 // spread over the nodes, crash-and-restart events, a partition that heals,
 // loss, duplication and reordering until faults_until_ms, causal events
-// published along the way, and with sim_options::locks every third task
-// naming one lock. It runs until the cluster converges: every accepted
-// task DONE on every live replica, the replicas identical, every live node
+// published along the way, with sim_options::locks every third task
+// naming one lock, and shares of the tasks delayed or expiring. It runs
+// until the cluster converges: every accepted task DONE on every live
+// replica (REMOVED if removed, EXPIRED allowed if it expires), the replicas
+// identical, no execution started before its task's not-before or after
+// its expiry on its node's clock, every live node
 // naming one live coordinator, every causal event delivered to every node
 // that was up when it was published, in its origin's order, and no two
 // executions of tasks naming the lock overlapping in virtual time (checked
@@ -14,10 +17,10 @@
 
 namespace dice {
 
-/// The report fills tasks, accepted, done, executions, duplicates,
-/// converged, makespan_ms, messages_per_task, bytes_per_task, crashes and
-/// the violations. Options the scenario does not act on (removes,
-/// failures, delays, expiries, the timeline) are refused: see
+/// The report fills tasks, accepted, done, expired, removed, executions,
+/// duplicates, converged, makespan_ms, messages_per_task, bytes_per_task,
+/// crashes, the queue's counters and the violations. Options only the
+/// machines engine acts on (the timeline, linger_ms) are refused: see
 /// node_scenario_refuses().
 sim_report run_node_scenario(const sim_options& opts);
 

@@ -58,10 +58,21 @@ executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
       while (!st.queued.empty() && st.running.size() < slots) {
         auto r = std::move(st.queued.front());
         st.queued.pop_front();
+        if (past_expiry(r, clock())) {
+          execution_result expired;
+          expired.task_id = r.task_id;
+          expired.attempt = r.attempt;
+          expired.expired = expired.final = true;
+          expired.reason = "not started before it expired";
+          expired.started_ms = expired.finished_ms = clock();
+          for (auto& who : st.listeners)
+            self->send(who, executed_atom_v, expired);
+          continue;
+        }
         ++log->starts[r.task_id];
         finish(r.task_id); // an older attempt of it, superseded
         st.running[r.task_id] = {r.attempt, log->runs.size()};
-        log->runs.push_back({r.task_id, node, log->now(), -1});
+        log->runs.push_back({r.task_id, node, log->now(), -1, r.attempt});
         execution_result begun;
         begun.task_id = r.task_id;
         begun.attempt = r.attempt;

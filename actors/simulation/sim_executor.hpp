@@ -2,7 +2,8 @@
 // An executor in virtual time, for the simulations of the production node
 // (node_world::spawn_executor): a task ends `payload` milliseconds after it
 // starts, unless canceled first, on `slots` slots; orders beyond the slots
-// (prefetched claims) wait in order, as in the real executor's queue.
+// (prefetched claims) wait in order, as in the real executor's queue, and
+// one whose expiry passed meanwhile is not run, as the real one's.
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -20,6 +21,7 @@ struct sim_run {
   std::string node;
   millis start = 0;
   millis end = -1;
+  std::uint32_t attempt = 0;
 };
 
 /// What every simulated executor of a cluster ran; it outlives the actors,

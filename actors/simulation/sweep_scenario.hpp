@@ -30,4 +30,21 @@ inline sim_options sweep_scenario(std::uint64_t seed) {
   return o;
 }
 
+/// The policy sweeps' scenario: half the tasks delayed (up to 2 s), 40%
+/// expiring (within 2.5 s; many before they can start), 30% of the
+/// executions failing and retried after a 200 ms backoff, and clocks that
+/// disagree by up to 400 ms in every other run (each node's own clock
+/// decides its claims and starts).
+inline sim_options policy_scenario(std::uint64_t seed) {
+  auto o = sweep_scenario(seed);
+  o.delayed = 0.5;
+  o.delay_max_ms = 2000;
+  o.expiring = 0.4;
+  o.expire_max_ms = 2500;
+  o.fail_probability = 0.3;
+  o.queue.retry_backoff_ms = 200;
+  o.clock_skew_ms = seed % 2 == 0 ? 400 : 0;
+  return o;
+}
+
 } // namespace dice

@@ -45,7 +45,7 @@ module_ranks(const std::vector<std::string>& modules,
 
 std::int32_t module_priority(std::size_t rank) {
   return -static_cast<std::int32_t>(
-    std::min<std::size_t>(rank, static_cast<std::size_t>(defaults::tester_priority_band)));
+    std::min<std::size_t>(rank, static_cast<std::size_t>(tester_priority_band)));
 }
 
 std::vector<std::vector<std::string>>
@@ -69,7 +69,7 @@ module_groups(const std::vector<std::string>& modules,
     weight.push_back(w);
     total += w;
   }
-  auto target = total / (defaults::tester_tasks_per_runner * std::max<std::size_t>(1, runners));
+  auto target = total / (tester_tasks_per_runner * std::max<std::size_t>(1, runners));
   // Stretches of the project's order (plain pytest's), each closed before
   // it would pass the target, so a heavy module is alone. A stretch runs
   // as plain pytest runs those files, one after another: suites whose

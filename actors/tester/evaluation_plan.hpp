@@ -5,7 +5,7 @@
 // of the same project (by name) left in the replica, else by a prior (a
 // test file's size), so the long ones start first and the short ones fill
 // in at the end. A module's priority is minus its rank (0, -1, -2, ...,
-// down to -defaults::tester_priority_band): the queue's priority order
+// down to -tester_priority_band): the queue's priority order
 // then takes the evaluations' modules in turns (rank 0 of each, then
 // rank 1 of each, ...), whatever history each has, and a user task at the
 // default priority never waits behind a module.
@@ -24,6 +24,16 @@
 #include "tester/tester_config.hpp"
 
 namespace dice {
+
+/// Module tasks an evaluation aims at per live runner node: enough for
+/// longest-first to even out the nodes' ends, few enough that light pytest
+/// modules share an interpreter start.
+constexpr std::size_t tester_tasks_per_runner = 4;
+/// Test modules take priorities 0 (an evaluation's first module) down to
+/// -tester_priority_band (its later ones): a user task at the default
+/// priority 0 is never outranked by a module, and modules of equal rank in
+/// two evaluations share a priority, so the evaluations take turns.
+constexpr std::int32_t tester_priority_band = 1000;
 
 /// A fresh evaluation id: the node's id, the time and a counter.
 std::string new_evaluation_id(const std::string& node_id, millis now, std::uint64_t n);

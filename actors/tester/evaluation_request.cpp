@@ -41,7 +41,7 @@ std::optional<evaluation_request> parse_evaluation_request(const json& j,
   static const std::set<std::string> known{"url", "name", "runner", "split",
                                            "timeout", "reruns", "modules"};
   evaluation_request r;
-  r.timeout_s = static_cast<std::uint32_t>(defaults::tester_default_timeout_ms / 1000);
+  r.timeout_s = static_cast<std::uint32_t>(tester_default_timeout_ms / 1000);
   for (auto& [key, v] : j.items()) {
     if (!known.count(key)) {
       error = "unknown field '" + key + "' (url, name, runner, split, timeout, "
@@ -66,9 +66,9 @@ std::optional<evaluation_request> parse_evaluation_request(const json& j,
       auto list = v;
       if (v.is_string()) // a query parameter: a JSON array in a string
         list = json::parse(v.get<std::string>(), nullptr, false);
-      if (!list.is_array() || list.empty() || list.size() > defaults::tester_max_modules) {
+      if (!list.is_array() || list.empty() || list.size() > tester_max_modules) {
         error = "modules must be a non-empty array of at most "
-                + std::to_string(defaults::tester_max_modules) + " strings";
+                + std::to_string(tester_max_modules) + " strings";
         return std::nullopt;
       }
       for (auto& m : list) {

@@ -9,9 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/time.hpp"
 #include "tester/tester_config.hpp"
 
 namespace dice {
+
+/// A module's time limit when the evaluation names none.
+constexpr millis tester_default_timeout_ms = 600'000;
+/// Most modules (tasks) one evaluation is split into.
+constexpr std::size_t tester_max_modules = 10'000;
 
 struct evaluation_request {
   std::string url;       // git repository to clone (JSON body); empty: upload

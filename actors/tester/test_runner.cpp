@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/defaults.hpp"
 #include "tester/project_archive.hpp"
 #include "tester/sandbox.hpp"
 #include "tester/work_dir.hpp"
@@ -18,6 +19,10 @@ namespace fs = std::filesystem;
 namespace dice {
 
 namespace {
+
+/// Runner output read per module run, beyond which it is dropped (only
+/// its tail is reported, when the runner crashed or hung).
+constexpr std::size_t runner_output_bytes = 256 * 1024;
 
 constexpr const char* junit_name = ".dice-junit.xml";
 
@@ -124,7 +129,7 @@ sandbox_request test_runner::request_in(const std::string& dir, millis timeout_m
   req.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir,
              "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", "DICE_NODE_ID=" + node_id_};
   req.timeout_ms = timeout_ms;
-  req.max_output_bytes = defaults::tester_runner_output_bytes;
+  req.max_output_bytes = runner_output_bytes;
   req.drop_privileges = as_root();
   return req;
 }

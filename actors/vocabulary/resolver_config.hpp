@@ -18,11 +18,17 @@ enum class resolve_strategy {
 
 struct resolver_config {
   resolve_strategy strategy = resolve_strategy::always_want;
-  millis backoff_min_ms = defaults::answer_backoff_min_ms;
-  millis backoff_max_ms = defaults::answer_backoff_max_ms;
-  millis ask_delay_ms = defaults::ask_delay_ms;
-  millis resolve_window_ms = defaults::resolve_window_ms;
-  std::uint32_t resolve_tries = defaults::resolve_tries;
+  /// Back-off range of an unknown-task answer (algorithm 2); the first node to
+  /// answer silences the others.
+  millis backoff_min_ms = 5;
+  millis backoff_max_ms = 250;
+  /// A message may overtake the ENQUEUE it follows: wait this long before
+  /// asking about an unknown task.
+  millis ask_delay_ms = 60;
+  /// How long an asker waits for an answer before asking again.
+  millis resolve_window_ms = 600;
+  /// DO_YOU_KNOW_THIS_TASK questions per unknown task; anti-entropy does the rest.
+  std::uint32_t resolve_tries = 3;
 };
 
 } // namespace dice

@@ -10,10 +10,14 @@
 #include <utility>
 #include <vector>
 
-#include "common/defaults.hpp"
 #include "dice.pb.h"
 
 namespace dice {
+
+/// Bytes of ops seen past a gap that a version vector reports on the wire
+/// (see version_vector::to_wire): a snapshot's first chunk must still hold
+/// a task beside it, and a heartbeat its current origins.
+constexpr std::size_t wire_beyond_bytes = 192;
 
 class version_vector {
 public:
@@ -63,7 +67,7 @@ public:
   /// some out under-reports what was seen, which costs a resend, never a
   /// loss; all of them would outgrow a frame while a long gap stays open.
   void to_wire(google::protobuf::RepeatedPtrField<wire::VersionEntry>* out,
-               std::size_t beyond_bytes = defaults::wire_beyond_bytes) const;
+               std::size_t beyond_bytes = wire_beyond_bytes) const;
   static version_vector
   from_wire(const google::protobuf::RepeatedPtrField<wire::VersionEntry>& in);
 

@@ -21,6 +21,13 @@ namespace dice {
 
 namespace {
 
+/// dice-node keeps its journal here unless --data-dir says otherwise
+/// ("none": memory only); one subdirectory per cluster and node id.
+constexpr const char* data_dir_root = "/var/lib/dice";
+/// Used instead when the process may not write data_dir_root (not root):
+/// $XDG_STATE_HOME/dice, else $HOME/.local/state/dice.
+constexpr const char* user_data_dir = ".local/state/dice";
+
 endpoint endpoint_option(const std::string& name, const std::string& text) {
   std::string err;
   auto ep = parse_endpoint(text, &err);
@@ -83,14 +90,14 @@ std::string default_data_dir(const std::string& cluster, const std::string& id) 
       throw std::runtime_error("--data-dir: '" + *name
                                + "' cannot name a directory; give --data-dir "
                                  "PATH or --data-dir none");
-  std::filesystem::path root = defaults::data_dir_root;
+  std::filesystem::path root = data_dir_root;
   if (::geteuid() != 0) {
     const char* xdg = std::getenv("XDG_STATE_HOME");
     const char* home = std::getenv("HOME");
     if (xdg != nullptr && *xdg != '\0')
       root = std::filesystem::path(xdg) / "dice";
     else if (home != nullptr && *home != '\0')
-      root = std::filesystem::path(home) / defaults::user_data_dir;
+      root = std::filesystem::path(home) / user_data_dir;
     else
       throw std::runtime_error("--data-dir: no HOME to keep the journal in; "
                                "give --data-dir PATH or --data-dir none");
@@ -331,7 +338,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
   n.incarnation_probe_ms = ranged("incarnation-probe-ms", incarnation_probe, 0,
                                   10'000);
   constexpr long long day_ms = 86'400'000;
-  q.slots = ranged("slots", slots, 1, defaults::max_slots);
+  q.slots = ranged("slots", slots, 1, max_slots);
   q.max_attempts = ranged("max-attempts", max_attempts, 1, 100);
   q.retry_backoff_max_ms = ranged("retry-backoff-max-ms", retry_backoff_max, 0,
                                   day_ms);
@@ -339,7 +346,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
                               q.retry_backoff_max_ms);
   q.keep_finished_ms = ranged("keep-finished-ms", keep_finished, 0,
                               365 * day_ms);
-  q.prefetch = ranged("prefetch", prefetch, 0, defaults::max_slots);
+  q.prefetch = ranged("prefetch", prefetch, 0, max_slots);
   q.ack_replicas = ranged("ack-replicas", ack_replicas, 0, 64);
   q.claim_window_ms = ranged("claim-window-ms", claim_window, 0, 60'000);
   q.matched_claim_window_ms = ranged("matched-claim-window-ms", matched_window, 0, 60'000);

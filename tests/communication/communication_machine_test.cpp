@@ -475,7 +475,7 @@ TEST_CASE("while a snapshot comes in from one peer, another peer ahead is "
     CHECK(sync_requests_to(out, "b") == 0);
   }
   SECTION("c silent for three sync intervals: b is asked") {
-    a.on_received(heard("b", 1, reporting(ahead)), 10 + 3 * defaults::sync_interval_ms,
+    a.on_received(heard("b", 1, reporting(ahead)), 10 + 3 * queue_config{}.sync_interval_ms,
                   out);
     CHECK(sync_requests_to(out, "b") == 1);
   }

@@ -44,10 +44,10 @@ TEST_CASE("idle nodes that know each other stagger their claims: one claim "
     }
     return total_claims(net);
   };
-  CHECK(claims_for(defaults::claim_stagger_ms) == 3);
+  CHECK(claims_for(queue_config{}.claim_stagger_ms) == 3);
   // Without staggering every idle node claims in the same tick, with each
   // of its seats (its slot and its prefetch).
-  CHECK(claims_for(0) == 8 * (defaults::slots + defaults::prefetch));
+  CHECK(claims_for(0) == 8 * (queue_config{}.slots + queue_config{}.prefetch));
 }
 
 TEST_CASE("a losing claimer that cannot hear the winner is told by other "
@@ -71,7 +71,7 @@ TEST_CASE("a losing claimer that cannot hear the winner is told by other "
     REQUIRE(total_claims(net) == 3);
     // Past every claim window, before a's execution ends (and long before
     // b, deaf to a, would take a for dead).
-    net.run_for(defaults::claim_window_ms * 3);
+    net.run_for(queue_config{}.claim_window_ms * 3);
     return net.starts_of("t");
   };
   // Alone, a cannot stop b: b executes too.

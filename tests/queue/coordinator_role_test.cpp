@@ -102,7 +102,7 @@ TEST_CASE("coordinator: when the coordinator dies too, the RUNNING timeout "
   // No announcement: the task is still RUNNING for now.
   CHECK(phase_on(net.at(survivor), "t") == wire::RUNNING);
   CHECK(net.at(survivor).unrecovered().count(runner) == 1);
-  net.run_for(defaults::running_timeout_ms + defaults::requeue_jitter_ms + 50);
+  net.run_for(queue_config{}.running_timeout_ms + queue_config{}.requeue_jitter_ms + 50);
   for (auto& n : net.nodes)
     if (!net.down.count(n->id())) {
       CAPTURE(n->id());
@@ -183,7 +183,7 @@ TEST_CASE("coordinator: members compact their op log only up to the stable "
     CHECK(net.at(id).log().size() > 0);
   }
   block = false;
-  net.run_for(defaults::stable_point_interval_ms + 10);
+  net.run_for(queue_config{}.stable_point_interval_ms + 10);
   for (auto id : {"b", "c", "d"}) {
     CAPTURE(id);
     CHECK(net.at(id).log().size() == 0);

@@ -64,7 +64,7 @@ TEST_CASE("32 nodes restarting every 300 ms keep every heartbeat within one "
   // dice-node's incarnation is its start time in ms: origins as long as a
   // real node's ("n17#1764115200000").
   o.first_incarnation = 1'764'115'200'000;
-  REQUIRE(o.queue.prune_superseded_after_ms == defaults::prune_superseded_after_ms);
+  REQUIRE(o.queue.prune_superseded_after_ms == queue_config{}.prune_superseded_after_ms);
   sim_cluster c(o);
   std::mt19937_64 rng(seed);
   const int restarts = restarts_to_run();
@@ -136,7 +136,7 @@ TEST_CASE("32 nodes restarting every 300 ms keep every heartbeat within one "
   // replica marks them, which a replica restored from its journal, or
   // brought up to date by a snapshot, does late: wait up to three times
   // that for every one to go.
-  auto settle_until = c.now() + 3 * defaults::prune_superseded_after_ms;
+  auto settle_until = c.now() + 3 * queue_config{}.prune_superseded_after_ms;
   do
     c.run_until(c.now() + 5000);
   while (c.now() < settle_until && superseded_left(false) > 0);

@@ -105,7 +105,7 @@ TEST_CASE("an executor that goes silent: its task returns to READY with the "
   net.down = {runner}; // crashed: no heartbeats, no DONE
   net.executing.clear();
   auto announced_before = net.count_sent(wire::Message::kInfo);
-  net.run_for(defaults::running_timeout_ms + defaults::requeue_jitter_ms + 50);
+  net.run_for(queue_config{}.running_timeout_ms + queue_config{}.requeue_jitter_ms + 50);
   // Every survivor computed the same READY(2); usually one announced it.
   std::size_t requeues = 0;
   for (auto& n : net.nodes)
@@ -164,7 +164,7 @@ TEST_CASE("an executor whose heartbeats were lost keeps its execution and "
   net.drop = [&](auto& from, auto&, const wire::Message& m) {
     return from == runner && m.has_info();
   };
-  net.run_for(defaults::running_timeout_ms + defaults::requeue_jitter_ms + 50);
+  net.run_for(queue_config{}.running_timeout_ms + queue_config{}.requeue_jitter_ms + 50);
   net.drop = nullptr;
   net.run_for(4000);
   CHECK(net.at(runner).counters().reclaims >= 1);

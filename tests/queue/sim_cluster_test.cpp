@@ -192,17 +192,7 @@ TEST_CASE("100 seeded runs with delays, expiries and retry backoffs: no "
   totals all;
   std::size_t expired = 0, done = 0;
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {
-    auto o = scenario(seed);
-    o.delayed = 0.5;
-    o.delay_max_ms = 2000;
-    o.expiring = 0.4;
-    o.expire_max_ms = 2500;
-    o.fail_probability = 0.3;
-    o.queue.retry_backoff_ms = 200;
-    // Half the runs with clocks that disagree by up to 400 ms: each
-    // node's own clock decides its claims and starts.
-    o.clock_skew_ms = seed % 2 == 0 ? 400 : 0;
-    auto r = run_simulation(o);
+    auto r = run_simulation(policy_scenario(seed));
     INFO(r.summary());
     CAPTURE(r.seed);
     CHECK(r.violations.empty());

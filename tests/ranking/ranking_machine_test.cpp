@@ -94,7 +94,7 @@ TEST_CASE("a claim without a window starts at once, and running_tasks stops "
   CHECK(emitted<ev::start_execution>(w).empty());
   CHECK(windowed.pending_claims() == 1);
   REQUIRE(windowed.next_due());
-  CHECK(*windowed.next_due() == 5 + defaults::matched_claim_window_ms);
+  CHECK(*windowed.next_due() == 5 + queue_config{}.matched_claim_window_ms);
   // The execution reports against the state its claim merges to.
   auto mine = *state_of(ops.front().op);
   CHECK(started.front().state.phase() == wire::RUNNING);

@@ -74,7 +74,7 @@ TEST_CASE("the report that ends an execution may wait finished_hold_ms for "
           "[running_tasks]") {
   queue_config cfg;
   cfg.max_attempts = 1;
-  CHECK(cfg.finished_hold_ms == defaults::finished_hold_ms);
+  CHECK(cfg.finished_hold_ms == queue_config{}.finished_hold_ms);
   cfg.finished_hold_ms = 40;
   running_tasks_machine m("a", cfg, 1);
   auto ended = [&](const std::string& id, bool ok) {

@@ -133,7 +133,7 @@ TEST_CASE("a first run ranks modules by their prior, and ranks past the band sha
   auto plain = module_ranks({"a", "b", "c"}, {}, {});
   CHECK(plain == std::vector<std::size_t>{0, 1, 2});
   CHECK(module_priority(5) == -5);
-  CHECK(module_priority(1'000'000) == -defaults::tester_priority_band);
+  CHECK(module_priority(1'000'000) == -tester_priority_band);
 }
 
 TEST_CASE("the report counts every module's tests and says who ran what",

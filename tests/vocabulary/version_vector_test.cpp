@@ -52,7 +52,7 @@ TEST_CASE("a long gap's ops are reported newest first within the budget, "
   entries wire;
   v.to_wire(&wire);
   // The packed field adds its tag and length to the seqs themselves.
-  CHECK(beyond_bytes(wire) <= defaults::wire_beyond_bytes + 3);
+  CHECK(beyond_bytes(wire) <= wire_beyond_bytes + 3);
   auto read = version_vector::from_wire(wire);
   CHECK(read.get("a#1") == 368);
   CHECK(read.seen("a#1", 2400)); // the newest op is acknowledged
@@ -70,7 +70,7 @@ TEST_CASE("origins with gaps share the budget, and each keeps some",
   entries wire;
   v.to_wire(&wire);
   REQUIRE(wire.size() == 3);
-  CHECK(beyond_bytes(wire) <= defaults::wire_beyond_bytes + 6);
+  CHECK(beyond_bytes(wire) <= wire_beyond_bytes + 6);
   CHECK(wire[0].beyond_size() > 10);
   CHECK(wire[1].beyond_size() > 10);
   CHECK(wire[2].beyond_size() == 0);
