@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <random>
 #include <set>
+#include <tuple>
 #include <stdexcept>
 
 #include <stdlib.h>
@@ -30,17 +31,15 @@ namespace dice {
 
 namespace {
 
-struct traffic {
+struct sent_traffic {
   std::uint64_t datagrams = 0;
-  std::uint64_t bytes = 0;
-  std::uint64_t queue_messages = 0; // a broadcast counts once
-  std::uint64_t queue_bytes = 0;    // queue and RUNNING, every copy
+  sim_report sums; // by kind, as the machines engine counts them
 };
 
 /// Counts what a node sends, by reading the envelopes it hands on.
 class counting_transport : public transport {
 public:
-  counting_transport(std::shared_ptr<transport> inner, traffic* t)
+  counting_transport(std::shared_ptr<transport> inner, sent_traffic* t)
     : inner_(std::move(inner)), t_(t) {
   }
   void start(receive_handler h) override { inner_->start(std::move(h)); }
@@ -58,27 +57,32 @@ public:
 private:
   void count(const std::string& bytes, std::size_t copies) {
     t_->datagrams += copies;
-    t_->bytes += copies * bytes.size();
     wire::Envelope env;
     wire::Message outer;
     if (!env.ParseFromString(bytes) || !outer.ParseFromString(env.message()))
       return;
-    // As run_simulation counts them: queue messages apart from RUNNING
-    // heartbeats (each part of a bundle); bytes of both.
+    // As run_simulation counts them: each queue message of a datagram
+    // once, membership heartbeats per copy, bytes of queue traffic per copy.
+    auto& sums = t_->sums;
+    if (outer.has_bundle())
+      sums.count_bundle(outer);
     bool queue_traffic = false;
     for (const auto& m : unbundle(std::move(outer))) {
-      auto kind = classify(m);
-      if (kind == queue_message::none)
+      if (m.has_heartbeat()) {
+        sums.membership_heartbeats += copies;
+        sums.largest_heartbeat_bytes =
+          std::max(sums.largest_heartbeat_bytes, bytes.size());
+      }
+      if (classify(m) == queue_message::none)
         continue;
       queue_traffic = true;
-      if (kind != queue_message::running && kind != queue_message::ack)
-        ++t_->queue_messages;
+      sums.count_sent(m);
     }
     if (queue_traffic)
-      t_->queue_bytes += copies * bytes.size();
+      sums.queue_bytes += copies * bytes.size();
   }
   std::shared_ptr<transport> inner_;
-  traffic* t_;
+  sent_traffic* t_;
 };
 
 struct node_slot {
@@ -105,8 +109,11 @@ struct actor_cluster::impl {
   sim_runs runs;
   std::set<std::string> acknowledged;
   std::size_t unanswered = 0;
-  traffic sent;
+  sent_traffic sent;
   std::uint64_t wrong_deaths = 0;
+  // The not-before of the last READY state of (node, task, attempt) each
+  // node's replica merged: what its ready queue waited for.
+  std::map<std::tuple<std::string, std::string, std::uint32_t>, millis> ready_not_before;
 
   explicit impl(actor_cluster_options o)
     : hub(o.seed),
@@ -243,7 +250,25 @@ void actor_cluster::start(const std::string& id) {
   });
   caf::anon_send(slot.running->members(), subscribe_atom_v,
                  caf::actor_cast<peer_listener>(watcher));
+  auto tasks = m.sys.spawn([mm, id](caf::event_based_actor*) -> caf::behavior {
+    return {
+      [mm, id](task_event_atom, const task_row& row) {
+        if (row.state.phase() == wire::READY)
+          mm->ready_not_before[{id, row.spec.id(), row.state.attempt()}] =
+            row.state.not_before_ms();
+      },
+    };
+  });
+  caf::anon_send(slot.running->queue(), subscribe_atom_v,
+                 caf::actor_cast<task_listener>(tasks));
   m.sched.run();
+}
+
+millis actor_cluster::ready_not_before(const std::string& node,
+                                      const std::string& task_id,
+                                      std::uint32_t attempt) const {
+  auto it = impl_->ready_not_before.find({node, task_id, attempt});
+  return it == impl_->ready_not_before.end() ? 0 : it->second;
 }
 
 millis actor_cluster::skew_of(const std::string& id) const {
@@ -437,12 +462,8 @@ std::uint64_t actor_cluster::datagrams_sent() const {
   return impl_->sent.datagrams;
 }
 
-std::uint64_t actor_cluster::queue_messages_sent() const {
-  return impl_->sent.queue_messages;
-}
-
-std::uint64_t actor_cluster::queue_bytes_sent() const {
-  return impl_->sent.queue_bytes;
+const sim_report& actor_cluster::traffic() const {
+  return impl_->sent.sums;
 }
 
 } // namespace dice

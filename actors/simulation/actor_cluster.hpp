@@ -21,6 +21,7 @@
 #include "queue/queue_interfaces.hpp"
 #include "simulation/sim_executor.hpp"
 #include "simulation/sim_network.hpp"
+#include "simulation/sim_options.hpp"
 
 namespace dice {
 
@@ -94,6 +95,10 @@ public:
   std::vector<task_row> tasks_of(const std::string& id);
   std::vector<std::string> live_nodes() const;
   bool is_up(const std::string& id) const;
+  /// The not-before (node `node`'s clock) of the last READY state of the
+  /// task's attempt that its replica merged: a retry's backoff; 0 if none.
+  millis ready_not_before(const std::string& node, const std::string& task_id,
+                          std::uint32_t attempt) const;
   /// Node `id`'s clock minus virtual time (clock_skew_ms).
   millis skew_of(const std::string& id) const;
   /// Node `id`'s queue counters (since its last start).
@@ -120,11 +125,11 @@ public:
   std::uint64_t wrong_death_verdicts() const;
   /// Datagrams handed to the network (every kind, heartbeats included).
   std::uint64_t datagrams_sent() const;
-  /// Queue messages sent (a broadcast counts once), RUNNING heartbeats and
-  /// membership apart, as run_simulation counts them.
-  std::uint64_t queue_messages_sent() const;
-  /// Bytes of queue messages and RUNNING heartbeats, every copy.
-  std::uint64_t queue_bytes_sent() const;
+  /// What the nodes sent, in a report's traffic fields (queue messages by
+  /// kind, a broadcast counted once; RUNNING heartbeats, acks, syncs and
+  /// membership heartbeats apart; bundles; bytes of queue traffic, every
+  /// copy), as run_simulation counts them.
+  const sim_report& traffic() const;
 
   struct impl;
 

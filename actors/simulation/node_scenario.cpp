@@ -111,7 +111,7 @@ replica_tally check_replicas(actor_cluster& c, const record& rec,
 }
 
 // Every execution started, on its node's clock, no earlier than its task's
-// not-before and before its expiry.
+// not-before, its retry's backoff and before its expiry.
 void check_policies(actor_cluster& c, const replica_tally& tally,
                     std::vector<std::string>& problems) {
   for (const auto& run : c.runs()) {
@@ -123,6 +123,12 @@ void check_policies(actor_cluster& c, const replica_tally& tally,
       problems.push_back(run.task_id + " started on " + run.node + " at "
                          + std::to_string(local) + ", before its not-before "
                          + std::to_string(s->second.not_before_ms()));
+    auto retry = c.ready_not_before(run.node, run.task_id, run.attempt);
+    if (local < retry)
+      problems.push_back(run.task_id + " a" + std::to_string(run.attempt)
+                         + " started on " + run.node + " at "
+                         + std::to_string(local) + ", before its retry's not-before "
+                         + std::to_string(retry));
     if (s->second.expires_ms() > 0 && local >= s->second.expires_ms())
       problems.push_back(run.task_id + " started on " + run.node + " at "
                          + std::to_string(local) + ", after its expiry "
@@ -199,6 +205,34 @@ void check_lock(actor_cluster& c, const record& rec,
   }
 }
 
+// Tasks finished so far, each credited once, to the node whose execution
+// of it succeeded first; per node, in the order of `ids`.
+std::vector<std::uint64_t> tasks_done_by(const std::vector<sim_run>& runs,
+                                         const std::vector<std::string>& ids) {
+  std::map<std::string, const sim_run*> first;
+  for (const auto& r : runs)
+    if (r.ok) {
+      auto& f = first[r.task_id];
+      if (f == nullptr || r.end < f->end)
+        f = &r;
+    }
+  std::vector<std::uint64_t> out(ids.size(), 0);
+  for (const auto& [task, r] : first) {
+    auto at = std::find(ids.begin(), ids.end(), r->node);
+    if (at != ids.end())
+      ++out[static_cast<std::size_t>(at - ids.begin())];
+  }
+  return out;
+}
+
+// Executions beyond one per task started so far.
+std::uint64_t duplicate_runs(const std::vector<sim_run>& runs) {
+  std::set<std::string> tasks;
+  for (const auto& r : runs)
+    tasks.insert(r.task_id);
+  return runs.size() - tasks.size();
+}
+
 std::vector<std::string> check(actor_cluster& c, const record& rec,
                                replica_tally* out) {
   std::vector<std::string> problems;
@@ -218,8 +252,6 @@ std::vector<std::string> check(actor_cluster& c, const record& rec,
 } // namespace
 
 std::string node_scenario_refuses(const sim_options& o) {
-  if (o.timeline_every_ms > 0)
-    return "--timeline";
   if (o.linger_ms > 0)
     return "--linger-ms";
   return {};
@@ -253,7 +285,33 @@ sim_report run_node_scenario(const sim_options& o) {
   const millis step = 10;
   const millis start = c.now();
   auto elapsed = [&] { return c.now() - start; };
-  c.step(o.submit_at_ms);
+  // The timeline: claims lost by a node before its crash, and when the
+  // next sample is due.
+  std::uint64_t claims_lost_before_crashes = 0;
+  millis next_sample = 0;
+  r.timeline.nodes = ids;
+  auto sample = [&] {
+    timeline_sample s;
+    s.at = elapsed();
+    s.done_by = tasks_done_by(c.runs(), ids);
+    s.duplicates = duplicate_runs(c.runs());
+    s.claims_lost = claims_lost_before_crashes;
+    for (const auto& id : c.live_nodes())
+      s.claims_lost += c.counters_of(id).claims_lost;
+    s.up = c.live_nodes().size();
+    r.timeline.samples.push_back(std::move(s));
+  };
+  // Virtual time moves on, a step at a time, sampled as it goes.
+  auto advance = [&](millis ms) {
+    for (millis left = ms; left > 0; left -= step) {
+      c.step(std::min(left, step));
+      if (o.timeline_every_ms > 0 && elapsed() >= next_sample) {
+        sample();
+        next_sample = elapsed() + o.timeline_every_ms;
+      }
+    }
+  };
+  advance(o.submit_at_ms);
   // Submissions spread over the nodes, an event published with every
   // other one; crashes of other nodes meanwhile.
   std::vector<std::pair<millis, std::string>> restarts;
@@ -311,7 +369,7 @@ sim_report run_node_scenario(const sim_options& o) {
     }
     // Time moves on while submissions spread (in whole steps).
     while (first_submit + static_cast<millis>(t) * gap >= next_step) {
-      c.step(step);
+      advance(step);
       next_step += step;
     }
     if (crashes_left > 0 && rng() % (o.tasks / (o.crashes + 1) + 1) == 0) {
@@ -320,6 +378,7 @@ sim_report run_node_scenario(const sim_options& o) {
       // (as the machines engine): a crash drawn then is skipped.
       bool all_up = c.live_nodes().size() == ids.size();
       if (all_up && elapsed() - last_restart >= o.settle_ms) {
+        claims_lost_before_crashes += c.counters_of(victim).claims_lost;
         c.crash(victim);
         rec.crashed[victim] = c.now();
         restarts.emplace_back(elapsed() + o.down_ms, victim);
@@ -331,7 +390,7 @@ sim_report run_node_scenario(const sim_options& o) {
   bool healed = !o.partition;
   bool calm = false; // faults over
   for (millis limit = o.max_time_ms; elapsed() < limit;) {
-    c.step(step);
+    advance(step);
     for (auto& [when, who] : restarts)
       if (!who.empty() && elapsed() >= when) {
         c.restart(who);
@@ -363,6 +422,8 @@ sim_report run_node_scenario(const sim_options& o) {
       break;
     }
   }
+  if (o.timeline_every_ms > 0)
+    sample(); // the end, whatever the sampling period
   r.makespan_ms = elapsed() - first_submit;
   rec.accepted = c.acknowledged();
   r.accepted = rec.accepted.size();
@@ -381,9 +442,9 @@ sim_report run_node_scenario(const sim_options& o) {
   r.wrong_death_verdicts = c.wrong_death_verdicts();
   for (const auto& id : c.live_nodes())
     r.add(c.counters_of(id));
-  r.queue_messages = c.queue_messages_sent();
-  r.queue_bytes = c.queue_bytes_sent();
+  r.take_traffic(c.traffic());
   r.messages_per_task = per_task(static_cast<double>(r.queue_messages));
+  r.heartbeats_per_task = per_task(static_cast<double>(r.running_heartbeats));
   r.bytes_per_task = per_task(static_cast<double>(r.queue_bytes));
   return r;
 }

@@ -18,49 +18,6 @@ std::uint64_t draw(std::mt19937_64& rng, std::uint64_t n) {
 
 } // namespace
 
-sim_options::sim_options() {
-  faults.min_delay = 1;
-  faults.max_delay = 10;
-  // Lossy links: declare death only after many missed heartbeats, so that
-  // loss alone rarely kills a live node.
-  membership.suspect_after_ms = 1000;
-  membership.dead_after_ms = 2400;
-}
-
-void sim_report::add(const queue_counters& c) {
-  snapshots += c.snapshots_applied;
-  canceled += c.executions_canceled;
-  requeues += c.requeues;
-  reclaims += c.reclaims;
-  claims_lost += c.claims_lost;
-  claims += c.claims;
-  matched_claims += c.matched_claims;
-}
-
-std::string sim_report::summary() const {
-  std::ostringstream out;
-  out << "seed=" << seed << " tasks=" << tasks << " accepted=" << accepted
-      << " removed=" << removed << " done=" << done << " expired=" << expired
-      << " forgotten=" << forgotten << " held=" << held
-      << " executions=" << executions << " duplicates=" << duplicates
-      << " dup_completions=" << duplicate_completions
-      << " converged=" << (converged ? "yes" : "no")
-      << " makespan_ms=" << makespan_ms
-      << " msgs/task=" << messages_per_task
-      << " running_hb/task=" << heartbeats_per_task << " acks=" << acks
-      << " bytes/task=" << bytes_per_task << " crashes=" << crashes
-      << " snapshots=" << snapshots << " canceled=" << canceled
-      << " requeues=" << requeues << " reclaims=" << reclaims
-      << " claims_lost=" << claims_lost << " claims=" << claims
-      << " matched_claims=" << matched_claims << " bundles=" << bundles
-      << " bundles_with_claims=" << bundles_with_claims << "\n  sent:";
-  for (const auto& [kind, n] : by_kind)
-    out << " " << kind << "=" << n;
-  for (const auto& v : violations)
-    out << "\n  VIOLATION: " << v;
-  return out.str();
-}
-
 sim_cluster::sim_cluster(sim_options opts)
   : opts_(std::move(opts)),
     net_(opts_.seed),
@@ -162,24 +119,9 @@ void sim_cluster::flush(sim_node& n) {
   for (const auto& id : out.acknowledged)
     accepted_.insert(id);
   auto count = [&](const wire::Message& m) {
-    auto kind = classify(m);
-    if (kind == queue_message::running)
-      ++traffic_.running_heartbeats;
-    else if (kind == queue_message::ack)
-      ++traffic_.acks;
-    else
-      ++traffic_.queue_messages;
-    if (kind == queue_message::sync_request
-        || kind == queue_message::sync_reply)
-      ++traffic_.sync_messages;
+    traffic_.count_sent(m);
     if (m.has_info() && m.info().phase() == wire::DONE)
       ++completions_[m.info().task_id()];
-    auto name = m.GetDescriptor()
-                  ->FindFieldByNumber(static_cast<int>(m.body_case()))
-                  ->name();
-    if (m.has_info())
-      name += " " + wire::TaskPhase_Name(m.info().phase());
-    ++traffic_.by_kind[name];
   };
   for (const auto& m : out.broadcasts) {
     count(m);
@@ -200,14 +142,8 @@ void sim_cluster::broadcast_bundled(sim_node& n,
   bridge_identity self{"sim", n.id, n.id, n.incarnation};
   auto peers = static_cast<std::uint64_t>(nodes_.size() - 1);
   for (auto& m : pack_bundles(std::move(parts), bundle_budget(self, {}))) {
-    if (m.has_bundle()) {
-      ++traffic_.bundles;
-      int claims = 0;
-      for (const auto& p : m.bundle().parts())
-        claims += p.has_dequeue() ? 1 : 0;
-      if (claims >= 2)
-        ++traffic_.bundles_with_claims;
-    }
+    if (m.has_bundle())
+      traffic_.count_bundle(m);
     auto bytes = encode(n, std::move(m));
     traffic_.queue_bytes += peers * bytes.size();
     net_.broadcast(now_, n.id, bytes);

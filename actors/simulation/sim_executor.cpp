@@ -115,6 +115,7 @@ executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
         auto it = running.find(r.task_id);
         if (it == running.end() || it->second.first != r.attempt)
           return;
+        log->runs[it->second.second].ok = r.ok;
         finish(r.task_id);
         for (auto& who : self->state.listeners)
           self->send(who, executed_atom_v, r);

@@ -22,6 +22,7 @@ struct sim_run {
   millis start = 0;
   millis end = -1;
   std::uint32_t attempt = 0;
+  bool ok = false; // ended with a success (not failed, canceled or crashed)
 };
 
 /// What every simulated executor of a cluster ran; it outlives the actors,

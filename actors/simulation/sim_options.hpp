@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dice.pb.h"
 #include "simulation/sim_network.hpp"
 #include "common/time.hpp"
 #include "membership/membership_state.hpp"
@@ -148,6 +149,14 @@ struct sim_report {
   std::string summary() const;
   /// Adds a live node's queue counters to the sums above.
   void add(const queue_counters& c);
+  /// One queue message sent (a broadcast counts once): to the traffic
+  /// sums by kind.
+  void count_sent(const wire::Message& m);
+  /// One broadcast datagram bundling several messages.
+  void count_bundle(const wire::Message& bundle);
+  /// Takes the traffic fields of `t` (what count_sent, count_bundle and
+  /// the heartbeat and byte sums gathered).
+  void take_traffic(const sim_report& t);
 };
 
 } // namespace dice

@@ -34,6 +34,7 @@ nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
   j["accepted"] = r.accepted;
   j["removed"] = r.removed;
   j["done"] = r.done;
+  j["expired"] = r.expired;
   j["executions"] = r.executions;
   j["duplicates"] = r.duplicates;
   j["duplicate_rate"] = per_task(static_cast<double>(r.duplicates));

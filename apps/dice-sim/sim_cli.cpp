@@ -56,7 +56,12 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("clock-skew-ms", po::value(&o.clock_skew_ms)->default_value(0), "each node's clock runs ahead of virtual time by a random 0..this, drawn again at each restart")
     ("locks", po::bool_switch(&o.locks), "every third task names one cluster-wide lock; the run checks that no two of them ran at once, unless a node was declared dead while it ran (node engine)")
     ("remove", po::value(&removes)->default_value(0), "tasks removed (removeByID) during the run")
-    ("fail", po::value(&o.fail_probability)->default_value(0.0, "0"), "probability that an execution fails transiently")
+    ("fail", po::value(&o.fail_probability)->default_value(0.0, "0"), "probability that an execution fails transiently (never the last attempt)")
+    ("retry-backoff-ms", po::value(&o.queue.retry_backoff_ms)->default_value(defaults.queue.retry_backoff_ms), "wait before a failed execution's retry, doubled per failed attempt (half of it drawn); the run checks no retry starts earlier")
+    ("delayed", po::value(&o.delayed)->default_value(0.0, "0"), "share of the tasks delayed: not started before their submit plus a random 0..--delay-max-ms on the submitting node's clock")
+    ("delay-max-ms", po::value(&o.delay_max_ms)->default_value(defaults.delay_max_ms), "longest delay of a --delayed task")
+    ("expiring", po::value(&o.expiring)->default_value(0.0, "0"), "share of the tasks that expire: not started after their submit plus a random 1..--expire-max-ms (they end EXPIRED)")
+    ("expire-max-ms", po::value(&o.expire_max_ms)->default_value(defaults.expire_max_ms), "latest expiry of an --expiring task")
     ("max-time-ms", po::value(&max_time_ms)->default_value(0), "give up (not converged) at this virtual time (0: 90 s plus 4x the ideal makespan)")
     ("claim-window-ms", po::value(&o.queue.claim_window_ms)->default_value(defaults.queue.claim_window_ms), "how long a staggered claim waits for competing claims")
     ("matched-claim-window-ms", po::value(&o.queue.matched_claim_window_ms)->default_value(defaults.queue.matched_claim_window_ms), "how long a claim of a task the common matching gave the node waits (0: it starts at once)")
@@ -66,7 +71,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("claim-stagger-ms", po::value(&o.queue.claim_stagger_ms)->default_value(defaults.queue.claim_stagger_ms), "delay, and per-rank delay, of a free slot's claim when the common matching gave it no task (0: no matching, all claim at once)")
     ("fifo", po::bool_switch(&fifo), "deliver each node's events in one FIFO instead of interleaving its subsystems' mailboxes in a seeded order")
     ("seed", po::value(&o.seed)->default_value(defaults.seed), "seed of the whole run: the same seed replays it")
-    ("engine", po::value(&out.engine)->default_value(out.engine), "node: every node is the production composition dice-node runs (its actors, sealing, election, locks, causal events, journal) on the simulated network under CAF's test scheduler, and the run also checks one coordinator and causal delivery; machines: each node's queue machines and membership in one object, faster, with --remove, --fail, --timeline and the per-kind traffic")
+    ("engine", po::value(&out.engine)->default_value(out.engine), "node: every node is the production composition dice-node runs (its actors, sealing, election, locks, causal events, journal) on the simulated network under CAF's test scheduler, and the run also checks one coordinator and causal delivery; machines: each node's queue machines and membership in one object, a few times faster, with --fifo")
     ("timeline", po::value(&out.timeline), "write the run's timeline to this CSV file: per sample the time, tasks finished, claims lost, duplicate executions, nodes up, and per node the tasks it finished (draw it with bench/queue_sim/timeline.py)")
     ("timeline-every-ms", po::value(&timeline_every_ms)->default_value(timeline_every_ms), "virtual time between two timeline samples")
     ("json", po::bool_switch(&out.json), "print the report as one JSON object on the last line")
@@ -94,7 +99,8 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   if (crashes < 0 || removes < 0)
     throw std::runtime_error("--crash and --remove must not be negative");
   if (partition_ms < 0 || max_time_ms < 0 || o.down_ms <= 0 || o.task_ms < 0
-      || o.submit_spread_ms < 0 || o.clock_skew_ms < 0 || o.submit_at_ms < 0)
+      || o.submit_spread_ms < 0 || o.clock_skew_ms < 0 || o.submit_at_ms < 0
+      || o.delay_max_ms < 0 || o.expire_max_ms < 0)
     throw std::runtime_error("durations must not be negative (--down-ms "
                              "positive)");
   if (o.faults.max_delay < o.faults.min_delay)
@@ -105,13 +111,13 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   probability("loss", o.faults.loss);
   probability("duplicate", o.faults.duplicate);
   probability("fail", o.fail_probability);
+  probability("delayed", o.delayed);
+  probability("expiring", o.expiring);
   if (out.engine != "node" && out.engine != "machines")
     throw std::runtime_error("--engine '" + out.engine + "': not node or machines");
   bool node = out.engine == "node";
   if (timeline_every_ms <= 0)
     throw std::runtime_error("--timeline-every-ms must be positive");
-  if (node && !out.timeline.empty())
-    throw std::runtime_error("--timeline is recorded by --engine machines only");
   if (!node && o.locks)
     throw std::runtime_error("--locks is simulated by --engine node only");
   if (node && fifo)

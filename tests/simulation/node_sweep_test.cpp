@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <map>
 
 #include "simulation/actor_cluster.hpp"
 #include "simulation/node_scenario.hpp"
@@ -79,8 +80,8 @@ TEST_CASE("the node scenario flags a run that cannot converge", "[sim][node]") {
 TEST_CASE("the node scenario refuses what only the machines simulate",
           "[sim][node]") {
   sim_options o;
-  o.timeline_every_ms = 100;
-  CHECK(node_scenario_refuses(o) == "--timeline");
+  o.linger_ms = 100;
+  CHECK(node_scenario_refuses(o) == "--linger-ms");
   CHECK_THROWS_AS(run_node_scenario(o), std::invalid_argument);
 }
 
@@ -202,4 +203,38 @@ TEST_CASE("a task whose expiry passes while it waits for the node's only "
     REQUIRE(it != rows.end());
     CHECK(wire::TaskPhase_Name(it->state.phase()) == "EXPIRED");
   }
+}
+
+TEST_CASE("on production nodes a failing task is retried no earlier than "
+          "its backoff, doubled per failed attempt, and ends DONE",
+          "[sim][node][policy]") {
+  actor_cluster_options o;
+  o.seed = 3;
+  o.fail_probability = 1; // every attempt but the last fails
+  o.queue.retry_backoff_ms = 400;
+  actor_cluster c(o);
+  c.start("n1");
+  c.start("n2");
+  c.step(1500);
+  auto id = c.submit("n1", 50);
+  REQUIRE(id);
+  c.step(5000);
+  std::map<std::uint32_t, sim_run> by_attempt;
+  for (const auto& r : c.runs())
+    if (r.task_id == *id)
+      by_attempt[r.attempt] = r;
+  REQUIRE(by_attempt.size() == 3);
+  // Equal jitter: a wait of B is drawn in [B/2, B]; B is 400, then 800.
+  auto gap = [&](std::uint32_t a) {
+    return by_attempt.at(a + 1).start - by_attempt.at(a).end;
+  };
+  CHECK(gap(1) >= 200);
+  CHECK(gap(1) <= 400 + 200);
+  CHECK(gap(2) >= 400);
+  CHECK(gap(2) <= 800 + 200);
+  auto rows = c.tasks_of("n2");
+  auto it = std::find_if(rows.begin(), rows.end(),
+                         [&](const task_row& r) { return r.spec.id() == *id; });
+  REQUIRE(it != rows.end());
+  CHECK(wire::TaskPhase_Name(it->state.phase()) == "DONE");
 }
