@@ -238,3 +238,30 @@ TEST_CASE("on production nodes a failing task is retried no earlier than "
   REQUIRE(it != rows.end());
   CHECK(wire::TaskPhase_Name(it->state.phase()) == "DONE");
 }
+
+// Several claims share a datagram, as the bridge bundles them, and are lost
+// together; under loss, duplication, reordering, a partition and crashes
+// every run still converges.
+TEST_CASE("on production nodes bursts of claims share datagrams, under every "
+          "fault", "[sim][node]") {
+  std::uint64_t bundles_with_claims = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    auto o = sweep_scenario(seed);
+    // A burst onto nodes with room for several claims at once.
+    o.tasks = 24;
+    o.submit_spread_ms = 100;
+    o.queue.slots = 2;
+    o.queue.prefetch = 2;
+    auto r = run_node_scenario(o);
+    INFO(r.summary());
+    CAPTURE(seed);
+    CHECK(r.violations.empty());
+    CHECK(r.converged);
+    bundles_with_claims += r.bundles_with_claims;
+    if (o.faults.loss == 0 && o.crashes == 0 && !o.partition)
+      CHECK(r.bundles_with_claims >= 1);
+  }
+  std::cout << "node sweep, 40 seeds, bursts of claims: bundles_with_claims="
+            << bundles_with_claims << "\n";
+  CHECK(bundles_with_claims >= 40);
+}
