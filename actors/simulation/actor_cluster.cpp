@@ -21,6 +21,7 @@
 
 #include "broadcast_bridge/bundle.hpp"
 #include "common/caf_setup.hpp"
+#include "known_tasks/task_state.hpp"
 #include "node/node.hpp"
 #include "simulation/sim_disk.hpp"
 #include "simulation/sim_executor.hpp"
@@ -114,6 +115,7 @@ struct actor_cluster::impl {
   // The not-before of the last READY state of (node, task, attempt) each
   // node's replica merged: what its ready queue waited for.
   std::map<std::tuple<std::string, std::string, std::uint32_t>, millis> ready_not_before;
+  std::set<std::string> ended; // tasks some replica merged an end of
 
   explicit impl(actor_cluster_options o)
     : hub(o.seed),
@@ -253,6 +255,8 @@ void actor_cluster::start(const std::string& id) {
   auto tasks = m.sys.spawn([mm, id](caf::event_based_actor*) -> caf::behavior {
     return {
       [mm, id](task_event_atom, const task_row& row) {
+        if (is_terminal(row.state.phase()))
+          mm->ended.insert(row.spec.id());
         if (row.state.phase() == wire::READY)
           mm->ready_not_before[{id, row.spec.id(), row.state.attempt()}] =
             row.state.not_before_ms();
@@ -269,6 +273,10 @@ millis actor_cluster::ready_not_before(const std::string& node,
                                       std::uint32_t attempt) const {
   auto it = impl_->ready_not_before.find({node, task_id, attempt});
   return it == impl_->ready_not_before.end() ? 0 : it->second;
+}
+
+const std::set<std::string>& actor_cluster::ended() const {
+  return impl_->ended;
 }
 
 millis actor_cluster::skew_of(const std::string& id) const {

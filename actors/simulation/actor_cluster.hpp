@@ -99,6 +99,9 @@ public:
   /// task's attempt that its replica merged: a retry's backoff; 0 if none.
   millis ready_not_before(const std::string& node, const std::string& task_id,
                           std::uint32_t attempt) const;
+  /// Tasks some replica merged an end of (DONE, FAILED, EXPIRED, ...),
+  /// however briefly it held them before forgetting them.
+  const std::set<std::string>& ended() const;
   /// Node `id`'s clock minus virtual time (clock_skew_ms).
   millis skew_of(const std::string& id) const;
   /// Node `id`'s queue counters (since its last start).

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "simulation/actor_cluster.hpp"
+#include "simulation/retention_watch.hpp"
 
 namespace dice {
 
@@ -37,6 +38,9 @@ struct record {
   std::vector<published_event> events;
   std::map<std::string, millis> started; // each node's last (re)start
   std::map<std::string, millis> crashed; // each node's last crash
+  // With a retention short enough to pass (sim_options::linger_ms), what
+  // the nodes' listings showed of it; none otherwise.
+  const retention_watch* retention = nullptr;
 };
 
 // What the final replicas held: tasks DONE and EXPIRED on one of them,
@@ -73,6 +77,10 @@ replica_tally check_replicas(actor_cluster& c, const record& rec,
     auto rows = c.tasks_of(id);
     std::set<std::string> held;
     for (const auto& r : rows) {
+      // Past its retention a task may leave a spec-less entry behind,
+      // which never runs (retention_watch.hpp): forgotten all the same.
+      if (!r.has_spec && rec.retention && c.ended().count(r.spec.id()) > 0)
+        continue;
       held.insert(r.spec.id());
       if (accepted.count(r.spec.id()) == 0)
         continue;
@@ -91,8 +99,9 @@ replica_tally check_replicas(actor_cluster& c, const record& rec,
         tally.specs[r.spec.id()] = r.spec;
       }
     }
+    // A task that ended may be gone once its retention passed.
     for (const auto& t : accepted)
-      if (held.count(t) == 0)
+      if (held.count(t) == 0 && !(rec.retention && c.ended().count(t) > 0))
         problems.push_back(id + ": accepted task " + t + " is missing");
     if (!reference) {
       reference = std::move(rows);
@@ -251,17 +260,9 @@ std::vector<std::string> check(actor_cluster& c, const record& rec,
 
 } // namespace
 
-std::string node_scenario_refuses(const sim_options& o) {
-  if (o.linger_ms > 0)
-    return "--linger-ms";
-  return {};
-}
-
 sim_report run_node_scenario(const sim_options& o) {
   if (o.nodes < 1 || o.nodes > 60000)
     throw std::invalid_argument("--nodes must be between 1 and 60000");
-  if (auto flag = node_scenario_refuses(o); !flag.empty())
-    throw std::invalid_argument(flag + " is not simulated on production nodes");
   spdlog::set_level(spdlog::level::warn);
   sim_report r;
   r.seed = o.seed;
@@ -302,9 +303,15 @@ sim_report run_node_scenario(const sim_options& o) {
     r.timeline.samples.push_back(std::move(s));
   };
   // Virtual time moves on, a step at a time, sampled as it goes.
+  retention_watch watch;
+  if (o.linger_ms > 0)
+    rec.retention = &watch;
   auto advance = [&](millis ms) {
     for (millis left = ms; left > 0; left -= step) {
       c.step(std::min(left, step));
+      if (rec.retention && elapsed() % 100 == 0)
+        for (const auto& id : c.live_nodes())
+          watch.listed(id, c.now(), c.tasks_of(id));
       if (o.timeline_every_ms > 0 && elapsed() >= next_sample) {
         sample();
         next_sample = elapsed() + o.timeline_every_ms;
@@ -394,6 +401,7 @@ sim_report run_node_scenario(const sim_options& o) {
     for (auto& [when, who] : restarts)
       if (!who.empty() && elapsed() >= when) {
         c.restart(who);
+        watch.restarted(who, o.journal);
         rec.started[who] = c.now();
         last_restart = elapsed();
         who.clear();
@@ -422,13 +430,40 @@ sim_report run_node_scenario(const sim_options& o) {
       break;
     }
   }
+  r.makespan_ms = elapsed() - first_submit;
+  // Retention passes: every replica must forget every ended task alike,
+  // and none may come back or run again.
+  // What a retention passing changed must settle as anything else does
+  // (an election, say, still running after a partition healed).
+  if (r.converged && o.linger_ms > 0) {
+    advance(o.linger_ms);
+    replica_tally tally;
+    while (!(r.violations = check(c, rec, &tally)).empty()
+           && elapsed() < o.max_time_ms)
+      advance(100);
+    auto more = watch.violations(c.runs());
+    r.violations.insert(r.violations.end(), more.begin(), more.end());
+    r.converged = r.violations.empty();
+    // Accepted tasks the first live replica holds, and those each forgot.
+    auto live = c.live_nodes();
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      std::set<std::string> held;
+      for (const auto& row : c.tasks_of(live[i]))
+        if (row.has_spec)
+          held.insert(row.spec.id());
+      for (const auto& t : rec.accepted) {
+        bool here = held.count(t) > 0;
+        r.forgotten += here ? 0 : 1;
+        r.held += i == 0 && here ? 1 : 0;
+      }
+    }
+  }
   if (o.timeline_every_ms > 0)
     sample(); // the end, whatever the sampling period
-  r.makespan_ms = elapsed() - first_submit;
   rec.accepted = c.acknowledged();
   r.accepted = rec.accepted.size();
   r.removed = rec.removed.size();
-  if (!r.converged) {
+  if (!r.converged && r.violations.empty()) {
     replica_tally tally;
     r.violations = check(c, rec, &tally);
   }

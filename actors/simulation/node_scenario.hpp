@@ -18,14 +18,11 @@
 namespace dice {
 
 /// The report fills tasks, accepted, done, expired, removed, executions,
-/// duplicates, converged, makespan_ms, messages_per_task, bytes_per_task,
-/// crashes, the queue's counters and the violations. Options only the
-/// machines engine acts on (the timeline, linger_ms) are refused: see
-/// node_scenario_refuses().
+/// duplicates, converged, makespan_ms, the traffic, crashes, the queue's
+/// counters, the timeline (timeline_every_ms) and the violations. With
+/// linger_ms, the run goes on that long once converged, each node's
+/// listing watched every 100 ms (retention_watch.hpp), and fills held and
+/// forgotten.
 sim_report run_node_scenario(const sim_options& opts);
-
-/// Empty when run_node_scenario can run `opts`, else the option it cannot
-/// honour, named as dice-sim's flag.
-std::string node_scenario_refuses(const sim_options& opts);
 
 } // namespace dice

@@ -34,12 +34,6 @@ millis duration_of(const std::string& payload) {
 
 } // namespace
 
-void sim_runs::end_all(const std::string& node, millis at) {
-  for (auto& r : runs)
-    if (r.node == node && r.end < 0)
-      r.end = at;
-}
-
 executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
                             sim_runs* log, std::string node,
                             std::function<millis()> clock) {

@@ -12,30 +12,9 @@
 
 #include "common/time.hpp"
 #include "executor/executor.hpp"
+#include "simulation/sim_runs.hpp"
 
 namespace dice {
-
-/// One execution in virtual time: [start, end); end < 0 while it runs.
-struct sim_run {
-  std::string task_id;
-  std::string node;
-  millis start = 0;
-  millis end = -1;
-  std::uint32_t attempt = 0;
-  bool ok = false; // ended with a success (not failed, canceled or crashed)
-};
-
-/// What every simulated executor of a cluster ran; it outlives the actors,
-/// so a crashed node's runs stay counted.
-struct sim_runs {
-  std::function<millis()> now;       // virtual time, unskewed: stamps runs
-  /// Whether an execution fails (transiently); none: every one succeeds.
-  std::function<bool(const execution_request&)> fails;
-  std::map<std::string, int> starts; // task id -> executions begun
-  std::vector<sim_run> runs;
-  /// Ends every open run of `node` at `at` (its process died).
-  void end_all(const std::string& node, millis at);
-};
 
 /// Records node `node`'s executions in `*log`; `clock`, the node's own,
 /// stamps started_ms as the slots' wall clock does.

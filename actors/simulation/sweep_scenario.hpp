@@ -47,4 +47,40 @@ inline sim_options policy_scenario(std::uint64_t seed) {
   return o;
 }
 
+/// A burst of 24 tasks within 100 ms onto nodes with two slots and two
+/// prefetch seats each: several claims leave at once and share datagrams.
+inline sim_options burst_scenario(std::uint64_t seed) {
+  auto o = sweep_scenario(seed);
+  o.tasks = 24;
+  o.submit_spread_ms = 100;
+  o.queue.slots = 2;
+  o.queue.prefetch = 2;
+  return o;
+}
+
+/// The retention sweeps' scenario: tasks forgotten 400 ms after they end
+/// (forgotten_ids_ms keeps its default, 30 s), and time after convergence
+/// for that to pass everywhere.
+inline sim_options retention_scenario(std::uint64_t seed) {
+  auto o = sweep_scenario(seed);
+  o.queue.keep_finished_ms = 400;
+  o.linger_ms = 400 + 2 * o.queue.forget_grid_ms + 1000;
+  return o;
+}
+
+/// Retention against what a node brings back from its journal: one or two
+/// nodes crash and stay down longer than the retention (2.5 s), then
+/// restore the replica their journal held, with clocks that disagree by up
+/// to a second and may be behind at restart.
+inline sim_options journal_retention_scenario(std::uint64_t seed) {
+  auto o = retention_scenario(seed);
+  o.journal = true;
+  o.clock_skew_ms = 1000;
+  o.crashes = 1 + seed % 2;
+  o.down_ms = 2500;
+  o.faults_until_ms = 8000;
+  o.linger_ms += o.clock_skew_ms;
+  return o;
+}
+
 } // namespace dice

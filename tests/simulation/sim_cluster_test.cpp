@@ -165,12 +165,7 @@ TEST_CASE("bursts of claims share datagrams, under every fault", "[sim]") {
   totals all;
   std::uint64_t bundles_with_claims = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    auto o = scenario(seed);
-    // A burst onto nodes with room for several claims at once.
-    o.tasks = 24;
-    o.submit_spread_ms = 100;
-    o.queue.slots = 2;
-    o.queue.prefetch = 2;
+    auto o = burst_scenario(seed);
     auto r = run_simulation(o);
     check(r);
     all.add(r);
@@ -208,22 +203,19 @@ TEST_CASE("100 seeded runs with delays, expiries and retry backoffs: no "
   CHECK(done >= 300);
 }
 
-// Runs 100 seeds of scenario() with a 400 ms retention, `adjust` setting
-// the rest, and checks what every retention run must hold: no violation
+// Runs 100 seeds of a retention scenario (sweep_scenario.hpp) and checks
+// what every retention run must hold: no violation
 // (no forgotten task back, none run again), converged, every ended task
 // forgotten everywhere. Returns the tasks forgotten and the crashes.
 namespace {
 
 std::pair<std::size_t, std::uint64_t>
-retention_sweep(const char* name, const std::function<void(sim_options&)>& adjust) {
+retention_sweep(const char* name, sim_options (*scenario_of)(std::uint64_t)) {
   totals all;
   std::size_t forgotten = 0;
   std::uint64_t crashes = 0;
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {
-    auto o = scenario(seed);
-    o.queue.keep_finished_ms = 400; // forgotten_ids_ms: the default, 30 s
-    o.linger_ms = 400 + 2 * o.queue.forget_grid_ms + 1000;
-    adjust(o);
+    auto o = scenario_of(seed);
     auto r = run_simulation(o);
     INFO(r.summary() << "\n" << r.details);
     CAPTURE(r.seed);
@@ -250,7 +242,7 @@ TEST_CASE("100 seeded runs with a short retention: every ended task is "
           "forgotten everywhere and none comes back",
           "[sim][retention]") {
   auto forgotten =
-    retention_sweep("sim 100 seeds, retention 400 ms", [](sim_options&) {}).first;
+    retention_sweep("sim 100 seeds, retention 400 ms", retention_scenario).first;
   CHECK(forgotten >= 1000);
 }
 
@@ -262,16 +254,9 @@ TEST_CASE("100 seeded runs with a short retention: every ended task is "
 TEST_CASE("100 seeded runs with journals, skewed clocks and nodes down "
           "longer than the retention: no forgotten task comes back",
           "[sim][retention]") {
-  auto [forgotten, crashes] = retention_sweep(
-    "sim 100 seeds, journals, skewed clocks, retention 400 ms",
-    [](sim_options& o) {
-      o.journal = true;
-      o.clock_skew_ms = 1000;
-      o.crashes = 1 + o.seed % 2;
-      o.down_ms = 2500;
-      o.faults_until_ms = 8000;
-      o.linger_ms += o.clock_skew_ms;
-    });
+  auto [forgotten, crashes] =
+    retention_sweep("sim 100 seeds, journals, skewed clocks, retention 400 ms",
+                    journal_retention_scenario);
   CHECK(forgotten >= 1000);
   CHECK(crashes >= 100);
 }

@@ -1,0 +1,66 @@
+#include "simulation/retention_watch.hpp"
+
+#include <algorithm>
+
+#include "known_tasks/task_state.hpp"
+
+namespace dice {
+
+void retention_watch::listed(const std::string& node, millis now,
+                             const std::vector<task_row>& rows) {
+  auto& v = nodes_[node];
+  std::set<std::string> ended_now;
+  for (const auto& r : rows) {
+    const auto& id = r.spec.id();
+    // A spec-less entry (a late message about a forgotten task made it,
+    // docs/tasks.md) never runs; the task does not come back with it.
+    if (!r.has_spec)
+      continue;
+    if (auto f = v.forgotten_at.find(id); f != v.forgotten_at.end())
+      back_.push_back(id + " forgotten by " + node + " at "
+                      + std::to_string(f->second) + " is back there at "
+                      + std::to_string(now));
+    if (is_terminal(r.state.phase()))
+      ended_now.insert(id);
+  }
+  for (const auto& id : v.ended_held)
+    if (ended_now.count(id) == 0
+        && std::none_of(rows.begin(), rows.end(), [&](const task_row& r) {
+             return r.has_spec && r.spec.id() == id;
+           }))
+      v.forgotten_at.emplace(id, now);
+  v.ended_held = std::move(ended_now);
+}
+
+void retention_watch::restarted(const std::string& node, bool journal) {
+  auto& v = nodes_[node];
+  v.ended_held.clear();
+  if (!journal)
+    v.forgotten_at.clear();
+}
+
+std::size_t retention_watch::forgotten() const {
+  std::set<std::string> all;
+  for (const auto& [node, v] : nodes_)
+    for (const auto& [id, at] : v.forgotten_at)
+      all.insert(id);
+  return all.size();
+}
+
+std::vector<std::string>
+retention_watch::violations(const std::vector<sim_run>& runs) const {
+  auto out = back_;
+  for (const auto& r : runs) {
+    auto n = nodes_.find(r.node);
+    if (n == nodes_.end())
+      continue;
+    auto f = n->second.forgotten_at.find(r.task_id);
+    if (f != n->second.forgotten_at.end() && r.start >= f->second)
+      out.push_back(r.task_id + " started on " + r.node + " at "
+                    + std::to_string(r.start) + ", after it forgot it at "
+                    + std::to_string(f->second));
+  }
+  return out;
+}
+
+} // namespace dice
