@@ -179,7 +179,9 @@ void communication_machine::on_message(const wire::Message& m, millis now,
         return;
       }
       out.push_back(ev::answer_seen{task_id});
-      out.push_back(ev::merge_task{spec, false, *state_of(m)});
+      bool forgotten = m.has_already_finished_task()
+                       && m.already_finished_task().forgotten();
+      out.push_back(ev::merge_task{spec, forgotten, *state_of(m), forgotten});
       return;
     }
     case queue_message::sync_request:

@@ -162,9 +162,20 @@ void known_tasks_machine::on(const ev::merge_message& e, millis now,
 void known_tasks_machine::on(const ev::merge_task& e, millis now,
                              ev::events& out) {
   const auto& task_id = e.spec.id();
-  if (task_id.empty()
-      || refused(task_id, e.spec_unknown ? nullptr : &e.spec, now, out))
+  if (e.forgotten) {
+    forgotten_elsewhere(task_id, now, out);
     return;
+  }
+  if (task_id.empty()
+      || refused(task_id, e.spec_unknown ? nullptr : &e.spec, now, out)) {
+    // A peer's snapshot holds by id alone a task forgotten here lately
+    // (the number that would tell it so never reached it): answer as to
+    // its question, so it drops the task too instead of sending it in
+    // every snapshot (and the replicas' digests never agreeing).
+    if (e.spec_unknown && !task_id.empty() && forgotten_lately(task_id))
+      out.push_back(ev::known_question{task_id});
+    return;
+  }
   bool changed = !e.spec_unknown && learn(e.spec, out);
   changed |= tasks_.merge_state(task_id, e.state);
   if (changed)
@@ -209,6 +220,31 @@ void known_tasks_machine::unschedule(const std::string& task_id) {
   if (auto d = due_at_.find(task_id); d != due_at_.end()) {
     due_.erase({d->second, task_id});
     due_at_.erase(d);
+  }
+}
+
+bool known_tasks_machine::forgotten_lately(const std::string& task_id) const {
+  return recent_.count(task_id) > 0 && tasks_.find(task_id) == nullptr;
+}
+
+void known_tasks_machine::forgotten_elsewhere(const std::string& task_id,
+                                              millis now, ev::events& out) {
+  const auto* t = tasks_.find(task_id);
+  if (t != nullptr && t->has_spec)
+    return; // its own retention forgets it, by its number
+  if (t != nullptr) {
+    // What a late message made of it here: it goes, as its number would
+    // have taken it had this replica known the number.
+    if (!is_terminal(t->state.phase())) {
+      auto s = removed_state();
+      s.set_reason("forgotten by the cluster: it ended, and its retention passed");
+      out.push_back(ev::task_changed{task_id, nullptr, s});
+    }
+    out.push_back(ev::tasks_forgotten{{task_id}});
+    forget(task_id, now, out);
+    out.push_back(ev::replica_digest{tasks_.digest()});
+  } else {
+    note_recent(task_id, now);
   }
 }
 
@@ -356,13 +392,19 @@ void known_tasks_machine::on(const ev::snapshot_wanted& e, millis,
 
 void known_tasks_machine::on(const ev::question_heard& e, millis,
                              ev::events& out) {
-  if (tasks_.has_spec(e.task_id))
+  // Answered by a replica that holds the spec, or that forgot the task
+  // lately (so the asker, which may hold it by id alone, drops it too).
+  if (tasks_.has_spec(e.task_id) || forgotten_lately(e.task_id))
     out.push_back(ev::known_question{e.task_id});
 }
 
 void known_tasks_machine::on(const ev::answer_due& e, millis,
                              ev::events& out) {
   const auto* task = tasks_.find(e.task_id);
+  if (forgotten_lately(e.task_id)) {
+    out.push_back(ev::broadcast{make_forgotten_answer(e.task_id)});
+    return;
+  }
   if (task == nullptr || !task->has_spec)
     return;
   if (is_terminal(task->state.phase()))

@@ -85,6 +85,12 @@ private:
   void unschedule(const std::string& task_id);
   /// The id joins the recent list (refused by id for forgotten_ids_ms).
   void note_recent(const std::string& task_id, millis now);
+  /// Forgotten here lately and not held again: asked about, the replica
+  /// answers that it forgot the task.
+  bool forgotten_lately(const std::string& task_id) const;
+  /// A peer forgot the task: what this replica holds of it by id alone
+  /// goes; nothing else does (a spec held is forgotten by its number).
+  void forgotten_elsewhere(const std::string& task_id, millis now, ev::events& out);
   /// The task leaves the replica; its number joins the forgotten set.
   void forget(const std::string& task_id, millis now, ev::events& out);
   /// True (and counted) if what a message says of this task must be

@@ -74,7 +74,13 @@ void running_tasks_machine::on(const ev::task_changed& e, millis now,
                    named_claim{s, s.claim().dequeue_time_ms()
                                     + cfg_.running_timeout_ms
                                     + cfg_.claim_window_ms});
-  if (s.phase() == wire::RUNNING && s.claim().node_id() != id_)
+  // Only a task whose spec this replica holds is watched (and re-queued if
+  // its executor goes silent or dies). Of a task known by id alone (its
+  // ENQUEUE lost here) the replica lacks the number that retention
+  // forgets it by, so it would hold the RUNNING state, and might re-queue
+  // it, long after the cluster ended and forgot it: a spec-less entry on
+  // every replica, ever after. The replicas that hold the spec watch it.
+  if (s.phase() == wire::RUNNING && s.claim().node_id() != id_ && e.spec)
     running_.watch(e.task_id, s.attempt(), s.claim().node_id(), deadline(now));
   else
     running_.unwatch(e.task_id);

@@ -77,10 +77,6 @@ replica_tally check_replicas(actor_cluster& c, const record& rec,
     auto rows = c.tasks_of(id);
     std::set<std::string> held;
     for (const auto& r : rows) {
-      // Past its retention a task may leave a spec-less entry behind,
-      // which never runs (retention_watch.hpp): forgotten all the same.
-      if (!r.has_spec && rec.retention && c.ended().count(r.spec.id()) > 0)
-        continue;
       held.insert(r.spec.id());
       if (accepted.count(r.spec.id()) == 0)
         continue;
@@ -449,8 +445,7 @@ sim_report run_node_scenario(const sim_options& o) {
     for (std::size_t i = 0; i < live.size(); ++i) {
       std::set<std::string> held;
       for (const auto& row : c.tasks_of(live[i]))
-        if (row.has_spec)
-          held.insert(row.spec.id());
+        held.insert(row.spec.id());
       for (const auto& t : rec.accepted) {
         bool here = held.count(t) > 0;
         r.forgotten += here ? 0 : 1;

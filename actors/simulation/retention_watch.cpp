@@ -12,15 +12,15 @@ void retention_watch::listed(const std::string& node, millis now,
   std::set<std::string> ended_now;
   for (const auto& r : rows) {
     const auto& id = r.spec.id();
-    // A spec-less entry (a late message about a forgotten task made it,
-    // docs/tasks.md) never runs; the task does not come back with it.
-    if (!r.has_spec)
-      continue;
     if (auto f = v.forgotten_at.find(id); f != v.forgotten_at.end())
       back_.push_back(id + " forgotten by " + node + " at "
                       + std::to_string(f->second) + " is back there at "
-                      + std::to_string(now));
-    if (is_terminal(r.state.phase()))
+                      + std::to_string(now) + ", "
+                      + r.state.ShortDebugString()
+                      + (r.has_spec ? "" : " (by id alone)"));
+    // Held by id alone, a task is not yet the replica's own: its end
+    // leaving the replica is not the task forgotten there.
+    if (is_terminal(r.state.phase()) && r.has_spec)
       ended_now.insert(id);
   }
   for (const auto& id : v.ended_held)

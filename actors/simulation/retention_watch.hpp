@@ -4,9 +4,9 @@
 // (its retention passed: forgotten) never comes back to that replica and
 // is never started there again. A node restarted without a journal starts
 // over; with one, what it forgot stays forgotten (the journal records it).
-// A spec-less entry of the task's id (which a late message naming only the
-// id makes once the id left the replicas' recent list, docs/tasks.md)
-// never runs and is not the task coming back.
+// A task a replica holds by id alone (its ENQUEUE lost there) is not yet
+// that replica's own: its end leaving the replica is not the task
+// forgotten there.
 #include <map>
 #include <set>
 #include <string>

@@ -80,6 +80,9 @@ struct merge_task {
   wire::TaskSpec spec; // only the id when spec_unknown
   bool spec_unknown = false;
   wire::TaskState state;
+  /// The answerer forgot the task (spec_unknown, no state): drop what is
+  /// held of it by id alone.
+  bool forgotten = false;
 };
 /// The journal gave the replica unended tasks: claim nothing before
 /// `hold_until` (known_tasks to ready_queue).

@@ -123,6 +123,15 @@ wire::Message make_already_finished(const wire::TaskSpec& spec,
   return m;
 }
 
+wire::Message make_forgotten_answer(const std::string& task_id) {
+  wire::Message m;
+  auto* a = m.mutable_already_finished_task();
+  a->set_task_id(task_id);
+  a->mutable_spec()->set_id(task_id);
+  a->set_forgotten(true);
+  return m;
+}
+
 std::string task_id_of(const wire::Message& m) {
   using M = wire::Message;
   switch (m.body_case()) {

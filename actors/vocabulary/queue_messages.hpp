@@ -53,6 +53,8 @@ wire::Message make_take_my_task(const wire::TaskSpec& spec,
                                 const wire::TaskState& state);
 wire::Message make_already_finished(const wire::TaskSpec& spec,
                                     const wire::TaskState& state);
+/// The answer of a replica that forgot the task lately.
+wire::Message make_forgotten_answer(const std::string& task_id);
 
 // -- readers --------------------------------------------------------------------
 

@@ -234,3 +234,118 @@ TEST_CASE("the same key submitted after its task was forgotten is a new task",
   CHECK(t->has_spec);
   CHECK(t->spec.created().seq() == 2);
 }
+
+namespace {
+
+// Replica a ended and forgot task "t"; replica b holds it by id alone (its
+// ENQUEUE lost there, a claim arrived), so b lacks the number a forgot.
+struct forgotten_and_held_by_id {
+  known_tasks_machine a{"a", "a#1", short_retention()};
+  known_tasks_machine b{"b", "b#1", short_retention()};
+  wire::Message claim;
+  ev::events out;
+
+  forgotten_and_held_by_id() {
+    wire::TaskSpec spec;
+    spec.set_id("t");
+    spec.set_kind("echo");
+    REQUIRE(a.submit(spec, 100, out));
+    a.on(ev::merge_message{enqueue_sent(out), false}, 100, out);
+    wire::Claim c;
+    c.set_node_id("c");
+    wire::OpId none;
+    claim = make_dequeue("t", 1, c, none);
+    b.on(ev::merge_message{claim, true}, 150, out);
+    a.on(ev::merge_message{make_info("t", done_at(2000), 0, nullptr), true}, 2000, out);
+    a.tick(3100, out);
+    REQUIRE(a.replica().find("t") == nullptr);
+    REQUIRE(b.replica().find("t") != nullptr);
+    REQUIRE_FALSE(b.replica().find("t")->has_spec);
+    out.clear();
+  }
+
+  // What a broadcasts when its answer is due.
+  wire::Message answer_of_a(millis now) {
+    a.on(ev::answer_due{"t"}, now, out);
+    auto sent = test::emitted<ev::broadcast>(out);
+    REQUIRE(sent.size() == 1);
+    return sent[0].message;
+  }
+};
+
+// As communication hands an answer on.
+ev::merge_task as_merge(const wire::Message& m) {
+  const auto& a = m.already_finished_task();
+  return ev::merge_task{a.spec(), a.forgotten(), a.state(), a.forgotten()};
+}
+
+} // namespace
+
+TEST_CASE("a replica that forgot a task lately answers a question about it "
+          "that it forgot it, and a replica holding it by id alone drops it",
+          "[forgotten][known_tasks]") {
+  forgotten_and_held_by_id f;
+  f.a.on(ev::question_heard{"t"}, 3200, f.out);
+  CHECK(test::emitted<ev::known_question>(f.out).size() == 1);
+  auto answer = f.answer_of_a(3300);
+  REQUIRE(answer.has_already_finished_task());
+  CHECK(answer.already_finished_task().forgotten());
+  CHECK(answer.already_finished_task().task_id() == "t");
+
+  f.out.clear();
+  f.b.on(as_merge(answer), 3400, f.out);
+  CHECK(f.b.replica().find("t") == nullptr);
+  // Whatever held it (a watch of its executor) lets go, as of a removal.
+  auto changed = test::emitted<ev::task_changed>(f.out);
+  REQUIRE(changed.size() == 1);
+  CHECK(changed[0].state.phase() == wire::REMOVED);
+  CHECK(test::emitted<ev::tasks_forgotten>(f.out).size() == 1);
+  // The id is recent at b now: the same claim again is refused.
+  f.b.on(ev::merge_message{f.claim, true}, 3500, f.out);
+  CHECK(f.b.replica().find("t") == nullptr);
+}
+
+TEST_CASE("a peer's snapshot holding by id alone a task forgotten here "
+          "lately is refused and answered, so the peer drops the task too",
+          "[forgotten][known_tasks]") {
+  forgotten_and_held_by_id f;
+  // b's snapshot chunk, as communication hands it on.
+  const auto* held = f.b.replica().find("t");
+  wire::TaskSpec only_id;
+  only_id.set_id("t");
+  f.a.on(ev::merge_task{only_id, true, held->state}, 3200, f.out);
+  CHECK(f.a.replica().find("t") == nullptr);
+  CHECK(test::emitted<ev::known_question>(f.out).size() == 1);
+  f.b.on(as_merge(f.answer_of_a(3300)), 3400, f.out);
+  CHECK(f.b.replica().find("t") == nullptr);
+  SECTION("a late claim by id is refused without an answer (its sender "
+          "holds the spec, or asks)") {
+    f.out.clear();
+    f.a.on(ev::merge_message{f.claim, true}, 3500, f.out);
+    CHECK(test::emitted<ev::known_question>(f.out).empty());
+  }
+}
+
+TEST_CASE("a forgotten answer leaves alone a task held with its spec, and "
+          "once the id left the recent list nobody answers so",
+          "[forgotten][known_tasks]") {
+  forgotten_and_held_by_id f;
+  SECTION("held with its spec: its own retention forgets it, by number") {
+    known_tasks_machine c("c", "c#1", short_retention());
+    wire::TaskSpec spec;
+    spec.set_id("t");
+    spec.set_kind("echo");
+    wire::TaskState ready;
+    ready.set_phase(wire::READY);
+    ready.set_attempt(1);
+    c.on(ev::merge_task{spec, false, ready}, 100, f.out);
+    c.on(as_merge(f.answer_of_a(3300)), 3400, f.out);
+    CHECK(c.replica().find("t") != nullptr);
+  }
+  SECTION("after forgotten_ids_ms") {
+    f.a.tick(3100 + 5000, f.out);
+    f.out.clear();
+    f.a.on(ev::question_heard{"t"}, 9000, f.out);
+    CHECK(test::emitted<ev::known_question>(f.out).empty());
+  }
+}

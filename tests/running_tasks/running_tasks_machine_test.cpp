@@ -121,7 +121,7 @@ TEST_CASE("an execution elsewhere is not re-queued for the silence of this "
   s.set_attempt(1);
   s.mutable_claim()->set_node_id("b");
   ev::events out;
-  m.on(ev::task_changed{"t", nullptr, s}, 0, out);
+  m.on(ev::task_changed{"t", start("t").spec, s}, 0, out);
   auto requeued = [&] {
     for (const auto& e : out)
       if (std::holds_alternative<ev::originate>(e))
@@ -143,6 +143,33 @@ TEST_CASE("an execution elsewhere is not re-queued for the silence of this "
        t <= 3600 + 2 * cfg.running_timeout_ms && !requeued(); t += 10)
     m.tick(t, out);
   CHECK(requeued());
+}
+
+TEST_CASE("a task held by id alone is not watched: neither silence nor "
+          "death of its executor re-queues it here, and it is once its "
+          "spec arrives",
+          "[running_tasks]") {
+  queue_config cfg;
+  cfg.requeue_jitter_ms = 0;
+  running_tasks_machine m("a", cfg, 1);
+  wire::TaskState s;
+  s.set_phase(wire::RUNNING);
+  s.set_attempt(1);
+  s.mutable_claim()->set_node_id("b");
+  ev::events out;
+  // Its ENQUEUE lost here, only b's claim arrived: no spec, no number.
+  m.on(ev::task_changed{"t", nullptr, s}, 0, out);
+  m.tick(10 * cfg.running_timeout_ms, out);
+  m.on(ev::recover_member{"b", true}, 10 * cfg.running_timeout_ms, out);
+  CHECK(emitted<ev::originate>(out).empty());
+  // The spec arrives: now b's silence re-queues it.
+  auto spec = start("t").spec;
+  m.on(ev::task_changed{"t", spec, s}, 20 * cfg.running_timeout_ms, out);
+  m.on(ev::recover_member{"b", true}, 20 * cfg.running_timeout_ms, out);
+  auto ops = emitted<ev::originate>(out);
+  REQUIRE(ops.size() == 1);
+  CHECK(ops[0].op.info().phase() == wire::READY);
+  CHECK(ops[0].op.info().attempt() == 2);
 }
 
 TEST_CASE("running_tasks judges an execution ranking hands over against "

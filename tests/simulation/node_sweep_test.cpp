@@ -262,9 +262,13 @@ namespace {
 std::pair<std::size_t, std::uint64_t>
 node_retention_sweep(const char* name, sim_options (*scenario_of)(std::uint64_t)) {
   std::size_t forgotten = 0;
-  std::uint64_t crashes = 0;
+  std::uint64_t crashes = 0, messages = 0, snapshots = 0;
+  millis slowest = 0;
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {
     auto r = run_node_scenario(scenario_of(seed));
+    messages += r.queue_messages;
+    snapshots += r.snapshots;
+    slowest = std::max(slowest, r.converged_at_ms);
     INFO(r.summary());
     CAPTURE(seed);
     CHECK(r.violations.empty());
@@ -275,7 +279,8 @@ node_retention_sweep(const char* name, sim_options (*scenario_of)(std::uint64_t)
     crashes += r.crashes;
   }
   std::cout << name << ": forgotten=" << forgotten << " crashes=" << crashes
-            << "\n";
+            << " queue_messages=" << messages << " snapshots=" << snapshots
+            << " slowest_convergence_ms=" << slowest << "\n";
   return {forgotten, crashes};
 }
 
