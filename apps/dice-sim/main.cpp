@@ -35,6 +35,10 @@ nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
   j["removed"] = r.removed;
   j["done"] = r.done;
   j["expired"] = r.expired;
+  // With --linger-ms: accepted tasks the final replicas forgot (summed
+  // over them), and those the first still holds.
+  j["forgotten"] = r.forgotten;
+  j["held"] = r.held;
   j["executions"] = r.executions;
   j["duplicates"] = r.duplicates;
   j["duplicate_rate"] = per_task(static_cast<double>(r.duplicates));
@@ -48,8 +52,7 @@ nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
   j["acks"] = r.acks;
   j["bytes_per_task"] = r.bytes_per_task;
   j["sync_messages"] = r.sync_messages;
-  // Datagrams carrying several queue messages, and two or more claims
-  // (counted by the machines engine; 0 with the node engine).
+  // Datagrams carrying several queue messages, and two or more claims.
   j["bundles"] = r.bundles;
   j["bundles_with_claims"] = r.bundles_with_claims;
   j["snapshots"] = r.snapshots;

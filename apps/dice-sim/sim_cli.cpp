@@ -62,6 +62,8 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("delay-max-ms", po::value(&o.delay_max_ms)->default_value(defaults.delay_max_ms), "longest delay of a --delayed task")
     ("expiring", po::value(&o.expiring)->default_value(0.0, "0"), "share of the tasks that expire: not started after their submit plus a random 1..--expire-max-ms (they end EXPIRED)")
     ("expire-max-ms", po::value(&o.expire_max_ms)->default_value(defaults.expire_max_ms), "latest expiry of an --expiring task")
+    ("keep-finished-ms", po::value(&o.queue.keep_finished_ms)->default_value(defaults.queue.keep_finished_ms), "how long a task that ended stays in the replicas before every node forgets it")
+    ("linger-ms", po::value(&o.linger_ms)->default_value(0), "once converged, run this much longer and check the retention: every ended task forgotten on every replica, none back or run again (forgotten and held in JSON)")
     ("max-time-ms", po::value(&max_time_ms)->default_value(0), "give up (not converged) at this virtual time (0: 90 s plus 4x the ideal makespan)")
     ("claim-window-ms", po::value(&o.queue.claim_window_ms)->default_value(defaults.queue.claim_window_ms), "how long a staggered claim waits for competing claims")
     ("matched-claim-window-ms", po::value(&o.queue.matched_claim_window_ms)->default_value(defaults.queue.matched_claim_window_ms), "how long a claim of a task the common matching gave the node waits (0: it starts at once)")
@@ -100,7 +102,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     throw std::runtime_error("--crash and --remove must not be negative");
   if (partition_ms < 0 || max_time_ms < 0 || o.down_ms <= 0 || o.task_ms < 0
       || o.submit_spread_ms < 0 || o.clock_skew_ms < 0 || o.submit_at_ms < 0
-      || o.delay_max_ms < 0 || o.expire_max_ms < 0)
+      || o.delay_max_ms < 0 || o.expire_max_ms < 0 || o.linger_ms < 0)
     throw std::runtime_error("durations must not be negative (--down-ms "
                              "positive)");
   if (o.faults.max_delay < o.faults.min_delay)

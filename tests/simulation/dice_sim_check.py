@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs dice-sim with the given arguments (plus --json) and checks what a
 user would: the last line is one JSON object, the run converged, every task
-ended DONE and no invariant was violated."""
+ended DONE (with --linger-ms: every accepted task forgotten on every
+replica, none held) and no invariant was violated."""
 import json
 import subprocess
 import sys
@@ -19,7 +20,12 @@ def main():
         problems.append(f"exit status {run.returncode}")
     if report.get("converged") is not True:
         problems.append("not converged")
-    if report.get("done") != report.get("tasks") or not report.get("tasks"):
+    if "--linger-ms" in cmd:
+        if report.get("held") != 0 or not report.get("accepted") or \
+                report.get("forgotten", 0) < report.get("accepted"):
+            problems.append(f"held {report.get('held')}, forgotten "
+                            f"{report.get('forgotten')} of {report.get('accepted')}")
+    elif report.get("done") != report.get("tasks") or not report.get("tasks"):
         problems.append(f"done {report.get('done')} of {report.get('tasks')}")
     if report.get("violations"):
         problems.append(f"{report.get('violation_count')} violations, first: "
