@@ -37,6 +37,15 @@ ev::start_execution start(const std::string& task_id) {
   return s;
 }
 
+// Attempt 1 running on `node`, as task_changed tells it.
+wire::TaskState running_on(const std::string& node) {
+  wire::TaskState s;
+  s.set_phase(wire::RUNNING);
+  s.set_attempt(1);
+  s.mutable_claim()->set_node_id(node);
+  return s;
+}
+
 } // namespace
 
 TEST_CASE("RUNNING heartbeats may wait for another broadcast, never so long "
@@ -116,10 +125,7 @@ TEST_CASE("an execution elsewhere is not re-queued for the silence of this "
   queue_config cfg;
   cfg.requeue_jitter_ms = 0;
   running_tasks_machine m("a", cfg, 1);
-  wire::TaskState s;
-  s.set_phase(wire::RUNNING);
-  s.set_attempt(1);
-  s.mutable_claim()->set_node_id("b");
+  auto s = running_on("b");
   ev::events out;
   m.on(ev::task_changed{"t", start("t").spec, s}, 0, out);
   auto requeued = [&] {
@@ -152,10 +158,7 @@ TEST_CASE("a task held by id alone is not watched: neither silence nor "
   queue_config cfg;
   cfg.requeue_jitter_ms = 0;
   running_tasks_machine m("a", cfg, 1);
-  wire::TaskState s;
-  s.set_phase(wire::RUNNING);
-  s.set_attempt(1);
-  s.mutable_claim()->set_node_id("b");
+  auto s = running_on("b");
   ev::events out;
   // Its ENQUEUE lost here, only b's claim arrived: no spec, no number.
   m.on(ev::task_changed{"t", nullptr, s}, 0, out);
