@@ -1,0 +1,112 @@
+// The coordinator role on production nodes (actor_cluster): the elected
+// coordinator recovers a dead member and announces it, the others hear
+// the announcement, and the task runs again once; when the coordinator
+// dies with the member, the task is still re-queued and runs again once.
+// (A member may also re-queue it by its RUNNING timeout, 1.6 s after the
+// last heartbeat plus a jitter, which races the death verdict, 1.6 s plus
+// a check interval: the same attempt, merged as one.)
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "simulation/actor_cluster.hpp"
+
+using namespace dice;
+
+namespace {
+
+// Four nodes that agree on a coordinator, and one task of a minute
+// running on a member that is not the coordinator.
+struct long_task_running {
+  actor_cluster c{7, {}, queue_config{}};
+  std::vector<std::string> ids{"n1", "n2", "n3", "n4"};
+  std::string coordinator, runner, task;
+
+  long_task_running() {
+    for (const auto& id : ids)
+      c.start(id);
+    c.step(3000);
+    auto named = c.coordinator_of("n1");
+    REQUIRE(named);
+    coordinator = *named;
+    wire::TaskSpec spec;
+    spec.set_kind("sleep");
+    spec.set_payload("60000");
+    auto at = coordinator == "n1" ? "n2" : "n1";
+    auto id = c.submit(at, spec);
+    REQUIRE(id);
+    task = *id;
+    c.step(500);
+    auto runs = runs_of(1);
+    REQUIRE(runs.size() == 1);
+    runner = runs[0].node;
+    // The seed makes it so: the member that dies below is not the coordinator.
+    REQUIRE(runner != coordinator);
+  }
+
+  std::vector<sim_run> runs_of(std::uint32_t attempt) const {
+    std::vector<sim_run> out;
+    for (const auto& r : c.runs())
+      if (r.task_id == task && r.attempt == attempt)
+        out.push_back(r);
+    return out;
+  }
+
+  // The task's state on node `id`.
+  wire::TaskState state_on(const std::string& id) {
+    for (const auto& row : c.tasks_of(id))
+      if (row.spec.id() == task)
+        return row.state;
+    FAIL("no task " << task << " on " << id);
+    return {};
+  }
+};
+
+} // namespace
+
+TEST_CASE("on production nodes the coordinator recovers a dead member "
+          "and announces it; its task runs again once",
+          "[sim][node][coordinator]") {
+  long_task_running f;
+  f.c.crash(f.runner);
+  f.c.step(8000); // declared dead, recovered, claimed again
+  for (const auto& id : f.c.live_nodes()) {
+    CAPTURE(id);
+    auto k = f.c.counters_of(id);
+    bool coord = id == f.coordinator;
+    CHECK(k.recoveries == (coord ? 1u : 0u));
+    CHECK(k.recoveries_heard == (coord ? 0u : 1u));
+    if (coord)
+      CHECK(k.requeues == 1);
+    CHECK(f.state_on(id).attempt() == 2);
+  }
+  auto again = f.runs_of(2);
+  REQUIRE(again.size() == 1);
+  CHECK(again[0].node != f.runner);
+}
+
+TEST_CASE("on production nodes a task whose member and coordinator die "
+          "together is still re-queued once and runs again",
+          "[sim][node][coordinator]") {
+  long_task_running f;
+  f.c.crash(f.runner);
+  f.c.crash(f.coordinator);
+  f.c.step(10000);
+  auto live = f.c.live_nodes();
+  REQUIRE(live.size() == 2);
+  for (const auto& id : live) {
+    CAPTURE(id);
+    CHECK(f.state_on(id).attempt() == 2);
+    CHECK(f.state_on(id).phase() == wire::RUNNING);
+    // A survivor coordinates now.
+    auto named = f.c.coordinator_of(id);
+    REQUIRE(named);
+    CHECK(std::find(live.begin(), live.end(), *named) != live.end());
+  }
+  auto again = f.runs_of(2);
+  REQUIRE(again.size() == 1);
+  CHECK(std::find(live.begin(), live.end(), again[0].node) != live.end());
+}
