@@ -396,6 +396,11 @@ bool actor_cluster::remove(const std::string& id, const std::string& task_id) {
   return m.ask<bool>(m.at(id).queue(), remove_atom_v, task_id);
 }
 
+bool actor_cluster::cancel(const std::string& id, const std::string& task_id) {
+  auto& m = *impl_;
+  return m.ask<bool>(m.at(id).queue(), cancel_atom_v, task_id);
+}
+
 queue_counters actor_cluster::counters_of(const std::string& id) {
   auto& m = *impl_;
   return m.ask<queue_counters>(m.at(id).queue(), stats_atom_v);

@@ -86,6 +86,8 @@ public:
               std::string& error, millis limit_ms = 2000);
   /// Removes a task at node `id` (removeByID); false if it refused.
   bool remove(const std::string& id, const std::string& task_id);
+  /// Cancels a task at node `id`, as a user does; false if it refused.
+  bool cancel(const std::string& id, const std::string& task_id);
   /// Every submitted task acknowledged so far.
   const std::set<std::string>& acknowledged() const;
   /// Submissions neither acknowledged nor refused yet (a submitter that
