@@ -29,6 +29,8 @@ struct execution_request {
 inline bool past_expiry(const execution_request& r, millis now) {
   return r.expires_ms > 0 && now >= r.expires_ms;
 }
+/// The reason an execution past its expiry reports.
+constexpr const char* expired_unstarted = "not started before it expired";
 
 struct execution_result {
   std::string task_id;

@@ -123,7 +123,7 @@ execution_result slot_pool::execute(const job& j) {
     out = task_outcome::failure("canceled");
   } else if (past_expiry(j.req, r.started_ms)) {
     r.expired = true;
-    out = task_outcome::invalid("not started before it expired");
+    out = task_outcome::invalid(expired_unstarted);
   } else if (!fn && !kinds_.outside()) {
     out = task_outcome::invalid("unknown task kind '" + j.req.kind + "'");
   } else {

@@ -201,19 +201,23 @@ void known_tasks_machine::drop_forgotten(millis now, ev::events& out) {
       gone.push_back(task_id);
   if (!gone.empty())
     out.push_back(ev::tasks_forgotten{gone});
-  for (const auto& task_id : gone) {
-    // A task that has not ended here ended elsewhere long ago: whatever
-    // holds it (a ready entry, an execution) lets go of it as of a removal.
-    const auto* t = tasks_.find(task_id);
-    if (!is_terminal(t->state.phase())) {
-      auto s = removed_state();
-      s.set_reason("forgotten by the cluster: it ended, and its retention passed");
-      out.push_back(ev::task_changed{task_id, nullptr, s});
-    }
-    forget(task_id, now, out);
-  }
+  for (const auto& task_id : gone)
+    forget_ended_elsewhere(task_id, now, out);
   if (!gone.empty())
     out.push_back(ev::replica_digest{tasks_.digest()});
+}
+
+void known_tasks_machine::forget_ended_elsewhere(const std::string& task_id,
+                                                 millis now, ev::events& out) {
+  // A task that has not ended here ended elsewhere long ago: whatever
+  // holds it (a ready entry, an execution) lets go of it as of a removal.
+  const auto* t = tasks_.find(task_id);
+  if (!is_terminal(t->state.phase())) {
+    auto s = removed_state();
+    s.set_reason("forgotten by the cluster: it ended, and its retention passed");
+    out.push_back(ev::task_changed{task_id, nullptr, s});
+  }
+  forget(task_id, now, out);
 }
 
 void known_tasks_machine::unschedule(const std::string& task_id) {
@@ -235,13 +239,8 @@ void known_tasks_machine::forgotten_elsewhere(const std::string& task_id,
   if (t != nullptr) {
     // What a late message made of it here: it goes, as its number would
     // have taken it had this replica known the number.
-    if (!is_terminal(t->state.phase())) {
-      auto s = removed_state();
-      s.set_reason("forgotten by the cluster: it ended, and its retention passed");
-      out.push_back(ev::task_changed{task_id, nullptr, s});
-    }
     out.push_back(ev::tasks_forgotten{{task_id}});
-    forget(task_id, now, out);
+    forget_ended_elsewhere(task_id, now, out);
     out.push_back(ev::replica_digest{tasks_.digest()});
   } else {
     note_recent(task_id, now);

@@ -93,6 +93,10 @@ private:
   void forgotten_elsewhere(const std::string& task_id, millis now, ev::events& out);
   /// The task leaves the replica; its number joins the forgotten set.
   void forget(const std::string& task_id, millis now, ev::events& out);
+  /// forget() of a task the cluster ended and forgot: unended here, it is
+  /// told to the other subsystems as removed first.
+  void forget_ended_elsewhere(const std::string& task_id, millis now,
+                              ev::events& out);
   /// True (and counted) if what a message says of this task must be
   /// refused: a spec whose number is forgotten, or, for a message naming
   /// the task by id alone, an id forgotten lately and not held again.

@@ -38,9 +38,9 @@ struct record {
   std::vector<published_event> events;
   std::map<std::string, millis> started; // each node's last (re)start
   std::map<std::string, millis> crashed; // each node's last crash
-  // With a retention short enough to pass (sim_options::linger_ms), what
-  // the nodes' listings showed of it; none otherwise.
-  const retention_watch* retention = nullptr;
+  // A retention short enough to pass is checked (sim_options::linger_ms):
+  // an accepted task that ended may be gone.
+  bool retention = false;
 };
 
 // What the final replicas held: tasks DONE and EXPIRED on one of them,
@@ -300,8 +300,7 @@ sim_report run_node_scenario(const sim_options& o) {
   };
   // Virtual time moves on, a step at a time, sampled as it goes.
   retention_watch watch;
-  if (o.linger_ms > 0)
-    rec.retention = &watch;
+  rec.retention = o.linger_ms > 0;
   auto advance = [&](millis ms) {
     for (millis left = ms; left > 0; left -= step) {
       c.step(std::min(left, step));
@@ -326,6 +325,14 @@ sim_report run_node_scenario(const sim_options& o) {
     std::vector<std::string> b(ids.begin() + ids.size() / 2, ids.end());
     c.partition({a, b});
   }
+  // Drawn only when asked for, so the runs of other options keep their
+  // seeds.
+  auto share = [&](double p) {
+    return p > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < p;
+  };
+  auto upto = [&](millis most) {
+    return static_cast<millis>(rng() % static_cast<std::uint64_t>(most + 1));
+  };
   const millis gap =
     o.tasks == 0 ? 0 : o.submit_spread_ms / static_cast<millis>(o.tasks);
   millis next_step = elapsed() + step;
@@ -338,14 +345,7 @@ sim_report run_node_scenario(const sim_options& o) {
     spec.set_payload(std::to_string(o.task_ms));
     if (t < o.removes)
       spec.set_id("removable-" + std::to_string(t)); // removed mid-way
-    // Drawn only when asked for, so the runs of other options keep their
-    // seeds. Times a user gives are read on the submitting node's clock.
-    auto share = [&](double p) {
-      return p > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < p;
-    };
-    auto upto = [&](millis most) {
-      return static_cast<millis>(rng() % static_cast<std::uint64_t>(most + 1));
-    };
+    // Times a user gives are read on the submitting node's clock.
     auto clock = c.now() + c.skew_of(at);
     if (share(o.delayed))
       spec.set_not_before_ms(clock + upto(o.delay_max_ms));
@@ -428,9 +428,9 @@ sim_report run_node_scenario(const sim_options& o) {
   }
   r.makespan_ms = elapsed() - first_submit;
   // Retention passes: every replica must forget every ended task alike,
-  // and none may come back or run again.
-  // What a retention passing changed must settle as anything else does
-  // (an election, say, still running after a partition healed).
+  // and none may come back or run again. What it changed must settle as
+  // anything else does (an election, say, still running after a partition
+  // healed).
   if (r.converged && o.linger_ms > 0) {
     advance(o.linger_ms);
     replica_tally tally;

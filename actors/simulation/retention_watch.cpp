@@ -1,7 +1,5 @@
 #include "simulation/retention_watch.hpp"
 
-#include <algorithm>
-
 #include "known_tasks/task_state.hpp"
 
 namespace dice {
@@ -9,7 +7,7 @@ namespace dice {
 void retention_watch::listed(const std::string& node, millis now,
                              const std::vector<task_row>& rows) {
   auto& v = nodes_[node];
-  std::set<std::string> ended_now;
+  std::set<std::string> ended_now, held;
   for (const auto& r : rows) {
     const auto& id = r.spec.id();
     if (auto f = v.forgotten_at.find(id); f != v.forgotten_at.end())
@@ -20,14 +18,14 @@ void retention_watch::listed(const std::string& node, millis now,
                       + (r.has_spec ? "" : " (by id alone)"));
     // Held by id alone, a task is not yet the replica's own: its end
     // leaving the replica is not the task forgotten there.
-    if (is_terminal(r.state.phase()) && r.has_spec)
+    if (!r.has_spec)
+      continue;
+    held.insert(id);
+    if (is_terminal(r.state.phase()))
       ended_now.insert(id);
   }
   for (const auto& id : v.ended_held)
-    if (ended_now.count(id) == 0
-        && std::none_of(rows.begin(), rows.end(), [&](const task_row& r) {
-             return r.has_spec && r.spec.id() == id;
-           }))
+    if (held.count(id) == 0)
       v.forgotten_at.emplace(id, now);
   v.ended_held = std::move(ended_now);
 }
@@ -37,14 +35,6 @@ void retention_watch::restarted(const std::string& node, bool journal) {
   v.ended_held.clear();
   if (!journal)
     v.forgotten_at.clear();
-}
-
-std::size_t retention_watch::forgotten() const {
-  std::set<std::string> all;
-  for (const auto& [node, v] : nodes_)
-    for (const auto& [id, at] : v.forgotten_at)
-      all.insert(id);
-  return all.size();
 }
 
 std::vector<std::string>

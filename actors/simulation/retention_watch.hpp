@@ -24,8 +24,6 @@ public:
   void listed(const std::string& node, millis now, const std::vector<task_row>& rows);
   /// Node `node` restarted, restoring its replica from a journal or not.
   void restarted(const std::string& node, bool journal);
-  /// Tasks some listing showed forgotten by some node.
-  std::size_t forgotten() const;
   /// What went wrong: a task back on a replica that forgot it, or started
   /// by a node after it forgot it.
   std::vector<std::string> violations(const std::vector<sim_run>& runs) const;

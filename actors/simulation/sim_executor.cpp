@@ -57,7 +57,7 @@ executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
           expired.task_id = r.task_id;
           expired.attempt = r.attempt;
           expired.expired = expired.final = true;
-          expired.reason = "not started before it expired";
+          expired.reason = expired_unstarted;
           expired.started_ms = expired.finished_ms = clock();
           for (auto& who : st.listeners)
             self->send(who, executed_atom_v, expired);
