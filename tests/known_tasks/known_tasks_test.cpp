@@ -11,7 +11,7 @@
 using namespace dice;
 
 TEST_CASE("version vector: contiguous prefix, ops past a gap, behind",
-          "[queue]") {
+          "[known_tasks]") {
   version_vector v;
   CHECK(v.observe("a#1", 1));
   CHECK_FALSE(v.observe("a#1", 1)); // duplicate
@@ -37,7 +37,7 @@ TEST_CASE("version vector: contiguous prefix, ops past a gap, behind",
 
 TEST_CASE("version vector: a wire form out of order or with repeats reads "
           "as the highest seq per origin",
-          "[queue]") {
+          "[known_tasks]") {
   wire::Heartbeat hb;
   auto add = [&](const char* origin, std::uint64_t seq) {
     auto* e = hb.add_versions();
@@ -75,7 +75,7 @@ TEST_CASE("version vector: a wire form out of order or with repeats reads "
 }
 
 TEST_CASE("op log: resends what a peer lacks, snapshot once compacted",
-          "[queue]") {
+          "[known_tasks]") {
   op_log log(100);
   version_vector mine;
   for (std::uint64_t s = 1; s <= 5; ++s) {
@@ -109,7 +109,7 @@ TEST_CASE("op log: resends what a peer lacks, snapshot once compacted",
 
 TEST_CASE("replicas that receive the same messages in any order and any "
           "number of times are identical",
-          "[queue]") {
+          "[known_tasks]") {
   // A history of one task: enqueue, competing claims, a re-queue, another
   // claim, a heartbeat, DONE, a late claim of the old attempt.
   wire::TaskSpec spec;
