@@ -10,7 +10,7 @@
 #include "election/election_node.hpp"
 #include "known_tasks/task_query.hpp"
 #include "membership/node_view.hpp"
-#include "queue_node/queue_node.hpp"
+#include "vocabulary/queue_counters.hpp"
 
 namespace dice {
 

@@ -226,6 +226,8 @@ node::node(caf::actor_system& sys, node_config cfg, node_world world)
                             {t.locks().begin(), t.locks().end()}, clock());
   };
   qc.journal = std::move(journal);
+  if (world.trace_queue)
+    qc.trace = std::make_shared<queue_trace>(std::move(world.trace_queue));
   election_actor_config ec;
   ec.self_id = cfg_.id;
   ec.algorithm = cfg_.election_algorithm;

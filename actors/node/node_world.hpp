@@ -14,6 +14,7 @@
 #include "common/time.hpp"
 #include "executor/executor.hpp"
 #include "journal/journal_file.hpp"
+#include "queue/queue_trace.hpp"
 
 namespace dice {
 
@@ -29,6 +30,9 @@ struct node_world {
   /// None: spawn_executor, which runs task code on slot threads.
   std::function<executor(caf::actor_system&, std::size_t slots, task_kinds)>
     spawn_executor;
+  /// Tests: sees every input of the queue's subsystems (queue_trace.hpp);
+  /// it needs a scheduler that runs every actor on one thread.
+  queue_trace::sink trace_queue;
 };
 
 } // namespace dice

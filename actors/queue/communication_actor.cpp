@@ -64,14 +64,17 @@ communication_actor spawn_communication(caf::actor_system& sys,
     using c = communication_machine;
     return std::make_tuple(
       [self](inbound_atom, const wire::Message& m) {
-        handle_input(self, [&m](c& cm, millis now, ev::events& out) {
+        handle_input(self, [&m, self](c& cm, millis now, ev::events& out) {
+          trace_outside(self, out, "datagram", &m);
           cm.on_received(m, now, out);
         });
       },
       [self](inbound_atom, const std::vector<wire::Message>& ms) {
-        handle_input(self, [&ms](c& cm, millis now, ev::events& out) {
-          for (const auto& m : ms)
+        handle_input(self, [&ms, self](c& cm, millis now, ev::events& out) {
+          for (const auto& m : ms) {
+            trace_outside(self, out, "datagram", &m);
             cm.on_received(m, now, out);
+          }
         });
       },
       [self](peer_event_atom, const peer_change& p) {
@@ -80,12 +83,12 @@ communication_actor spawn_communication(caf::actor_system& sys,
           return;
         handle_input(self, [&p](c& cm, millis now, ev::events& out) {
           cm.on_peer_dead(p.id, now, out);
-        });
+        }, "peer dead");
       },
       [self](coordinator_atom, const std::string& who) {
         handle_input(self, [&who](c& cm, millis now, ev::events& out) {
           cm.set_coordinator(who, now, out);
-        });
+        }, "coordinator");
       },
       [self](runners_atom) { return self->state.machine->runners(); });
   });

@@ -36,6 +36,7 @@ void restore(Self* self, const std::shared_ptr<replica_journal>& journal) {
   auto& m = *self->state.machine;
   auto records = journal->load();
   ev::events out;
+  trace_outside(self, out, "restore");
   m.restore(records, self->state.clock(), out);
   // The file becomes one record per task (its torn tail, if any, gone)
   // before the first new append.
@@ -100,20 +101,20 @@ known_tasks_actor spawn_known_tasks(caf::actor_system& sys,
               if (!m.submit(std::move(spec), now, out))
                 refused.push_back(std::move(id));
             }
-          });
+          }, "submit");
           return refused;
         },
         [self](remove_atom, const std::string& id) {
           return handle_input(self, [&](known_tasks_machine& m, millis now,
                                         ev::events& out) {
             return m.remove(id, now, out);
-          });
+          }, "remove");
         },
         [self](cancel_atom, const std::string& id) {
           return handle_input(self, [&](known_tasks_machine& m, millis now,
                                         ev::events& out) {
             return m.cancel(id, now, out);
-          });
+          }, "cancel");
         },
         [self](tasks_atom, const task_query& q) {
           return self->state.machine->query(q);

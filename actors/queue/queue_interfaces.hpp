@@ -4,7 +4,7 @@
 // unknown_resolver) and of the node facade that fronts
 // them (replicated_queue.hpp). Each actor drives the state machine of its
 // folder; the events between them are those of vocabulary/queue_events.hpp,
-// routed by queue_node/queue_routes.hpp. Which events an actor takes follows
+// routed by queue/queue_routes.hpp. Which events an actor takes follows
 // from its machine's `on` overloads; only what an actor takes besides
 // (datagrams, user operations, the executor's report) is listed here.
 #include <functional>
@@ -26,14 +26,15 @@
 #include "vocabulary/queue_config.hpp"
 #include "vocabulary/queue_counters.hpp"
 #include "vocabulary/queue_events.hpp"
-#include "queue_node/queue_routes.hpp"
-#include "queue_node/stats_board.hpp"
+#include "queue/queue_routes.hpp"
+#include "queue/stats_board.hpp"
 #include "type_ids.hpp"
 
 namespace dice {
 
 class replica_journal;
 struct queue_handles;
+class queue_trace;
 /// Sent once to every subsystem actor before anything else.
 using queue_wiring = std::shared_ptr<const queue_handles>;
 
@@ -138,6 +139,9 @@ struct subsystem_config : machine_config {
   std::function<millis()> clock; // the wall clock if unset
   /// Where the counting subsystems post their counters (none: not posted).
   std::shared_ptr<stats_board> board;
+  /// Tests: every input of every subsystem (queue_trace.hpp); none in
+  /// production.
+  std::shared_ptr<queue_trace> trace;
 };
 
 communication_actor spawn_communication(caf::actor_system& sys,

@@ -90,6 +90,8 @@ struct queue_actor_config {
   /// The election whose outcome gives this node its coordinator role;
   /// none: every node acts as coordinator.
   election elector;
+  /// Tests: traces every subsystem's inputs (queue_trace.hpp).
+  std::shared_ptr<queue_trace> trace;
 };
 
 /// Spawns the queue and wires its communication to the bridge (queue, sync

@@ -85,6 +85,7 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   sc.tick_ms = cfg.tick_ms;
   sc.clock = cfg.clock;
   sc.board = self->state.board;
+  sc.trace = cfg.trace;
   auto& to = self->state.to;
   to.communication = spawn_communication(sys, sc, members);
   to.known_tasks = spawn_known_tasks(sys, sc, cfg.journal);

@@ -23,7 +23,8 @@
 #include "common/time.hpp"
 #include "queue/queue_interfaces.hpp"
 #include "common/tick_schedule.hpp"
-#include "queue_node/queue_routes.hpp"
+#include "queue/queue_routes.hpp"
+#include "queue/queue_trace.hpp"
 
 namespace dice {
 
@@ -45,6 +46,10 @@ struct subsystem_state {
   std::function<std::optional<millis>()> due_also;
   /// Runs after every input: the counters go to the node's stats board.
   std::function<void()> post_stats;
+  /// Tests only (queue_trace.hpp): where the inputs of the input being
+  /// handled start in its output, and their trace ids.
+  std::shared_ptr<queue_trace> trace;
+  std::vector<std::pair<std::size_t, std::uint64_t>> marks;
   static inline const char* name = "queue_subsystem";
 };
 
@@ -143,6 +148,80 @@ void start_subsystem(Self* self, const subsystem_config& cfg,
   st.machine = std::move(machine);
   st.clock = cfg.clock ? cfg.clock : wall_clock_ms;
   st.ticks.set_min_gap(std::min(cfg.tick_ms, max_tick_ms));
+  st.trace = cfg.trace;
+}
+
+template <class Self>
+constexpr station station_of_actor() {
+  using machine_type =
+    typename decltype(std::declval<Self&>().state.machine)::element_type;
+  return station_of<machine_type>();
+}
+
+/// The station of the actor that sent the message being handled; nullopt
+/// if none of the queue's (membership, a timer, the node).
+template <class Self>
+std::optional<station> sender_station(Self* self) {
+  const auto& w = self->state.wiring;
+  auto from = self->current_sender();
+  if (!w || !from)
+    return std::nullopt;
+  auto is = [&](const auto& h) {
+    return from == caf::actor_cast<caf::strong_actor_ptr>(h);
+  };
+  if (is(w->communication)) return station::communication;
+  if (is(w->known_tasks)) return station::known_tasks;
+  if (is(w->ready_queue)) return station::ready_queue;
+  if (is(w->ranking)) return station::ranking;
+  if (is(w->running_tasks)) return station::running_tasks;
+  if (is(w->unknown_resolver)) return station::unknown_resolver;
+  if (is(w->exec)) return station::executor;
+  return std::nullopt;
+}
+
+/// Traces an input from outside the queue that starts at out[out.size()].
+template <class Self>
+void trace_outside(Self* self, const ev::events& out, const char* input,
+                   const wire::Message* message = nullptr) {
+  auto& st = self->state;
+  if (st.trace)
+    st.marks.emplace_back(out.size(), st.trace->outside(station_of_actor<Self>(),
+                                                        input, message));
+}
+
+/// Traces an event from `from` that starts at out[out.size()].
+template <class Self>
+void trace_taking(Self* self, const ev::events& out,
+                  std::optional<station> from, const ev::event& e) {
+  auto& st = self->state;
+  if (st.trace)
+    st.marks.emplace_back(out.size(),
+                          st.trace->taking(station_of_actor<Self>(), from, e));
+}
+
+/// Hands the trace every event of `out` with the input that emitted it.
+template <class Self>
+struct trace_sink {
+  Self* self;
+  std::uint64_t cause = 0;
+
+  template <station S, class E>
+  void deliver(const E& e) {
+    self->state.trace->sent(station_of_actor<Self>(), S, ev::event{e}, cause);
+  }
+};
+
+template <class Self>
+void trace_sent(Self* self, const ev::events& out) {
+  auto& st = self->state;
+  trace_sink<Self> sink{self};
+  auto mark = st.marks.begin();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    while (mark != st.marks.end() && mark->first <= i)
+      sink.cause = (mark++)->second;
+    route(out[i], sink);
+  }
+  st.marks.clear();
 }
 
 /// After every input the machine handled, its counters go to the board.
@@ -211,8 +290,12 @@ void dispatch(Self* self, ev::events& out) {
     self->state.post_stats();
   // The wiring is every actor's first message, so it is there when events
   // flow; an event emitted before would have nowhere to go.
-  if (!self->state.wiring || out.empty())
+  if (!self->state.wiring || out.empty()) {
+    self->state.marks.clear();
     return;
+  }
+  if (self->state.trace)
+    trace_sent(self, out);
   actor_sink<Self> sink{self, *self->state.wiring};
   if (out.size() == 1)
     return route(out.front(), sink);
@@ -228,13 +311,16 @@ void dispatch(Self* self, ev::events& out) {
 /// Hands the machine each event of a batch, in order. Only events the
 /// machine takes can be in it: the routing that batched them sends a lone
 /// event of the same type to the same station through a typed send.
-template <class Machine>
-void feed(Machine& m, const ev::batch& b, millis now, ev::events& out) {
+template <class Machine, class Before>
+void feed(Machine& m, const ev::batch& b, millis now, ev::events& out,
+          Before before) {
   for (const auto& e : b.items)
     std::visit(
       [&](const auto& x) {
-        if constexpr (takes<Machine, std::decay_t<decltype(x)>>::value)
+        if constexpr (takes<Machine, std::decay_t<decltype(x)>>::value) {
+          before(e);
           m.on(x, now, out);
+        }
       },
       e);
 }
@@ -271,11 +357,14 @@ void arm(Self* self) {
 
 /// Runs one input through the machine (`f(machine, now, out)`), sends on
 /// what it emitted and schedules the machine's next tick; returns what `f`
-/// returns (a user operation's answer).
+/// returns (a user operation's answer). `input` names an input from outside
+/// the queue for the trace.
 template <class Self, class F>
-auto handle_input(Self* self, F&& f) {
+auto handle_input(Self* self, F&& f, const char* input = nullptr) {
   using machine_type = typename decltype(self->state.machine)::element_type;
   ev::events out;
+  if (input)
+    trace_outside(self, out, input);
   auto finish = [&] {
     dispatch(self, out);
     if constexpr (has_next_due<machine_type>::value)
@@ -296,11 +385,16 @@ auto handle_input(Self* self, F&& f) {
 /// emitted, at once.
 template <class Self, class E>
 void handle(Self* self, const E& e) {
-  handle_input(self, [&e](auto& m, millis now, ev::events& out) {
-    if constexpr (std::is_same_v<E, ev::batch>)
-      feed(m, e, now, out);
-    else
+  auto from = self->state.trace ? sender_station(self) : std::nullopt;
+  handle_input(self, [&](auto& m, millis now, ev::events& out) {
+    if constexpr (std::is_same_v<E, ev::batch>) {
+      feed(m, e, now, out,
+           [&](const ev::event& x) { trace_taking(self, out, from, x); });
+    } else {
+      if (self->state.trace)
+        trace_taking(self, out, from, ev::event{e});
       m.on(e, now, out);
+    }
   });
 }
 
@@ -311,6 +405,7 @@ void tick(Self* self, std::uint64_t seq) {
   if (!st.ticks.fire(seq, now))
     return; // superseded: the scheduled one comes
   ev::events out;
+  trace_outside(self, out, "tick");
   st.machine->tick(now, out);
   dispatch(self, out);
   if (st.after_tick)

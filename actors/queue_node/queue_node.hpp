@@ -65,7 +65,7 @@
 #include "vocabulary/queue_config.hpp"
 #include "vocabulary/queue_counters.hpp"
 #include "queue_node/queue_outbox.hpp"
-#include "queue_node/queue_routes.hpp"
+#include "queue/queue_routes.hpp"
 #include "ranking/ranking_machine.hpp"
 #include "ready_queue/ready_queue_machine.hpp"
 #include "running_tasks/running_tasks_machine.hpp"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -20,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broadcast_bridge/bundle.hpp"
+#include "broadcast_bridge/keyring.hpp"
 #include "common/caf_setup.hpp"
 #include "known_tasks/task_state.hpp"
 #include "node/node.hpp"
@@ -37,25 +39,80 @@ struct sent_traffic {
   sim_report sums; // by kind, as the machines engine counts them
 };
 
-/// Counts what a node sends, by reading the envelopes it hands on.
+// Every node of a cluster seals with this key.
+const std::string sim_cluster_key = "sim-key";
+
+// The node listening at `addr` (actor_cluster::impl::addr_of's inverse).
+std::string node_at(const std::string& addr) {
+  int hi = 0, lo = 0;
+  if (std::sscanf(addr.c_str(), "10.1.%d.%d", &hi, &lo) != 2)
+    return addr;
+  return "n" + std::to_string(hi * 250 + lo);
+}
+
+/// Counts what a node sends, by reading the envelopes it hands on, and
+/// loses what the test's message filter names.
 class counting_transport : public transport {
 public:
-  counting_transport(std::shared_ptr<transport> inner, sent_traffic* t)
-    : inner_(std::move(inner)), t_(t) {
+  counting_transport(std::shared_ptr<transport> inner, sent_traffic* t,
+                     std::string id, const actor_cluster::message_filter* drop)
+    : inner_(std::move(inner)), t_(t), id_(std::move(id)), drop_(drop) {
   }
   void start(receive_handler h) override { inner_->start(std::move(h)); }
   void stop() override { inner_->stop(); }
   bool send_to(const std::string& addr, const std::string& bytes) override {
     count(bytes, 1);
-    return inner_->send_to(addr, bytes);
+    if (!*drop_)
+      return inner_->send_to(addr, bytes);
+    auto kept = without_dropped(addr, bytes);
+    return !kept || inner_->send_to(addr, *kept);
   }
   std::size_t broadcast(const std::vector<std::string>& targets,
                         const std::string& bytes) override {
     count(bytes, targets.size());
-    return inner_->broadcast(targets, bytes);
+    if (!*drop_)
+      return inner_->broadcast(targets, bytes);
+    std::size_t sent = 0;
+    for (const auto& t : targets) {
+      auto kept = without_dropped(t, bytes);
+      sent += !kept || inner_->send_to(t, *kept) ? 1 : 0;
+    }
+    return sent;
   }
 
 private:
+  // The datagram for `to` without the messages the filter drops, sealed
+  // again under the same header (a bundle keeps its other parts); nullopt
+  // when nothing is left.
+  std::optional<std::string> without_dropped(const std::string& to,
+                                             const std::string& bytes) {
+    wire::Envelope env;
+    wire::Message outer;
+    if (!env.ParseFromString(bytes) || !outer.ParseFromString(env.message()))
+      return bytes;
+    auto peer = node_at(to);
+    if (!outer.has_bundle()) {
+      if ((*drop_)(id_, peer, outer))
+        return std::nullopt;
+      return bytes;
+    }
+    auto whole = unbundle(outer);
+    wire::Bundle kept;
+    for (std::size_t i = 0; i < whole.size(); ++i)
+      if (!(*drop_)(id_, peer, whole[i]))
+        *kept.add_parts() = outer.bundle().parts(static_cast<int>(i));
+    if (kept.parts_size() == outer.bundle().parts_size())
+      return bytes;
+    if (kept.parts_size() == 0)
+      return std::nullopt;
+    *outer.mutable_bundle() = std::move(kept);
+    env.set_message(outer.SerializeAsString());
+    auto sig = keyring(sim_cluster_key).sign(env.message());
+    env.set_auth_tag(sig.tag);
+    env.set_key_id(sig.id_bytes);
+    return env.SerializeAsString();
+  }
+
   void count(const std::string& bytes, std::size_t copies) {
     t_->datagrams += copies;
     wire::Envelope env;
@@ -84,6 +141,8 @@ private:
   }
   std::shared_ptr<transport> inner_;
   sent_traffic* t_;
+  std::string id_;
+  const actor_cluster::message_filter* drop_;
 };
 
 struct node_slot {
@@ -92,6 +151,7 @@ struct node_slot {
   std::uint64_t incarnation = 0;
   std::unique_ptr<sim_disk> disk; // with a journal: under its data dir
   std::unique_ptr<node> running; // none while crashed
+  std::optional<queue_config> queue; // its own settings, else the cluster's
 };
 
 } // namespace
@@ -100,6 +160,7 @@ struct actor_cluster::impl {
   // Declaration order: the hub outlives the actor system, whose actors'
   // transports point into it.
   sim_hub hub;
+  actor_cluster::message_filter drop; // messages the test loses; as the hub
   caf::actor_system_config cfg;
   caf::actor_system sys;
   caf::scheduler::test_coordinator& sched;
@@ -216,9 +277,9 @@ void actor_cluster::start(const std::string& id) {
   if (id != "n1")
     cfg.peers.push_back(*parse_endpoint(impl::addr_of("n1")));
   cfg.http.reset();
-  cfg.cluster_key = "sim-key";
+  cfg.cluster_key = sim_cluster_key;
   cfg.incarnation_probe_ms = 0;
-  cfg.queue = m.opts.queue;
+  cfg.queue = slot.queue.value_or(m.opts.queue);
   cfg.election_algorithm = m.opts.election;
   cfg.tester.work_dir = m.root + "/work-" + id;
   if (m.opts.journal) {
@@ -230,12 +291,16 @@ void actor_cluster::start(const std::string& id) {
     return disk->open(path);
   };
   world.net = std::make_shared<counting_transport>(m.hub.make_transport(slot.addr),
-                                                   &m.sent);
+                                                   &m.sent, id, &m.drop);
   world.clock = clock;
   world.spawn_executor = [log = &m.runs, id, clock](caf::actor_system& sys,
                                                     std::size_t slots, task_kinds) {
     return spawn_sim_executor(sys, slots, log, id, clock);
   };
+  if (m.opts.trace)
+    world.trace_queue = [f = m.opts.trace, id](const trace_point& p) {
+      f(id, p);
+    };
   slot.running = std::make_unique<node>(m.sys, std::move(cfg), std::move(world));
   slot.incarnation = slot.running->incarnation();
   // Counts the death verdicts this node gives a peer whose process runs.
@@ -290,6 +355,11 @@ void actor_cluster::crash(const std::string& id) {
   n.disk->crash();    // with what its journal synced
   impl_->runs.end_all(id, impl_->hub.now);
   impl_->sched.run();
+}
+
+void actor_cluster::start(const std::string& id, queue_config queue) {
+  impl_->nodes[id].queue = std::move(queue);
+  start(id);
 }
 
 void actor_cluster::restart(const std::string& id) {
@@ -442,6 +512,10 @@ bool actor_cluster::is_up(const std::string& id) const {
 
 void actor_cluster::set_faults(link_faults faults) {
   impl_->hub.network().set_default_faults(faults);
+}
+
+void actor_cluster::drop_messages(message_filter drop) {
+  impl_->drop = std::move(drop);
 }
 
 void actor_cluster::partition(

@@ -9,6 +9,7 @@
 // on the calling thread and fires timers only as virtual time advances, so
 // a seed replays the same run.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -18,6 +19,7 @@
 
 #include "common/time.hpp"
 #include "journal/replica_journal.hpp"
+#include "queue/queue_trace.hpp"
 #include "queue/queue_interfaces.hpp"
 #include "simulation/sim_executor.hpp"
 #include "simulation/sim_network.hpp"
@@ -45,6 +47,9 @@ struct actor_cluster_options {
   /// Each execution fails with this probability, but never on the last
   /// attempt queue.max_attempts allows, so every task can end DONE.
   double fail_probability = 0;
+  /// Tests: sees every input of each node's queue subsystems, with the
+  /// node's id (queue_trace.hpp).
+  std::function<void(const std::string& node, const trace_point&)> trace;
 };
 
 class actor_cluster {
@@ -60,6 +65,9 @@ public:
   /// Its incarnation is its clock's time (or, with a journal, one above
   /// its previous start's), as dice-node's.
   void start(const std::string& id);
+  /// The same with settings of its own (a battery level, a device class,
+  /// slots), kept across restarts.
+  void start(const std::string& id, queue_config queue);
   /// The machine dies: its actors stop, its datagrams stop, its disk keeps
   /// what its journal synced (and a seeded part of the rest).
   void crash(const std::string& id);
@@ -118,6 +126,12 @@ public:
   std::vector<std::string> events_of(const std::string& id,
                                      const std::string& topic);
   void set_faults(link_faults faults);
+  /// Which messages node `from` sends node `to` are lost: a filter by
+  /// direction and kind of message (a bundle loses only the parts it
+  /// names; the rest of the datagram still goes). Empty: none.
+  using message_filter = std::function<bool(
+    const std::string& from, const std::string& to, const wire::Message& m)>;
+  void drop_messages(message_filter drop);
   void partition(const std::vector<std::vector<std::string>>& groups);
   void heal();
 

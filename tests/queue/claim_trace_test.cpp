@@ -1,25 +1,34 @@
-// The claim path as a trace (like etcd raft's testdata interaction tests):
-// testdata/*.txt holds commands and the trace each must print; a change of
-// the protocol shows as a diff. DICE_REWRITE_TRACES=1 rewrites the files
-// with what the code prints now (review the diff before committing).
+// The claim path as a trace of production nodes (like etcd raft's testdata
+// interaction tests): testdata/*.txt holds commands and the trace each must
+// print; a change of the protocol shows as a diff. DICE_REWRITE_TRACES=1
+// rewrites the files with what the code prints now (review the diff before
+// committing).
+//
+// The nodes are actor_cluster's: dice-node's composition on the simulated
+// network under CAF's test coordinator, each subsystem an actor, traced by
+// queue_trace (queue/queue_trace.hpp).
 //
 // The file: blocks of a command line, "----", the expected output, and a
 // blank line; lines starting with '#' between blocks are comments.
 // Commands:
-//   cluster NODE... [slots=N] [prefetch=N]   nodes that know each other
-//   submit NODE TASK                         a user submits at NODE
+//   cluster NODE... [slots=N] [prefetch=N]   nodes n1, n2, ... that have
+//                                            met through membership
+//   submit NODE TASK                         a user submits a 100 ms task
 //   run MS                                   time passes, 1 ms a step
 //   chains NODE TASK                         the hop chains of TASK at NODE
-// A trace line is one event as a subsystem (or the bridge, the executor,
-// the user) takes it, indented under the event that caused it; only events
-// naming the traced task (and free seats) are shown. A received datagram's
-// line is communication's input; what it emits starts unindented.
+// A trace line is one input of a subsystem (or one event sent to the
+// bridge, the executor or the user), indented under the input whose
+// handling emitted it; only points naming the traced task (and free
+// seats) are shown, each under the nearest shown point it descends from.
+// A received datagram is communication's input from outside the queue, as
+// are a user's submit and, not shown, timer ticks.
 #include <catch2/catch.hpp>
 
 #include <cxxabi.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -29,10 +38,9 @@
 #include <vector>
 
 #include "vocabulary/queue_messages.hpp"
-#include "simulation/lockstep.hpp"
+#include "simulation/actor_cluster.hpp"
 
 using namespace dice;
-using namespace dice::test;
 
 namespace {
 
@@ -141,74 +149,118 @@ std::pair<std::string, std::string> describe(const ev::event& e) {
     e);
 }
 
-// One delivery: where, what, and the delivery that caused it.
-struct delivery {
-  station to;
+// One traced point: where, what, the point that caused it, and the input
+// at the start of its chain.
+struct point {
+  station at;
   std::string line;
   std::uint64_t cause;
-  std::string root; // the input at the start of its chain
-  int depth;
+  std::string root;
+  bool shown; // it names the traced task (or free seats)
 };
 
+// The production nodes of actor_cluster, each point of their queue
+// subsystems recorded as it is handled. Task ids are printed by the names
+// the commands gave them (t1, ...), in the order the nodes first name them.
 struct tracer {
-  lockstep net;
-  std::string task; // traced
+  std::unique_ptr<actor_cluster> c;
+  std::string task; // traced, by its name
+  std::map<std::string, std::string> names; // real id -> name
+  std::vector<std::string> pending;           // names submitted, not yet seen
   std::ostringstream out;
-  // Per node: its deliveries by id, and the input now being handled.
-  std::map<std::string, std::map<std::uint64_t, delivery>> seen;
-  std::map<std::string, std::string> input;
-  millis printed_at = -1;
+  // Per node: its points by id, and their order of handling.
+  std::map<std::string, std::map<std::uint64_t, point>> seen;
+  std::vector<std::pair<std::string, std::uint64_t>> order; // this command's
+  std::map<std::pair<std::string, std::uint64_t>, millis> when;
 
-  void print(const std::string& line) {
-    if (net.now != printed_at) {
-      out << "@" << net.now << "\n";
-      printed_at = net.now;
-    }
-    out << line << "\n";
+  std::string name_of_task(const std::string& id) {
+    if (id.empty() || id == "*")
+      return id;
+    auto it = names.find(id);
+    if (it != names.end())
+      return it->second;
+    if (pending.empty())
+      return id;
+    auto name = pending.front();
+    pending.erase(pending.begin());
+    return names[id] = name;
   }
 
-  void add(const std::string& id, queue_config cfg) {
-    auto& n = net.add(id, cfg);
-    n.trace([this, id](const queue_node::trace_point& p) {
-      auto [about, line] = describe(p.event);
-      auto& mine = seen[id];
-      int depth = 0;
-      std::string root = input[id];
-      if (auto c = mine.find(p.cause); p.cause != 0 && c != mine.end()) {
-        depth = c->second.depth + 1;
-        root = c->second.root;
+  // The line with every real task id replaced by its name.
+  std::string renamed(std::string line) const {
+    for (const auto& [id, name] : names)
+      for (auto at = line.find(id); at != std::string::npos;
+           at = line.find(id, at + name.size()))
+        line.replace(at, id.size(), name);
+    return line;
+  }
+
+  void on_point(const std::string& node, const trace_point& p) {
+    std::string about, line;
+    if (p.event) {
+      std::tie(about, line) = describe(*p.event);
+    } else {
+      line = p.input;
+      if (p.message) {
+        about = task_id_of(*p.message);
+        line += " from " + p.message->sender_id() + ": " + describe(*p.message);
       }
-      mine[p.id] = {p.to, line, p.cause, root, depth};
-      if (about != task && about != "*")
-        return;
-      print(id + "  " + std::string(2 * static_cast<std::size_t>(depth), ' ')
-            + name_of(p.to) + " <- " + line);
-    });
+    }
+    about = name_of_task(about);
+    auto& mine = seen[node];
+    auto up = p.cause != 0 ? mine.find(p.cause) : mine.end();
+    std::string root = up != mine.end() ? up->second.root : renamed(line);
+    bool shown = about == "*" || (!about.empty() && about == task);
+    mine[p.id] = {p.at, line, p.cause, root, shown};
+    order.emplace_back(node, p.id);
+    when[{node, p.id}] = c->now();
   }
 
-  void hook() {
-    net.on_delivered = [this](const std::string& from, const std::string& to,
-                              const wire::Message& m) {
-      input[to] = "datagram " + describe(m);
-      if (task_id_of(m) == task)
-        print(to + "  communication <- datagram from " + from + ": "
-              + describe(m));
+  // This command's shown points as trees, each under the nearest shown
+  // point it descends from; roots and siblings in the order handled. A
+  // time line precedes each root handled at a new virtual time.
+  void print() {
+    using key = std::pair<std::string, std::uint64_t>;
+    std::map<key, std::vector<key>> children;
+    std::vector<key> roots;
+    for (const auto& k : order) {
+      const auto& [node, id] = k;
+      const auto& p = seen[node].at(id);
+      if (!p.shown)
+        continue;
+      auto parent = p.cause;
+      while (parent != 0 && !seen[node].at(parent).shown)
+        parent = seen[node].at(parent).cause;
+      (parent != 0 ? children[{node, parent}] : roots).push_back(k);
+    }
+    millis printed_at = -1;
+    std::function<void(const key&, std::size_t)> tree = [&](const key& k,
+                                                            std::size_t d) {
+      const auto& p = seen[k.first].at(k.second);
+      out << k.first << "  " << std::string(2 * d, ' ') << name_of(p.at)
+          << " <- " << renamed(p.line) << "\n";
+      for (const auto& c : children[k])
+        tree(c, d + 1);
     };
-    net.on_input = [this](const std::string& node, const char* what) {
-      input[node] = what;
+    for (const auto& r : roots) {
+      if (when[r] != printed_at) {
+        printed_at = when[r];
+        out << "@" << printed_at << "\n";
+      }
+      tree(r, 0);
+    }
+    order.clear();
+  }
+
+  void start(const std::vector<std::string>& ids, queue_config cfg) {
+    actor_cluster_options o;
+    o.queue = cfg;
+    o.trace = [this](const std::string& node, const trace_point& p) {
+      on_point(node, p);
     };
-    net.on_started = [this](const std::string& node, const std::string& t,
-                            std::uint32_t attempt) {
-      if (t == task)
-        print(node + "  executor starts " + t + " a" + std::to_string(attempt));
-    };
-    net.on_finished = [this](const std::string& node, const std::string& t,
-                             std::uint32_t attempt, bool ok) {
-      input[node] = "execution report";
-      if (t == task)
-        print(node + "  executor ends " + t + " a" + std::to_string(attempt)
-              + (ok ? " ok" : " failed"));
-    };
+    c = std::make_unique<actor_cluster>(o);
+    for (const auto& id : ids)
+      c->start(id);
   }
 
   // The chain of subsystem inputs from an input to each outcome of `task`
@@ -216,18 +268,19 @@ struct tracer {
   // state that let ready_queue offer it.
   void chains(const std::string& node) {
     const auto& mine = seen[node];
-    auto ends = [&](const delivery& d) {
+    auto ends = [&](const point& d) {
+      auto line = renamed(d.line);
       auto mark = " " + task;
-      bool named = d.line.find(mark) != std::string::npos;
+      bool named = line.find(mark) != std::string::npos;
       return named
-             && ((d.to == station::ready_queue
-                  && d.line.rfind("task_changed", 0) == 0
-                  && d.line.find(" READY") != std::string::npos)
-                 || (d.to == station::bridge
-                     && (d.line.find("broadcast dequeue") == 0
-                         || d.line.find("broadcast info DONE") == 0))
-                 || (d.to == station::executor
-                     && d.line.rfind("run_order", 0) == 0));
+             && ((d.at == station::ready_queue
+                  && line.rfind("task_changed", 0) == 0
+                  && line.find(" READY") != std::string::npos)
+                 || (d.at == station::bridge
+                     && (line.find("broadcast dequeue") == 0
+                         || line.find("broadcast info DONE") == 0))
+                 || (d.at == station::executor
+                     && line.rfind("run_order", 0) == 0));
     };
     for (const auto& [id, d] : mine) {
       if (!ends(d))
@@ -235,17 +288,14 @@ struct tracer {
       std::vector<std::string> path;
       for (auto at = id; at != 0;) {
         auto& x = mine.at(at);
-        path.insert(path.begin(), name_of(x.to));
+        path.insert(path.begin(), name_of(x.at));
         at = x.cause;
       }
-      // A datagram's first hop is communication's (it takes every one).
-      if (d.root.rfind("datagram", 0) == 0)
-        path.insert(path.begin(), "communication");
       std::string line = d.root;
       for (const auto& s : path)
         line += " -> " + s;
-      out << node << "  " << line << " (" << d.line << "): " << path.size()
-          << " hops\n";
+      out << node << "  " << line << " (" << renamed(d.line) << "): "
+          << path.size() - 1 << " hops\n";
     }
   }
 };
@@ -260,7 +310,6 @@ std::vector<std::string> words(const std::string& line) {
 
 std::string run_command(tracer& t, const std::string& command) {
   t.out.str("");
-  t.printed_at = -1;
   auto w = words(command);
   if (w.empty())
     throw std::runtime_error("empty command");
@@ -275,24 +324,26 @@ std::string run_command(tracer& t, const std::string& command) {
       else
         ids.push_back(w[i]);
     }
-    t.hook();
-    for (const auto& id : ids)
-      t.add(id, cfg);
-    // They hear of one another as membership heartbeats would tell them.
-    t.net.versions_every_ms = 400;
-    t.net.run_for(1);
-    t.out.str("");
+    t.start(ids, cfg);
+    // Membership makes them live to one another; no task yet to trace.
+    t.c->step(3000);
+    t.order.clear();
     for (const auto& id : ids)
       t.out << id << " ";
     t.out << "live, slots " << cfg.slots << ", prefetch " << cfg.prefetch
           << "\n";
   } else if (w[0] == "submit" && w.size() == 3) {
     t.task = w[2];
-    t.input[w[1]] = "submit";
-    t.net.at(w[1]).submit(spec_of(w[2]), t.net.now);
-    t.net.flush();
+    t.pending.push_back(w[2]);
+    wire::TaskSpec spec;
+    spec.set_kind("sleep");
+    spec.set_payload("100");
+    t.c->submit(w[1], spec, 0);
+    t.print();
   } else if (w[0] == "run" && w.size() == 2) {
-    t.net.run_for(std::stol(w[1]));
+    for (long ms = std::stol(w[1]); ms > 0; --ms)
+      t.c->step(1);
+    t.print();
   } else if (w[0] == "chains" && w.size() == 3) {
     t.task = w[2];
     t.chains(w[1]);

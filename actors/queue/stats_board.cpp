@@ -1,4 +1,4 @@
-#include "queue_node/stats_board.hpp"
+#include "queue/stats_board.hpp"
 
 namespace dice {
 

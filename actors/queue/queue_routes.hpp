@@ -26,13 +26,23 @@ namespace dice {
 
 /// The machine of each subsystem's station.
 template <station S>
-struct machine_at {}; // the bridge, the executor and the user have none
+struct machine_at { using type = void; }; // the bridge, the executor, the user
 template <> struct machine_at<station::communication> { using type = communication_machine; };
 template <> struct machine_at<station::known_tasks> { using type = known_tasks_machine; };
 template <> struct machine_at<station::ready_queue> { using type = ready_queue_machine; };
 template <> struct machine_at<station::ranking> { using type = ranking_machine; };
 template <> struct machine_at<station::running_tasks> { using type = running_tasks_machine; };
 template <> struct machine_at<station::unknown_resolver> { using type = unknown_resolver_machine; };
+
+/// The station whose machine is M.
+template <class M, std::size_t I = 0>
+constexpr station station_of() {
+  constexpr auto s = static_cast<station>(I);
+  if constexpr (std::is_same_v<typename machine_at<s>::type, M>)
+    return s;
+  else
+    return station_of<M, I + 1>();
+}
 
 /// True if machine M handles E: it has `void on(const E&, millis,
 /// ev::events&)`, exactly (no conversion can make it take another event).
