@@ -297,6 +297,10 @@ void actor_cluster::start(const std::string& id) {
                                                     std::size_t slots, task_kinds) {
     return spawn_sim_executor(sys, slots, log, id, clock);
   };
+  if (m.opts.trace)
+    world.trace_queue = [f = m.opts.trace, id](const trace_point& p) {
+      f(id, p);
+    };
   slot.running = std::make_unique<node>(m.sys, std::move(cfg), std::move(world));
   slot.incarnation = slot.running->incarnation();
   // Counts the death verdicts this node gives a peer whose process runs.

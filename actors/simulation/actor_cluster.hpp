@@ -19,6 +19,7 @@
 
 #include "common/time.hpp"
 #include "journal/replica_journal.hpp"
+#include "queue/queue_trace.hpp"
 #include "queue/queue_interfaces.hpp"
 #include "simulation/sim_executor.hpp"
 #include "simulation/sim_network.hpp"
@@ -46,6 +47,9 @@ struct actor_cluster_options {
   /// Each execution fails with this probability, but never on the last
   /// attempt queue.max_attempts allows, so every task can end DONE.
   double fail_probability = 0;
+  /// Tests: sees every input of each node's queue subsystems, with the
+  /// node's id (queue_trace.hpp).
+  std::function<void(const std::string& node, const trace_point&)> trace;
 };
 
 class actor_cluster {
