@@ -11,18 +11,16 @@
 
 #include "sim_cli.hpp"
 #include "simulation/node_scenario.hpp"
-#include "simulation/sim_cluster.hpp"
 
 namespace {
 
 nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
-                       const std::string& engine, double wall_ms) {
+                       double wall_ms) {
   auto per_task = [&](double n) {
     return r.tasks == 0 ? 0.0 : n / static_cast<double>(r.tasks);
   };
   nlohmann::json j;
   j["seed"] = r.seed;
-  j["engine"] = engine;
   j["nodes"] = o.nodes;
   j["loss"] = o.faults.loss;
   j["duplicate"] = o.faults.duplicate;
@@ -96,13 +94,13 @@ int main(int argc, char** argv) {
   }
   if (!cli.json)
     std::cout << "dice-sim: seed " << o.seed << ", " << o.nodes << " "
-              << (cli.engine == "node" ? "production" : "machine") << " nodes, "
+              << " nodes, "
               << o.tasks << " tasks, loss " << o.faults.loss << " ..."
               << std::endl;
   auto start = std::chrono::steady_clock::now();
   dice::sim_report r;
   try {
-    r = cli.engine == "node" ? dice::run_node_scenario(o) : dice::run_simulation(o);
+    r = dice::run_node_scenario(o);
   } catch (const std::exception& e) {
     std::cerr << "dice-sim: " << e.what() << "\n";
     return 2;
@@ -119,7 +117,7 @@ int main(int argc, char** argv) {
     }
   }
   if (cli.json) {
-    std::cout << to_json(o, r, cli.engine, wall.count()).dump() << std::endl;
+    std::cout << to_json(o, r, wall.count()).dump() << std::endl;
   } else {
     auto shown = r;
     if (shown.violations.size() > 20) {

@@ -26,12 +26,13 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   const sim_options defaults;
   long long nodes = 16, tasks = 256, crashes = 0, removes = 0;
   long long partition_ms = 0, max_time_ms = 0, timeline_every_ms = 100;
-  bool fifo = false;
   po::options_description desc(
-    "dice-sim: one seeded, deterministic simulation of a whole DiCE cluster\n"
-    "(replicated queue + membership over a simulated lossy network, in\n"
-    "virtual time). Exit status: 0 sound and converged, 1 an invariant was\n"
-    "violated or the cluster did not converge, 2 bad options.\n"
+    "dice-sim: one seeded, deterministic simulation of a whole DiCE cluster:\n"
+    "every node is the composition dice-node runs (its actors, sealing,\n"
+    "membership, election, locks, causal events, journal) on a simulated\n"
+    "lossy network and disk, in virtual time under CAF's test scheduler.\n"
+    "Exit status: 0 sound and converged, 1 an invariant was violated or the\n"
+    "cluster did not converge, 2 bad options.\n"
     "Usage: dice-sim [options]\nOptions");
   std::string spread_help = "submissions spread over this span, from --submit-at-ms";
   auto partition_help =
@@ -54,7 +55,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("down-ms", po::value(&o.down_ms)->default_value(defaults.down_ms), "how long a crashed node stays down")
     ("journal", po::bool_switch(&o.journal), "each node keeps a journal across its crashes and restores its replica from it at restart, as dice-node does (default: a restarted node starts empty)")
     ("clock-skew-ms", po::value(&o.clock_skew_ms)->default_value(0), "each node's clock runs ahead of virtual time by a random 0..this, drawn again at each restart")
-    ("locks", po::bool_switch(&o.locks), "every third task names one cluster-wide lock; the run checks that no two of them ran at once, unless a node was declared dead while it ran (node engine)")
+    ("locks", po::bool_switch(&o.locks), "every third task names one cluster-wide lock; the run checks that no two of them ran at once, unless a node was declared dead while it ran")
     ("remove", po::value(&removes)->default_value(0), "tasks removed (removeByID) during the run")
     ("fail", po::value(&o.fail_probability)->default_value(0.0, "0"), "probability that an execution fails transiently (never the last attempt)")
     ("retry-backoff-ms", po::value(&o.queue.retry_backoff_ms)->default_value(defaults.queue.retry_backoff_ms), "wait before a failed execution's retry, doubled per failed attempt (half of it drawn); the run checks no retry starts earlier")
@@ -71,9 +72,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("prefetch", po::value(&o.queue.prefetch)->default_value(defaults.queue.prefetch), "tasks a node claims beyond its slots")
     ("finished-hold-ms", po::value(&o.queue.finished_hold_ms)->default_value(defaults.queue.finished_hold_ms), "how long a DONE or FAILED report may wait to share a datagram")
     ("claim-stagger-ms", po::value(&o.queue.claim_stagger_ms)->default_value(defaults.queue.claim_stagger_ms), "delay, and per-rank delay, of a free slot's claim when the common matching gave it no task (0: no matching, all claim at once)")
-    ("fifo", po::bool_switch(&fifo), "deliver each node's events in one FIFO instead of interleaving its subsystems' mailboxes in a seeded order")
     ("seed", po::value(&o.seed)->default_value(defaults.seed), "seed of the whole run: the same seed replays it")
-    ("engine", po::value(&out.engine)->default_value(out.engine), "node: every node is the production composition dice-node runs (its actors, sealing, election, locks, causal events, journal) on the simulated network under CAF's test scheduler, and the run also checks one coordinator and causal delivery; machines: each node's queue machines and membership in one object, a few times faster, with --fifo")
     ("timeline", po::value(&out.timeline), "write the run's timeline to this CSV file: per sample the time, tasks finished, claims lost, duplicate executions, nodes up, and per node the tasks it finished (draw it with bench/queue_sim/timeline.py)")
     ("timeline-every-ms", po::value(&timeline_every_ms)->default_value(timeline_every_ms), "virtual time between two timeline samples")
     ("json", po::bool_switch(&out.json), "print the report as one JSON object on the last line")
@@ -115,16 +114,8 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   probability("fail", o.fail_probability);
   probability("delayed", o.delayed);
   probability("expiring", o.expiring);
-  if (out.engine != "node" && out.engine != "machines")
-    throw std::runtime_error("--engine '" + out.engine + "': not node or machines");
-  bool node = out.engine == "node";
   if (timeline_every_ms <= 0)
     throw std::runtime_error("--timeline-every-ms must be positive");
-  if (!node && o.locks)
-    throw std::runtime_error("--locks is simulated by --engine node only");
-  if (node && fifo)
-    throw std::runtime_error("--fifo applies to --engine machines only (the "
-                             "node engine runs real mailboxes)");
   if (!out.timeline.empty())
     o.timeline_every_ms = timeline_every_ms;
   if (o.faults.loss >= 1.0)
@@ -133,7 +124,6 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   o.nodes = static_cast<std::size_t>(nodes);
   o.tasks = static_cast<std::size_t>(tasks);
   o.crashes = static_cast<std::size_t>(crashes);
-  o.interleave = !fifo;
   o.removes = static_cast<std::size_t>(removes);
   o.partition = partition_ms > 0;
   if (o.partition)

@@ -10,9 +10,6 @@ struct sim_cli {
   sim_options sim;
   bool json = false;
   bool dump = false; // print every replica when the run did not converge
-  /// "node": production nodes (run_node_scenario); "machines": the queue's
-  /// machines in one object per node (run_simulation).
-  std::string engine = "node";
   bool help = false; // print `usage` and exit 0
   std::string timeline; // CSV file for sim_report::timeline ("": none)
   std::string usage;

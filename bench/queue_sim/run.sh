@@ -7,8 +7,8 @@
 #   DICE_SIM  the dice-sim binary (default: build/apps/dice-sim/dice-sim)
 #   OUT_DIR   where results.csv, table.md and queue_sim.png go
 #             (default: /tmp/queue_sim)
-# QUICK=1 skips the 256-node 10,000-task run (minutes of CPU). ENGINE=node
-# runs production nodes instead of the queue machines (the recorded grid).
+# Every node is a production node (dice-sim's only engine). QUICK=1 skips
+# the 256-node 10,000-task run (minutes of CPU).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sim=${1:-build/apps/dice-sim/dice-sim}
@@ -20,7 +20,7 @@ echo "sweep,nodes,tasks,loss,seed,done,converged,executions,duplicates,duplicate
 run() { # sweep nodes tasks loss seed
   local line
   # dice-sim exits 1 on a violated invariant: record the run all the same.
-  line=$("$sim" --engine "${ENGINE:-machines}" --nodes "$2" --tasks "$3" --loss "$4" --seed "$5" --json | tail -n 1) || true
+  line=$("$sim" --nodes "$2" --tasks "$3" --loss "$4" --seed "$5" --json | tail -n 1) || true
   /usr/bin/python3 -c '
 import json, sys
 sweep, line = sys.argv[1], sys.argv[2]
