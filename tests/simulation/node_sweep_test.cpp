@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 
@@ -312,4 +313,25 @@ TEST_CASE("100 seeded runs of production nodes with journals, skewed clocks "
     journal_retention_scenario);
   CHECK(forgotten >= 1000);
   CHECK(crashes >= 80); // 91 (2026-11-27): a crash drawn too soon is skipped
+}
+
+// The long soak CI leaves out (scripts/test with DICE_SOAK=1): ten times
+// the seeds, clusters of up to 10 nodes, up to 49 tasks and 3 crashes.
+TEST_CASE("soak: 2000 more seeds and bigger clusters of production nodes "
+          "(DICE_SOAK=1)",
+          "[sim][node][soak]") {
+  const char* soak = std::getenv("DICE_SOAK");
+  if (soak == nullptr || std::string(soak) != "1")
+    return;
+  for (std::uint64_t seed = 1000; seed < 3000; ++seed) {
+    auto o = scenario(seed);
+    o.nodes = 3 + seed % 8;
+    o.tasks = 10 + seed % 40;
+    o.crashes = seed % 4;
+    auto r = run_node_scenario(o);
+    INFO("soak seed " << seed << ": " << r.summary());
+    CHECK(r.violations.empty());
+    CHECK(r.converged);
+    CHECK(r.done + r.removed >= r.accepted);
+  }
 }
