@@ -518,6 +518,14 @@ void actor_cluster::drop_messages(message_filter drop) {
   impl_->drop = std::move(drop);
 }
 
+void actor_cluster::fail_executions(failure_rule fails) {
+  impl_->runs.fails = nullptr;
+  if (fails)
+    impl_->runs.fails = [fails](const execution_request& r) {
+      return fails(r.task_id, r.attempt);
+    };
+}
+
 void actor_cluster::partition(
   const std::vector<std::vector<std::string>>& groups) {
   std::vector<std::vector<std::string>> addrs;

@@ -132,6 +132,12 @@ public:
   using message_filter = std::function<bool(
     const std::string& from, const std::string& to, const wire::Message& m)>;
   void drop_messages(message_filter drop);
+  /// Which executions fail, by task and attempt, in place of
+  /// fail_probability's draw (the last attempt too: the task then ends
+  /// FAILED). Empty: none.
+  using failure_rule =
+    std::function<bool(const std::string& task_id, std::uint32_t attempt)>;
+  void fail_executions(failure_rule fails);
   void partition(const std::vector<std::vector<std::string>>& groups);
   void heal();
 

@@ -1,12 +1,14 @@
-// What a user sees of removes, cancels and executors that die, on
-// production nodes (actor_cluster): the same cases the lockstep tests of
-// tests/queue/queue_failures_test.cpp drive through the machines.
+// What a user sees of removes, cancels, failed executions and executors
+// that die or go silent, on production nodes (actor_cluster): ports of the
+// lockstep cases of tests/queue/queue_failures_test.cpp.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "simulation/actor_cluster.hpp"
+#include "vocabulary/queue_messages.hpp"
 
 using namespace dice;
 
@@ -129,4 +131,125 @@ TEST_CASE("on production nodes the claim a node's previous incarnation left "
   CHECK(runs[1].attempt == 2);
   CHECK(runs[1].ok);
   CHECK(f.phases() == std::vector<std::string>(3, "DONE"));
+}
+
+TEST_CASE("on production nodes a failed execution is retried with the next "
+          "attempt up to max_attempts", "[sim][node][failures]") {
+  queue_config q;
+  q.max_attempts = 3;
+  actor_cluster c(5, {}, q);
+  for (const auto* id : {"n1", "n2", "n3"})
+    c.start(id);
+  c.step(1500);
+  std::map<std::uint32_t, int> attempts_failed;
+  bool fail_always = false;
+  SECTION("always failing: FAILED after max_attempts executions") {
+    fail_always = true;
+  }
+  SECTION("failing once: DONE on the second attempt") {}
+  c.fail_executions([&](const std::string&, std::uint32_t attempt) {
+    bool fails = fail_always || attempt == 1;
+    if (fails)
+      ++attempts_failed[attempt];
+    return fails;
+  });
+  auto task = c.submit("n1", 200);
+  REQUIRE(task);
+  c.step(6000);
+  std::vector<std::uint32_t> attempts;
+  for (const auto& r : c.runs())
+    if (r.task_id == *task)
+      attempts.push_back(r.attempt);
+  for (const auto& id : c.live_nodes()) {
+    CAPTURE(id);
+    for (const auto& row : c.tasks_of(id)) {
+      if (fail_always) {
+        CHECK(row.state.phase() == wire::FAILED);
+        CHECK(row.state.attempt() == 3);
+        CHECK(row.state.reason() == "failed on purpose (the simulation's --fail)");
+      } else {
+        CHECK(row.state.phase() == wire::DONE);
+        CHECK(row.state.attempt() == 2);
+      }
+    }
+  }
+  if (fail_always) {
+    CHECK(attempts == std::vector<std::uint32_t>{1, 2, 3});
+    CHECK(attempts_failed == std::map<std::uint32_t, int>{{1, 1}, {2, 1}, {3, 1}});
+  } else {
+    CHECK(attempts == std::vector<std::uint32_t>{1, 2});
+    CHECK(attempts_failed == std::map<std::uint32_t, int>{{1, 1}});
+  }
+}
+
+TEST_CASE("on production nodes an executor whose queue goes silent (its "
+          "membership still heard): its task returns to READY with the next "
+          "attempt and runs elsewhere", "[sim][node][failures]") {
+  one_task_running f(1000);
+  // Nothing of the queue reaches the runner or leaves it, not even its
+  // DONE; its membership heartbeats still do, so nobody declares it dead
+  // and only the RUNNING timeout can re-queue the task.
+  auto runner = f.runner;
+  f.c.drop_messages([runner](const std::string& from, const std::string& to,
+                             const wire::Message& m) {
+    return (from == runner || to == runner)
+           && classify(m) != queue_message::none;
+  });
+  const queue_config q;
+  f.c.step(q.running_timeout_ms + q.requeue_jitter_ms + 50);
+  // Every survivor computes the same READY(2); usually one announces it.
+  std::uint64_t requeues = 0;
+  for (const auto& id : f.c.live_nodes()) {
+    if (id == runner)
+      continue;
+    CAPTURE(id);
+    auto k = f.c.counters_of(id);
+    requeues += k.requeues;
+    CHECK(k.recoveries == 0);
+    for (const auto& row : f.c.tasks_of(id))
+      CHECK(row.state.attempt() == 2);
+  }
+  CHECK(requeues >= 1);
+  CHECK(requeues <= 2);
+  CHECK(f.c.wrong_death_verdicts() == 0);
+  f.c.step(3000);
+  auto runs = f.runs_of_task();
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[1].attempt == 2);
+  CHECK(runs[1].node != runner);
+  CHECK(runs[1].ok);
+  for (const auto& id : f.c.live_nodes())
+    if (id != runner)
+      for (const auto& row : f.c.tasks_of(id)) {
+        CAPTURE(id);
+        CHECK(row.state.phase() == wire::DONE);
+        CHECK(row.state.claim().node_id() == runs[1].node);
+      }
+}
+
+TEST_CASE("on production nodes an executor whose RUNNING heartbeats were "
+          "lost keeps its execution and claims the new attempt",
+          "[sim][node][failures]") {
+  one_task_running f(4000);
+  // Its RUNNING heartbeats are lost; it is alive and hears everything.
+  auto runner = f.runner;
+  f.c.drop_messages([runner](const std::string& from, const std::string&,
+                             const wire::Message& m) {
+    return from == runner && m.has_info();
+  });
+  const queue_config q;
+  f.c.step(q.running_timeout_ms + q.requeue_jitter_ms + 50);
+  f.c.drop_messages(nullptr);
+  f.c.step(4000);
+  CHECK(f.c.counters_of(runner).reclaims >= 1);
+  auto runs = f.runs_of_task();
+  REQUIRE(runs.size() == 1); // no second execution
+  CHECK(runs[0].ok);
+  for (const auto& id : f.c.live_nodes())
+    for (const auto& row : f.c.tasks_of(id)) {
+      CAPTURE(id);
+      CHECK(row.state.phase() == wire::DONE);
+      CHECK(row.state.claim().node_id() == runner);
+      CHECK(row.state.attempt() >= 2);
+    }
 }
