@@ -506,3 +506,117 @@ TEST_CASE("a drained node's heartbeats say so, and a drained peer's seats "
   REQUIRE_FALSE(live.empty());
   CHECK(live.back().peer_seats.at("b").draining);
 }
+
+// -- the coordinator role (machine-level: the op log and who recovers are
+// -- inside the machine; an election always runs on dice-node) -----------
+
+namespace {
+
+// Member `self` of a cluster a, b, c, d that follows `coordinator`, has
+// received ops 1-5 of c#1 and hears every peer report all of them.
+communication_machine member_with_ops(const std::string& self,
+                                      const std::string& coordinator,
+                                      ev::events& out) {
+  communication_machine m(self, self + "#1", queue_config{});
+  m.set_coordinator(coordinator, 0, out);
+  version_vector all;
+  for (std::uint64_t s = 1; s <= 5; ++s)
+    all.observe("c#1", s);
+  for (const auto* peer : {"a", "b", "c", "d"})
+    if (peer != self)
+      m.on_received(heard(peer, 1, heartbeat()), 1, out);
+  for (std::uint64_t s = 1; s <= 5; ++s)
+    m.on_received(heard("c", 1, enqueue_op("t" + std::to_string(s), "c#1", s)),
+                  2, out);
+  for (const auto* peer : {"a", "b", "c", "d"})
+    if (peer != self)
+      m.on_received(heard(peer, 1, reporting(all)), 3, out);
+  return m;
+}
+
+wire::Message stable_point(const std::string& origin, std::uint64_t seq) {
+  wire::Message m;
+  auto* e = m.mutable_stable_point()->add_stable();
+  e->set_origin(origin);
+  e->set_seq(seq);
+  return m;
+}
+
+wire::Message recovery_of(const std::string& node) {
+  wire::Message m;
+  m.mutable_recovery()->set_node_id(node);
+  return m;
+}
+
+} // namespace
+
+TEST_CASE("coordinator: members compact their op log only up to the stable "
+          "point it announces, and it announces what every member has seen",
+          "[communication][coordinator]") {
+  ev::events out;
+  auto b = member_with_ops("b", "a", out);
+  REQUIRE(b.log().size() == 5);
+  // Every peer has seen every op, yet only the coordinator may say so.
+  b.tick(5000, out);
+  CHECK(b.log().size() == 5);
+  b.on_received(heard("a", 1, stable_point("c#1", 3)), 5001, out);
+  CHECK(b.log().size() == 2); // up to the stable point, not beyond
+  CHECK(b.counters().stable_points_applied == 1);
+
+  out.clear();
+  auto a = member_with_ops("a", "a", out);
+  out.clear();
+  a.tick(5000, out);
+  CHECK(a.log().size() == 0);
+  CHECK(a.counters().stable_points_sent == 1);
+  auto sent = test::emitted<ev::broadcast>(out);
+  REQUIRE(sent.size() == 1);
+  REQUIRE(sent[0].message.stable_point().stable_size() == 1);
+  CHECK(sent[0].message.stable_point().stable(0).origin() == "c#1");
+  CHECK(sent[0].message.stable_point().stable(0).seq() == 5);
+}
+
+TEST_CASE("coordinator: a stable point from a node that is not the "
+          "coordinator is rejected", "[communication][coordinator]") {
+  ev::events out;
+  auto b = member_with_ops("b", "a", out);
+  b.on_received(heard("c", 1, stable_point("c#1", 1000)), 10, out);
+  CHECK(b.log().size() == 5);
+  CHECK(b.counters().rejected == 1);
+  CHECK(b.counters().stable_points_applied == 0);
+}
+
+TEST_CASE("coordinator: without an election every node recovers a dead "
+          "member itself and announces nothing",
+          "[communication][coordinator]") {
+  communication_machine b("b", "b#1", queue_config{});
+  ev::events out;
+  for (const auto* peer : {"a", "c"})
+    b.on_received(heard(peer, 1, heartbeat()), 0, out);
+  CHECK(b.acts_as_coordinator());
+  out.clear();
+  b.on_peer_dead("a", 10, out);
+  auto recovered = test::emitted<ev::recover_member>(out);
+  REQUIRE(recovered.size() == 1);
+  CHECK(recovered[0].node == "a");
+  CHECK_FALSE(recovered[0].announce);
+  CHECK(b.counters().recoveries == 1);
+}
+
+TEST_CASE("coordinator: a member that hears the announcement before it "
+          "detects the death itself does not recover the member again, "
+          "even elected later", "[communication][coordinator]") {
+  communication_machine late("c", "c#1", queue_config{});
+  ev::events out;
+  for (const auto* peer : {"a", "b", "d"})
+    late.on_received(heard(peer, 1, heartbeat()), 0, out);
+  late.set_coordinator("b", 0, out);
+  late.on_received(heard("b", 1, recovery_of("a")), 10, out);
+  REQUIRE(late.counters().recoveries_heard == 1);
+  out.clear();
+  late.on_peer_dead("a", 20, out); // its membership is slower
+  CHECK(late.unrecovered().empty());
+  late.set_coordinator("c", 30, out);
+  CHECK(test::emitted<ev::recover_member>(out).empty());
+  CHECK(late.counters().recoveries == 0);
+}

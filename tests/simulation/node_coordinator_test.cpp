@@ -1,7 +1,12 @@
 // The coordinator role on production nodes (actor_cluster): the elected
 // coordinator recovers a dead member and announces it, the others hear
 // the announcement, and the task runs again once; when the coordinator
-// dies with the member, the task is still re-queued and runs again once.
+// dies with the member, the task is still re-queued and runs again once,
+// and the coordinator elected next recovers both; the coordinator becomes
+// the enqueuer of record of a dead node's unfinished tasks. (The cases of
+// the lockstep coordinator_role_test.cpp that look inside the machine, the
+// op log's compaction to the stable point and who recovers without an
+// election, are in tests/communication/communication_machine_test.cpp.)
 // (A member may also re-queue it by its RUNNING timeout, 1.6 s after the
 // last heartbeat plus a jitter, which races the death verdict, 1.6 s plus
 // a check interval: the same attempt, merged as one.)
@@ -109,4 +114,57 @@ TEST_CASE("on production nodes a task whose member and coordinator die "
   auto again = f.runs_of(2);
   REQUIRE(again.size() == 1);
   CHECK(std::find(live.begin(), live.end(), again[0].node) != live.end());
+}
+
+TEST_CASE("on production nodes the coordinator elected after the old one "
+          "died with a member recovers both, since nobody announced them",
+          "[sim][node][coordinator]") {
+  long_task_running f;
+  f.c.crash(f.runner);
+  f.c.crash(f.coordinator); // dies before it can announce anything
+  f.c.step(10000);
+  auto live = f.c.live_nodes();
+  REQUIRE(live.size() == 2);
+  auto next = f.c.coordinator_of(live[0]);
+  REQUIRE(next);
+  for (const auto& id : live) {
+    CAPTURE(id);
+    auto k = f.c.counters_of(id);
+    bool coord = id == *next;
+    CHECK(k.recoveries == (coord ? 2u : 0u));
+    CHECK(k.recoveries_heard == (coord ? 0u : 2u));
+    CHECK(f.state_on(id).attempt() == 2);
+  }
+}
+
+TEST_CASE("on production nodes the coordinator becomes the enqueuer of "
+          "record of a dead node's unfinished tasks, not of its finished ones",
+          "[sim][node][coordinator]") {
+  actor_cluster c{7, {}, queue_config{}};
+  for (const auto* id : {"n1", "n2", "n3", "n4"})
+    c.start(id);
+  c.step(3000);
+  auto coordinator = c.coordinator_of("n1");
+  REQUIRE(coordinator);
+  auto enqueuer = *coordinator == "n2" ? "n3" : "n2";
+  auto done = c.submit(enqueuer, 50);
+  REQUIRE(done);
+  c.step(500);
+  auto open = c.submit(enqueuer, 60'000);
+  REQUIRE(open);
+  c.crash(enqueuer);
+  c.step(8000);
+  CHECK(c.counters_of(*coordinator).adopted == 1);
+  for (const auto& id : c.live_nodes()) {
+    CAPTURE(id);
+    for (const auto& row : c.tasks_of(id)) {
+      if (row.spec.id() == *open) {
+        CHECK(row.owner == *coordinator);
+      } else {
+        CHECK(row.state.phase() == wire::DONE);
+        CHECK(row.owner == enqueuer); // finished: nothing to answer for
+      }
+    }
+    CHECK(c.tasks_of(id).size() == 2);
+  }
 }
