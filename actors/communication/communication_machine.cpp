@@ -43,11 +43,12 @@ wire::OpId* op_field(wire::Message& op) {
 
 communication_machine::communication_machine(std::string id,
                                              std::string origin,
-                                             queue_config cfg)
+                                             queue_config cfg, bool joins)
   : id_(std::move(id)),
     origin_(std::move(origin)),
     cfg_(std::move(cfg)),
-    log_(cfg_.op_log_limit) {
+    log_(cfg_.op_log_limit),
+    joins_(joins) {
   // This node's own earlier incarnations are superseded from the start.
   if (auto self = split_origin(origin_))
     newest_incarnation_[self->first] = self->second;
@@ -74,7 +75,7 @@ void communication_machine::on(const ev::originate& e, millis,
   out.push_back(ev::broadcast{op, e.hold_ms});
   out.push_back(ev::merge_message{std::move(op), false});
   // No peer can hold an op just made; alone, nobody needs to.
-  if (e.ack && peers_.empty())
+  if (e.ack && alone())
     check_acks(out);
 }
 
@@ -326,6 +327,7 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   else
     differed_.erase(peer);
   peers_.update(peer, incarnation, reported);
+  met_peer_ = true;
   forget_unreported_superseded(peer, reported);
   // Every heartbeat of every peer passes here: note a change in O(log n)
   // rather than comparing the whole map (quadratic in a large cluster).
@@ -609,7 +611,7 @@ void communication_machine::check_acks(ev::events& out,
                                        const version_vector* acker) {
   if (awaiting_ack_.empty())
     return;
-  if (peers_.empty())
+  if (alone())
     return ack(awaiting_ack_.begin(), awaiting_ack_.end(), out);
   peers_.for_each([&](const version_vector& v) { ack_seen(v, out); });
   if (acker != nullptr)
@@ -693,7 +695,7 @@ std::optional<millis> communication_machine::next_due() const {
 
 communication_machine make_communication_machine(const machine_config& c) {
   return communication_machine(c.node_id, origin_of(c.node_id, c.incarnation),
-                               c.queue);
+                               c.queue, c.joins);
 }
 
 } // namespace dice

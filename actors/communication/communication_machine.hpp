@@ -32,7 +32,10 @@ split_origin(const std::string& origin);
 
 class communication_machine {
 public:
-  communication_machine(std::string id, std::string origin, queue_config cfg);
+  /// `joins`: the node was started with peers to join, so before it has
+  /// met one it is not alone, only not yet connected (see alone()).
+  communication_machine(std::string id, std::string origin, queue_config cfg,
+                        bool joins = false);
 
   /// Any message the bridge delivers to the queue: a heartbeat or a queue
   /// message.
@@ -156,6 +159,12 @@ private:
   op_log log_;
   std::uint64_t next_seq_ = 1;
   peer_versions peers_;
+  bool joins_ = false;
+  bool met_peer_ = false; // some peer's versions were ever heard
+  // No live peer could hold an op, and none is expected: a node started
+  // alone, or every peer it met is gone. A submit is then acknowledged at
+  // once; a joining node that has met nobody yet waits for a peer.
+  bool alone() const { return peers_.empty() && (!joins_ || met_peer_); }
   std::uint64_t digest_ = 0; // the replica's, as known_tasks last said
   std::uint64_t heartbeat_changes_ = 0;
   // Live peers and their slots, as heard in heartbeats; changed since

@@ -226,6 +226,7 @@ node::node(caf::actor_system& sys, node_config cfg, node_world world)
                             {t.locks().begin(), t.locks().end()}, clock());
   };
   qc.journal = std::move(journal);
+  qc.joins = !cfg_.peers.empty();
   if (world.trace_queue)
     qc.trace = std::make_shared<queue_trace>(std::move(world.trace_queue));
   election_actor_config ec;

@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <caf/fwd.hpp>
@@ -131,6 +132,31 @@ struct queue_handles {
   executor exec;
   queue_world world;
 };
+
+/// The actor of station S: the one place that names each station's field.
+template <station S>
+const auto& handle_of(const queue_handles& h) {
+  if constexpr (S == station::communication) return h.communication;
+  else if constexpr (S == station::known_tasks) return h.known_tasks;
+  else if constexpr (S == station::ready_queue) return h.ready_queue;
+  else if constexpr (S == station::ranking) return h.ranking;
+  else if constexpr (S == station::running_tasks) return h.running_tasks;
+  else if constexpr (S == station::unknown_resolver) return h.unknown_resolver;
+  else if constexpr (S == station::bridge) return h.bridge;
+  else if constexpr (S == station::executor) return h.exec;
+  else return h.world;
+}
+
+/// Calls f(std::integral_constant<station, S>{}) for every station S, in
+/// the order of the enum.
+template <class F, std::size_t... I>
+void for_each_station(F&& f, std::index_sequence<I...>) {
+  (f(std::integral_constant<station, static_cast<station>(I)>{}), ...);
+}
+template <class F>
+void for_each_station(F&& f) {
+  for_each_station(f, std::make_index_sequence<station_count>{});
+}
 
 /// What every subsystem actor of one node starts from: what its machine
 /// is built from, and what the actor needs besides.

@@ -4,10 +4,6 @@ namespace dice {
 
 namespace {
 
-bool subsystem(station s) {
-  return s < station::bridge;
-}
-
 std::size_t at(station s) {
   return static_cast<std::size_t>(s);
 }
@@ -24,7 +20,7 @@ std::uint64_t queue_trace::outside(station where, const char* input,
 std::uint64_t queue_trace::taking(station where, std::optional<station> from,
                                   const ev::event& e) {
   std::uint64_t cause = 0;
-  if (from && subsystem(*from)) {
+  if (from && is_subsystem(*from)) {
     auto& fifo = causes_[at(*from)][at(where)];
     // Empty only if a message bypassed sent(): the event shows as a root.
     if (!fifo.empty()) {
@@ -39,7 +35,7 @@ std::uint64_t queue_trace::taking(station where, std::optional<station> from,
 
 void queue_trace::sent(station from, station to, const ev::event& e,
                        std::uint64_t cause) {
-  if (subsystem(to)) {
+  if (is_subsystem(to)) {
     causes_[at(from)][at(to)].push_back(cause);
     return;
   }

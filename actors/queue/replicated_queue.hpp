@@ -87,6 +87,8 @@ struct queue_actor_config {
   std::function<millis()> clock; // defaults to the wall clock
   /// The replica's journal, loaded at start; none: memory only.
   std::shared_ptr<replica_journal> journal;
+  /// Started with peers to join (machine_config::joins).
+  bool joins = false;
   /// The election whose outcome gives this node its coordinator role;
   /// none: every node acts as coordinator.
   election elector;

@@ -82,6 +82,7 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   sc.incarnation = cfg.incarnation;
   sc.seed = cfg.incarnation;
   sc.queue = cfg.queue;
+  sc.joins = cfg.joins;
   sc.tick_ms = cfg.tick_ms;
   sc.clock = cfg.clock;
   sc.board = self->state.board;
@@ -97,16 +98,12 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   to.exec = exec;
   to.world = caf::actor_cast<queue_world>(self);
   auto wiring = std::make_shared<const queue_handles>(to);
-  auto tie = [&](const auto& h) {
-    self->link_to(h);
-    self->send(h, queue_wiring{wiring});
-  };
-  tie(to.communication);
-  tie(to.known_tasks);
-  tie(to.ready_queue);
-  tie(to.ranking);
-  tie(to.running_tasks);
-  tie(to.unknown_resolver);
+  for_each_station([&](auto s) {
+    if constexpr (is_subsystem(s())) {
+      self->link_to(handle_of<s()>(to));
+      self->send(handle_of<s()>(to), queue_wiring{wiring});
+    }
+  });
   // After every wiring: what the journal restores goes to wired actors.
   self->send(to.known_tasks, restore_atom_v);
   // What the bridge receives for the queue goes to communication directly,

@@ -116,24 +116,12 @@ struct actor_sink {
   // A batch made for one station moves into its mailbox, not copied.
   template <station S, class E>
   void deliver(E&& e) {
-    if constexpr (S == station::communication)
-      self->send(to.communication, std::forward<E>(e));
-    else if constexpr (S == station::known_tasks)
-      self->send(to.known_tasks, std::forward<E>(e));
-    else if constexpr (S == station::ready_queue)
-      self->send(to.ready_queue, std::forward<E>(e));
-    else if constexpr (S == station::ranking)
-      self->send(to.ranking, std::forward<E>(e));
-    else if constexpr (S == station::running_tasks)
-      self->send(to.running_tasks, std::forward<E>(e));
-    else if constexpr (S == station::unknown_resolver)
-      self->send(to.unknown_resolver, std::forward<E>(e));
-    else if constexpr (S == station::bridge)
+    if constexpr (S == station::bridge)
       to_bridge(self, to.bridge, e);
     else if constexpr (S == station::executor)
       to_executor(self, to.exec, e);
     else
-      self->send(to.world, std::forward<E>(e));
+      self->send(handle_of<S>(to), std::forward<E>(e));
   }
 };
 
@@ -166,17 +154,13 @@ std::optional<station> sender_station(Self* self) {
   auto from = self->current_sender();
   if (!w || !from)
     return std::nullopt;
-  auto is = [&](const auto& h) {
-    return from == caf::actor_cast<caf::strong_actor_ptr>(h);
-  };
-  if (is(w->communication)) return station::communication;
-  if (is(w->known_tasks)) return station::known_tasks;
-  if (is(w->ready_queue)) return station::ready_queue;
-  if (is(w->ranking)) return station::ranking;
-  if (is(w->running_tasks)) return station::running_tasks;
-  if (is(w->unknown_resolver)) return station::unknown_resolver;
-  if (is(w->exec)) return station::executor;
-  return std::nullopt;
+  std::optional<station> found;
+  for_each_station([&](auto s) {
+    if (s() != station::world
+        && from == caf::actor_cast<caf::strong_actor_ptr>(handle_of<s()>(*w)))
+      found = s();
+  });
+  return found;
 }
 
 /// Traces an input from outside the queue that starts at out[out.size()].
@@ -270,15 +254,7 @@ struct batching_sink {
   }
 
   void send_batches() {
-    send_batch<station::communication>();
-    send_batch<station::known_tasks>();
-    send_batch<station::ready_queue>();
-    send_batch<station::ranking>();
-    send_batch<station::running_tasks>();
-    send_batch<station::unknown_resolver>();
-    send_batch<station::bridge>();
-    send_batch<station::executor>();
-    send_batch<station::world>();
+    for_each_station([this](auto s) { send_batch<s()>(); });
   }
 };
 

@@ -216,6 +216,9 @@ struct machine_config {
   std::uint64_t incarnation = 0;
   std::uint64_t seed = 0; // the node's: each machine derives its own
   queue_config queue;
+  /// Started with peers to join (--peer): communication does not take
+  /// the silence before it meets one for being alone.
+  bool joins = false;
 };
 
 } // namespace dice

@@ -19,6 +19,11 @@ enum class station {
 };
 constexpr std::size_t station_count = static_cast<std::size_t>(station::world) + 1;
 
+/// The queue's own subsystems: the stations before the bridge.
+constexpr bool is_subsystem(station s) {
+  return s < station::bridge;
+}
+
 /// The seed of one subsystem's randomness, from the node's seed.
 std::uint64_t subsystem_seed(std::uint64_t seed, station s);
 

@@ -93,8 +93,7 @@ int main(int argc, char** argv) {
     }
   }
   if (!cli.json)
-    std::cout << "dice-sim: seed " << o.seed << ", " << o.nodes << " "
-              << " nodes, "
+    std::cout << "dice-sim: seed " << o.seed << ", " << o.nodes << " nodes, "
               << o.tasks << " tasks, loss " << o.faults.loss << " ..."
               << std::endl;
   auto start = std::chrono::steady_clock::now();

@@ -69,6 +69,44 @@ TEST_CASE("communication sends a peer's messages to its node id (the bridge "
   }
 }
 
+TEST_CASE("a node started alone acknowledges a submit at once, a node "
+          "started with peers to join waits until a peer holds it, and one "
+          "whose every peer died acknowledges alone again",
+          "[communication]") {
+  wire::TaskSpec spec;
+  spec.set_id("t");
+  ev::events out;
+  SECTION("alone") {
+    communication_machine c("a", "a#1", queue_config{});
+    c.on(ev::originate{make_enqueue(spec, {}), true}, 1, out);
+    CHECK(c.acknowledged("t"));
+  }
+  SECTION("joining, before it has met a peer: not acknowledged") {
+    // Its seed may be slow to answer; if it crashed now, an acknowledged
+    // task would be lost with it.
+    communication_machine c("a", "a#1", queue_config{}, true);
+    c.on(ev::originate{make_enqueue(spec, {}), true}, 1, out);
+    CHECK(test::emitted<ev::acknowledged>(out).empty());
+    CHECK_FALSE(c.acknowledged("t"));
+    wire::Message hb = heartbeat();
+    version_vector seen;
+    seen.observe("a#1", 1);
+    seen.to_wire(hb.mutable_heartbeat()->mutable_versions());
+    out.clear();
+    c.on_received(from("b", "127.0.0.1:7402", hb), 2, out);
+    CHECK(c.acknowledged("t"));
+  }
+  SECTION("joining, once every peer it met has died") {
+    communication_machine c("a", "a#1", queue_config{}, true);
+    c.on_received(from("b", "127.0.0.1:7402", heartbeat()), 0, out);
+    c.on(ev::originate{make_enqueue(spec, {}), true}, 1, out);
+    CHECK_FALSE(c.acknowledged("t"));
+    out.clear();
+    c.on_peer_dead("b", 2, out);
+    CHECK(c.acknowledged("t"));
+  }
+}
+
 TEST_CASE("a submit is acknowledged by a replica's Ack, without waiting for "
           "its heartbeat",
           "[communication]") {
