@@ -5,16 +5,19 @@
 #include "broadcast_bridge/bridge_state.hpp"
 #include "broadcast_bridge/wire_budget.hpp"
 #include "common/emitted_events.hpp"
+#include "common/defaults.hpp"
+#include "communication/communication_machine.hpp"
 #include "known_tasks/known_tasks_machine.hpp"
-#include "simulation/lockstep.hpp"
+#include "vocabulary/queue_messages.hpp"
 
 using namespace dice;
-using namespace dice::test;
 
 // Every datagram a node sends stays within --bundle-bytes (one Ethernet
 // frame by default): sync replies, snapshot chunks and Recovery
 // announcements are cut to the node's wire budget, and sealed through the
-// real envelope (header and HMAC tag) each one fits.
+// real envelope (header and HMAC tag) each one fits. The machines that
+// cut them are driven directly: known_tasks answers a snapshot request,
+// communication a request for missed ops.
 
 namespace {
 
@@ -38,61 +41,61 @@ std::size_t largest_sealed(const std::vector<wire::Message>& messages) {
   return largest;
 }
 
-std::vector<wire::Message> sync_replies(const lockstep& net) {
-  std::vector<wire::Message> out;
-  for (const auto& [from, m] : net.sent)
-    if (m.has_sync_reply())
-      out.push_back(m);
-  return out;
-}
-
-// "b" comes back after "a" took `tasks` tasks of `payload` bytes each, and
-// they exchange versions for 2 s; executions never end, so states stay put.
-void catch_up(lockstep& net, const queue_config& cfg, int tasks,
-              std::size_t payload, char fill) {
-  net.task_ms = 100'000'000;
-  net.add("a", cfg);
-  net.add("b", cfg);
-  net.down = {"b"};
-  for (int i = 0; i < tasks; ++i) {
-    auto s = spec_of("t" + std::to_string(100000 + i));
-    s.set_payload(std::string(payload, fill));
-    REQUIRE(net.at("a").submit(s, net.now));
-  }
-  net.flush();
-  net.sent.clear();
-  net.down.clear();
-  net.versions_every_ms = 200;
-  net.run_for(2'000, 5);
+wire::TaskSpec spec_of(int i, std::size_t payload, char fill) {
+  wire::TaskSpec s;
+  s.set_id("t" + std::to_string(100000 + i));
+  s.set_kind("echo");
+  s.set_payload(std::string(payload, fill));
+  return s;
 }
 
 } // namespace
 
 TEST_CASE("a snapshot is sent in chunks that each fit in one frame and "
           "together hold the whole replica",
-          "[queue][wire]") {
+          "[communication][wire]") {
   auto cfg = budgeted();
-  cfg.op_log_limit = 16; // the newcomer's ops are long gone
-  lockstep net;
+  known_tasks_machine a("a", "a#1", cfg);
+  ev::events out;
   constexpr int tasks = 2000;
-  catch_up(net, cfg, tasks, 150, 'x');
-
-  auto& a = net.at("a");
-  auto& b = net.at("b");
-  REQUIRE(b.replica().size() == tasks);
-  CHECK(b.replica().same_as(a.replica()));
-  CHECK_FALSE(b.seen().behind(a.seen()));
-  CHECK(b.counters().snapshots_applied >= 1);
-  auto replies = sync_replies(net);
-  CHECK(replies.size() > 100); // ~300 KB of tasks
-  CHECK(largest_sealed(replies) <= defaults::bundle_bytes);
+  for (int i = 0; i < tasks; ++i) {
+    wire::TaskState st;
+    st.set_phase(wire::READY);
+    a.on(ev::merge_task{spec_of(i, 150, 'x'), false, st}, 0, out);
+  }
+  // The newcomer asks again after the last chunk of each answer, from the
+  // last task it holds, until a chunk says the snapshot is complete.
+  std::vector<wire::Message> chunks;
+  std::set<std::string> held;
+  std::string after;
+  std::size_t requests = 0;
+  for (bool more = true; more && requests < 1000;) {
+    ++requests;
+    out.clear();
+    a.on(ev::snapshot_wanted{"b", after, version_vector{}}, 0, out);
+    auto answer = test::emitted<ev::send_to>(out);
+    REQUIRE(!answer.empty());
+    for (const auto& s : answer) {
+      const auto& r = s.message.sync_reply();
+      for (const auto& t : r.snapshot()) {
+        held.insert(t.spec().id());
+        after = std::max(after, t.spec().id());
+        CHECK(t.spec().payload() == std::string(150, 'x'));
+      }
+      more = r.snapshot_more();
+      chunks.push_back(s.message);
+    }
+  }
+  CHECK(held.size() == tasks); // ~300 KB of tasks
+  CHECK(chunks.size() > 100);
+  CHECK(largest_sealed(chunks) <= defaults::bundle_bytes);
   // Several chunks answer one request: a 2,000-task replica takes a few
   // round trips, not one per chunk.
-  CHECK(a.counters().snapshots_sent < replies.size() / 8);
+  CHECK(requests < chunks.size() / 8);
 }
 
 TEST_CASE("a snapshot's first chunk fits in one frame while the sender "
-          "waits on a long gap of ops", "[queue][wire]") {
+          "waits on a long gap of ops", "[communication][wire]") {
   auto cfg = budgeted();
   known_tasks_machine k("a", "a#1", cfg);
   ev::events out;
@@ -120,25 +123,63 @@ TEST_CASE("a snapshot's first chunk fits in one frame while the sender "
   CHECK(largest_sealed(chunks) <= defaults::bundle_bytes);
 }
 
-TEST_CASE("missed ops are resent in replies that each fit in one frame",
-          "[queue][wire]") {
-  auto cfg = budgeted();
-  lockstep net;
-  constexpr int tasks = 600;
-  catch_up(net, cfg, tasks, 100, 'y');
 
-  auto& b = net.at("b");
-  REQUIRE(b.replica().size() == tasks);
-  CHECK(b.replica().same_as(net.at("a").replica()));
-  CHECK(b.counters().snapshots_applied == 0); // the op log still held them
-  auto replies = sync_replies(net);
+namespace {
+
+// A heartbeat of b: a becomes its peer.
+wire::Message heard_from(const std::string& peer) {
+  wire::Message m;
+  m.mutable_heartbeat();
+  m.set_sender_id(peer);
+  m.set_sender_addr(peer + ":7000");
+  m.set_incarnation(1);
+  return m;
+}
+
+} // namespace
+
+TEST_CASE("missed ops are resent in replies that each fit in one frame",
+          "[communication][wire]") {
+  auto cfg = budgeted();
+  communication_machine a("a", "a#1", cfg);
+  ev::events out;
+  a.on_received(heard_from("b"), 0, out);
+  constexpr int tasks = 600;
+  for (int i = 0; i < tasks; ++i)
+    a.on(ev::originate{make_enqueue(spec_of(i, 100, 'y'), {})}, 1, out);
+  // b lacks every op: it asks, and asks again for what is still missing
+  // once the replies to one request are in.
+  version_vector have;
+  std::vector<wire::Message> replies;
+  std::size_t requests = 0;
+  for (; have.get("a#1") < tasks && requests < 100; ++requests) {
+    wire::Message req;
+    have.to_wire(req.mutable_sync_request()->mutable_have());
+    req.set_sender_id("b");
+    req.set_sender_addr("b:7000");
+    req.set_incarnation(1);
+    out.clear();
+    a.on_received(req, 2, out);
+    // The op log still holds them: no snapshot.
+    CHECK(test::emitted<ev::snapshot_wanted>(out).empty());
+    auto sent = test::emitted<ev::unicast>(out);
+    REQUIRE(!sent.empty());
+    for (const auto& u : sent) {
+      CHECK(u.peer == "b");
+      REQUIRE(u.message.has_sync_reply());
+      for (const auto& op : u.message.sync_reply().ops())
+        have.observe("a#1", op_of(op)->seq());
+      replies.push_back(u.message);
+    }
+  }
+  CHECK(have.get("a#1") == tasks);
   CHECK(replies.size() > 20);
   CHECK(largest_sealed(replies) <= defaults::bundle_bytes);
 }
 
 TEST_CASE("a Recovery announcement of a thousand adopted tasks is split into "
           "messages that each fit in one frame",
-          "[queue][wire]") {
+          "[communication][wire]") {
   auto cfg = budgeted();
   known_tasks_machine k("c", "c#1", cfg);
   ev::events out;
