@@ -212,7 +212,15 @@ private:
   std::set<std::pair<std::string, std::string>> acks_owed_;
   std::set<std::string> acked_;
 
-  // The coordinator role (see queue_node::set_coordinator).
+  // The coordinator role: once an election runs (set_coordinator), only
+  // the coordinator recovers a dead member at once: it re-queues the
+  // member's executions, adopts the unfinished tasks it had enqueued and
+  // broadcasts a Recovery. Every other node keeps the RUNNING timeout as
+  // the fallback, so nothing is lost if the coordinator dies too; a node
+  // elected later recovers the dead members nobody announced. The
+  // coordinator also announces the stable point (ops every live member has
+  // seen), up to which every replica compacts its op log. Without an
+  // election every node does both itself.
   bool coordinated_ = false;
   std::string coordinator_;
   std::set<std::string> unrecovered_;
@@ -224,7 +232,7 @@ private:
   queue_counters counters_;
 };
 
-/// The machine every driver runs (queue_node, the actor).
+/// The machine its actor runs (queue/), built the same in unit tests.
 communication_machine make_communication_machine(const machine_config& c);
 
 } // namespace dice

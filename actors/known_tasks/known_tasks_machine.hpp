@@ -127,7 +127,7 @@ private:
   replica_sink* sink_ = nullptr;
 };
 
-/// The machine every driver runs (queue_node, the actor).
+/// The machine its actor runs (queue/), built the same in unit tests.
 known_tasks_machine make_known_tasks_machine(const machine_config& c);
 
 } // namespace dice

@@ -2,11 +2,11 @@
 // Which subsystem takes which event, derived rather than listed: a
 // subsystem takes exactly the events its machine has an `on` for, and the
 // three stations outside the queue (the bridge, the executor, the user)
-// take the events named below. Used both by queue_node (all subsystems in
-// one object) and by the actors of dice-node (one actor per subsystem,
-// whose message types follow from the same `on` overloads:
-// queue/queue_interfaces.hpp). A sink offers `deliver<station>(event)`;
-// an event goes to its stations in the order of the station enum.
+// take the events named below. The actors of dice-node (one actor per
+// subsystem) send by it, and their message types follow from the same `on`
+// overloads (queue/queue_interfaces.hpp). A sink offers
+// `deliver<station>(event)`; an event goes to its stations in the order of
+// the station enum.
 #include <cstddef>
 #include <tuple>
 #include <type_traits>

@@ -115,7 +115,7 @@ private:
   queue_counters counters_;
 };
 
-/// The machine every driver runs (queue_node, the actor).
+/// The machine its actor runs (queue/), built the same in unit tests.
 ranking_machine make_ranking_machine(const machine_config& c);
 
 } // namespace dice

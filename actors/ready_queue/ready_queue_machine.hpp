@@ -104,7 +104,7 @@ private:
   millis hold_until_ = 0;
 };
 
-/// The machine every driver runs (queue_node, the actor).
+/// The machine its actor runs (queue/), built the same in unit tests.
 ready_queue_machine make_ready_queue_machine(const machine_config& c);
 
 } // namespace dice

@@ -80,7 +80,7 @@ private:
   queue_counters counters_;
 };
 
-/// The machine every driver runs (queue_node, the actor).
+/// The machine its actor runs (queue/), built the same in unit tests.
 running_tasks_machine make_running_tasks_machine(const machine_config& c);
 
 } // namespace dice

@@ -36,7 +36,7 @@ namespace {
 
 struct sent_traffic {
   std::uint64_t datagrams = 0;
-  sim_report sums; // by kind, as the machines engine counts them
+  sim_report sums; // by kind (sim_report::count_sent)
 };
 
 // Every node of a cluster seals with this key.
@@ -119,8 +119,8 @@ private:
     wire::Message outer;
     if (!env.ParseFromString(bytes) || !outer.ParseFromString(env.message()))
       return;
-    // As run_simulation counts them: each queue message of a datagram
-    // once, membership heartbeats per copy, bytes of queue traffic per copy.
+    // Each queue message of a datagram once, membership heartbeats per
+    // copy, bytes of queue traffic per copy.
     auto& sums = t_->sums;
     if (outer.has_bundle())
       sums.count_bundle(outer);

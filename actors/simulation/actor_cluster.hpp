@@ -153,7 +153,7 @@ public:
   /// What the nodes sent, in a report's traffic fields (queue messages by
   /// kind, a broadcast counted once; RUNNING heartbeats, acks, syncs and
   /// membership heartbeats apart; bundles; bytes of queue traffic, every
-  /// copy), as run_simulation counts them.
+  /// copy).
   const sim_report& traffic() const;
 
   struct impl;

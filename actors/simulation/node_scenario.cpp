@@ -5,6 +5,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -254,6 +255,25 @@ std::vector<std::string> check(actor_cluster& c, const record& rec,
   return problems;
 }
 
+// Every live replica, task by task, for diagnosis (dice-sim --dump).
+std::string replicas_of(actor_cluster& c) {
+  std::ostringstream out;
+  for (const auto& id : c.live_nodes()) {
+    out << id << ":\n";
+    for (const auto& row : c.tasks_of(id)) {
+      const auto& st = row.state;
+      out << "  " << row.spec.id() << " "
+          << wire::TaskPhase_Name(st.phase()) << " a" << st.attempt();
+      if (!st.claim().node_id().empty())
+        out << " by " << st.claim().node_id();
+      if (!row.has_spec)
+        out << " (id only)";
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
 } // namespace
 
 sim_report run_node_scenario(const sim_options& o) {
@@ -377,8 +397,8 @@ sim_report run_node_scenario(const sim_options& o) {
     }
     if (crashes_left > 0 && rng() % (o.tasks / (o.crashes + 1) + 1) == 0) {
       auto victim = ids[1 + rng() % (ids.size() - 1)];
-      // One node down at a time, and not while the last one catches up
-      // (as the machines engine): a crash drawn then is skipped.
+      // One node down at a time, and not while the last one catches up:
+      // a crash drawn then is skipped.
       bool all_up = c.live_nodes().size() == ids.size();
       if (all_up && elapsed() - last_restart >= o.settle_ms) {
         claims_lost_before_crashes += c.counters_of(victim).claims_lost;
@@ -462,6 +482,8 @@ sim_report run_node_scenario(const sim_options& o) {
     replica_tally tally;
     r.violations = check(c, rec, &tally);
   }
+  if (!r.converged)
+    r.details = replicas_of(c);
   for (const auto& [task, n] : c.executions()) {
     r.executions += static_cast<std::size_t>(n);
     r.duplicates += static_cast<std::size_t>(n - 1);

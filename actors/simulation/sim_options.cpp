@@ -1,5 +1,4 @@
-// The simulation's options and its report: the sums a run is judged by,
-// counted alike by both engines.
+// The simulation's options and its report: the sums a run is judged by.
 #include "simulation/sim_options.hpp"
 
 #include <sstream>

@@ -27,10 +27,6 @@ struct sim_options {
   millis submit_at_ms = 1500;
   millis submit_spread_ms = 1500;
   link_faults faults;
-  /// Each node's subsystems run interleaved, each from its own mailbox in
-  /// an order drawn from the seed, as CAF's per-actor mailboxes allow
-  /// (false: one FIFO per node).
-  bool interleave = true;
   /// Transient execution failures (never on the last allowed attempt, so
   /// every task can still end DONE).
   double fail_probability = 0;

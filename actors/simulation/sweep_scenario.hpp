@@ -2,8 +2,8 @@
 // The seeded sweeps' scenario, one per seed, mixing every fault the network
 // can inject: 3-5 nodes, 8-12 tasks, loss 0-40%, duplication, reordering,
 // a partition, crashes, removes, transient failures, 1-3 slots and 0-2
-// prefetch seats. Both engines' sweeps start from it and add what only
-// they simulate.
+// prefetch seats. The node sweeps start from it and add journals, skewed
+// clocks and a lock.
 #include <cstdint>
 
 #include "simulation/sim_options.hpp"

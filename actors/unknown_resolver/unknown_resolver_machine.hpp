@@ -41,7 +41,7 @@ private:
   std::mt19937_64 rng_;
 };
 
-/// The machine every driver runs (queue_node, the actor).
+/// The machine its actor runs (queue/), built the same in unit tests.
 unknown_resolver_machine make_unknown_resolver_machine(const machine_config& c);
 
 } // namespace dice

@@ -209,8 +209,8 @@ struct queue_config {
 };
 
 /// What every subsystem's machine is built from: each has one factory,
-/// make_<x>_machine(const machine_config&), beside it, used by queue_node
-/// and by the actors alike.
+/// make_<x>_machine(const machine_config&), beside it, used by its actor
+/// and by its unit tests alike.
 struct machine_config {
   std::string node_id;
   std::uint64_t incarnation = 0;

@@ -1,11 +1,9 @@
 #pragma once
 // The messages the queue's subsystems send one another. Each subsystem is a
 // state machine that reads only its own state: what it needs of another's,
-// it learns from these events. queue_node delivers them in one process
-// (each subsystem from its own mailbox, in an order drawn from a seed, as
-// CAF may run the actors, some waiting there from one input to the next;
-// or in one FIFO); in dice-node each subsystem is an actor and they travel
-// as actor messages. No CAF here.
+// it learns from these events. Each subsystem is an actor (queue/) and
+// they travel as actor messages; a machine's unit tests hand them to it
+// directly. No CAF here.
 #include <cstdint>
 #include <map>
 #include <memory>
