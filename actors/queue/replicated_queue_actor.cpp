@@ -80,7 +80,9 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
   subsystem_config sc;
   sc.node_id = cfg.node_id;
   sc.incarnation = cfg.incarnation;
-  sc.seed = cfg.incarnation;
+  // The node id too: nodes started in the same millisecond share an
+  // incarnation, and must not draw the same back-offs and jitter.
+  sc.seed = fnv1a_64(cfg.node_id) ^ cfg.incarnation;
   sc.queue = cfg.queue;
   sc.joins = cfg.joins;
   sc.tick_ms = cfg.tick_ms;

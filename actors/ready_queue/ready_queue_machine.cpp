@@ -300,7 +300,9 @@ ready_queue_machine::next_claim(millis now, millis free_since,
     const auto& t = tasks_.at(walk[i]);
     if (t.spec->priority() != priority)
       break; // priority first, whatever the stagger
-    auto from = std::max(t.since, free_since);
+    // From when it could first be claimed here: a delayed task or a
+    // retry's backoff releases it on every node at once.
+    auto from = std::max({t.since, t.not_before, free_since});
     auto u = static_cast<double>(rendezvous_hash(walk[i], id_) >> 11)
              * 0x1.0p-53;
     // One stagger first: the node the matching chose claims before.

@@ -154,12 +154,11 @@ TEST_CASE("on production nodes with never_want unknown tasks are left to "
 }
 
 TEST_CASE("on production nodes started in the same millisecond one node "
-          "answers an unknown task too", "[sim][node][unknown][!mayfail]") {
-  // Fails: every node answers. Each node seeds its subsystems with its
-  // incarnation alone, so nodes that share one (started in the same
-  // millisecond; or, with a data dir, a first start's incarnation) draw
-  // the same back-off and answer together, none suppressed. The same
-  // draws give every node the same re-queue jitter.
+          "answers an unknown task too", "[sim][node][unknown]") {
+  // Nodes that share an incarnation (started in the same millisecond; or,
+  // with a data dir, a first start's) must still draw different back-offs:
+  // seeded with the incarnation alone, every node answered together, none
+  // suppressed, and all drew the same re-queue jitter.
   queue_config q;
   q.resolver.backoff_max_ms = 2000;
   q.resolver.resolve_window_ms = 2500;
