@@ -652,6 +652,14 @@ bool communication_machine::replicated(const wire::OpId& op) const {
 }
 
 void communication_machine::tick(millis now, ev::events& out) {
+  if (joins_ && !met_peer_) {
+    if (!joining_since_)
+      joining_since_ = now;
+    else if (now - *joining_since_ >= join_wait_ms) {
+      joins_ = false; // nobody answered: alone after all
+      check_acks(out);
+    }
+  }
   if (coordinated_ && acts_as_coordinator()) {
     if (now >= next_stable_point_)
       announce_stable_point(now, out);

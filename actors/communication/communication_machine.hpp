@@ -36,6 +36,7 @@ public:
   /// met one it is not alone, only not yet connected (see alone()).
   communication_machine(std::string id, std::string origin, queue_config cfg,
                         bool joins = false);
+  static constexpr millis join_wait_ms = 5000;
 
   /// Any message the bridge delivers to the queue: a heartbeat or a queue
   /// message.
@@ -161,9 +162,12 @@ private:
   peer_versions peers_;
   bool joins_ = false;
   bool met_peer_ = false; // some peer's versions were ever heard
+  std::optional<millis> joining_since_; // its first tick, while joining
   // No live peer could hold an op, and none is expected: a node started
   // alone, or every peer it met is gone. A submit is then acknowledged at
-  // once; a joining node that has met nobody yet waits for a peer.
+  // once; a joining node that has met nobody yet waits for a peer, for
+  // join_wait_ms at most (its seeds may be down or mistyped, or it may be
+  // the first node of a cluster brought back up).
   bool alone() const { return peers_.empty() && (!joins_ || met_peer_); }
   std::uint64_t digest_ = 0; // the replica's, as known_tasks last said
   std::uint64_t heartbeat_changes_ = 0;

@@ -226,7 +226,9 @@ node::node(caf::actor_system& sys, node_config cfg, node_world world)
                             {t.locks().begin(), t.locks().end()}, clock());
   };
   qc.journal = std::move(journal);
-  qc.joins = !cfg_.peers.empty();
+  // Told of peers, or of a group where they gather: before meeting one,
+  // the node is not alone.
+  qc.joins = !cfg_.peers.empty() || cfg_.multicast.has_value();
   if (world.trace_queue)
     qc.trace = std::make_shared<queue_trace>(std::move(world.trace_queue));
   election_actor_config ec;

@@ -50,6 +50,8 @@ communication_actor spawn_communication(caf::actor_system& sys,
     post_counters(self, cfg, stats_board::poster::communication);
     // Every input's acknowledgements leave with what it emitted.
     st.before_dispatch = [self](ev::events& out) {
+      // Owed to every datagram of the input, not to its last one.
+      trace_outside(self, out, "acks");
       self->state.machine->send_acks(out);
     };
     // The next tick tells membership what changed, so a burst of ops costs

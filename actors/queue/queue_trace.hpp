@@ -21,6 +21,8 @@
 
 namespace dice {
 
+/// What the sink sees; `event` and `message` point into the handler's
+/// input and live only while the sink runs.
 struct trace_point {
   station at;                       // who takes it
   const ev::event* event = nullptr; // none: an input from outside the queue

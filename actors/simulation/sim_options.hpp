@@ -58,7 +58,7 @@ struct sim_options {
   double expiring = 0;
   millis expire_max_ms = 3000;
   /// Every third task names one cluster-wide lock, and no two of them may
-  /// run at once (node engine only).
+  /// run at once.
   bool locks = false;
   /// Faults happen before this; afterwards the cluster must converge alone.
   millis faults_until_ms = 6000;
@@ -125,7 +125,7 @@ struct sim_report {
   double heartbeats_per_task = 0;
   double bytes_per_task = 0;
   std::uint64_t crashes = 0;
-  /// Death verdicts given a node whose process ran (node engine only):
+  /// Death verdicts given a node whose process ran:
   /// with any, two nodes may hold one lock, so locks go unchecked.
   std::uint64_t wrong_death_verdicts = 0;
   std::uint64_t snapshots = 0;

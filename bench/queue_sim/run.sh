@@ -7,7 +7,7 @@
 #   DICE_SIM  the dice-sim binary (default: build/apps/dice-sim/dice-sim)
 #   OUT_DIR   where results.csv, table.md and queue_sim.png go
 #             (default: /tmp/queue_sim)
-# Every node is a production node (dice-sim's only engine). QUICK=1 skips
+# Every node is a production node, as dice-sim runs it. QUICK=1 skips
 # the 256-node 10,000-task run (minutes of CPU).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -96,6 +96,15 @@ TEST_CASE("a node started alone acknowledges a submit at once, a node "
     c.on_received(from("b", "127.0.0.1:7402", hb), 2, out);
     CHECK(c.acknowledged("t"));
   }
+  SECTION("joining, but no peer answers within join_wait_ms: alone") {
+    communication_machine c("a", "a#1", queue_config{}, true);
+    c.tick(0, out);
+    c.on(ev::originate{make_enqueue(spec, {}), true}, 1, out);
+    c.tick(communication_machine::join_wait_ms - 1, out);
+    CHECK_FALSE(c.acknowledged("t"));
+    c.tick(communication_machine::join_wait_ms, out);
+    CHECK(c.acknowledged("t"));
+  }
   SECTION("joining, once every peer it met has died") {
     communication_machine c("a", "a#1", queue_config{}, true);
     c.on_received(from("b", "127.0.0.1:7402", heartbeat()), 0, out);

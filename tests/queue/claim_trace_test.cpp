@@ -21,7 +21,9 @@
 // handling emitted it; only points naming the traced task (and free
 // seats) are shown, each under the nearest shown point it descends from.
 // A received datagram is communication's input from outside the queue, as
-// are a user's submit and, not shown, timer ticks.
+// are a user's submit and, not shown, timer ticks. "@+N ms" lines give
+// the virtual time since the cluster formed; trees are printed each
+// whole, so a root handled later at the same time follows a whole tree.
 #include <catch2/catch.hpp>
 
 #include <cxxabi.h>
@@ -172,6 +174,7 @@ struct tracer {
   std::map<std::string, std::map<std::uint64_t, point>> seen;
   std::vector<std::pair<std::string, std::uint64_t>> order; // this command's
   std::map<std::pair<std::string, std::uint64_t>, millis> when;
+  millis formed = 0; // when the cluster command returned: times count from it
 
   std::string name_of_task(const std::string& id) {
     if (id.empty() || id == "*")
@@ -245,7 +248,7 @@ struct tracer {
     for (const auto& r : roots) {
       if (when[r] != printed_at) {
         printed_at = when[r];
-        out << "@" << printed_at << "\n";
+        out << "@+" << printed_at - formed << " ms\n";
       }
       tree(r, 0);
     }
@@ -328,6 +331,7 @@ std::string run_command(tracer& t, const std::string& command) {
     // Membership makes them live to one another; no task yet to trace.
     t.c->step(3000);
     t.order.clear();
+    t.formed = t.c->now();
     for (const auto& id : ids)
       t.out << id << " ";
     t.out << "live, slots " << cfg.slots << ", prefetch " << cfg.prefetch
