@@ -3,7 +3,6 @@
 // costs one claim, not one per node; a loser deaf to the winner is told
 // by helpers; a burst spreads one task per node with no wait; a task
 // matched to a node gone silent is claimed by another after the stagger.
-// (Ports of the lockstep cases of tests/queue/claim_contention_test.cpp.)
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -11,44 +10,22 @@
 #include <string>
 #include <vector>
 
+#include "node_cases.hpp"
 #include "ready_queue/claim_matching.hpp"
 #include "simulation/actor_cluster.hpp"
 #include "vocabulary/queue_messages.hpp"
 
 using namespace dice;
+using namespace dice::test;
 
 namespace {
 
-std::uint64_t total_claims(actor_cluster& c) {
-  std::uint64_t n = 0;
-  for (const auto& id : c.live_nodes())
-    n += c.counters_of(id).claims;
-  return n;
-}
-
-std::vector<std::string> start_nodes(actor_cluster& c, int n) {
-  std::vector<std::string> ids;
-  for (int i = 1; i <= n; ++i) {
-    ids.push_back("n" + std::to_string(i));
-    c.start(ids.back());
-  }
-  c.step(1500); // every node has heard every other, all idle
-  return ids;
-}
-
 std::vector<wire::TaskSpec> sleeps(int n, millis ms) {
-  std::vector<wire::TaskSpec> specs(static_cast<std::size_t>(n));
-  for (auto& s : specs) {
-    s.set_kind("sleep");
-    s.set_payload(std::to_string(ms));
-  }
-  return specs;
+  return std::vector<wire::TaskSpec>(static_cast<std::size_t>(n), sleep_task(ms));
 }
 
 wire::TaskSpec sleep_from(millis not_before, millis ms) {
-  wire::TaskSpec s;
-  s.set_kind("sleep");
-  s.set_payload(std::to_string(ms));
+  auto s = sleep_task(ms);
   s.set_not_before_ms(not_before);
   return s;
 }
@@ -73,9 +50,11 @@ std::uint64_t claims_for(millis stagger, bool delayed) {
     CAPTURE(t);
     CHECK(c.executions().at(t) == 1);
   }
-  for (const auto& row : c.tasks_of("n6"))
+  auto rows = c.tasks_of("n6");
+  REQUIRE(rows.size() == 3);
+  for (const auto& row : rows)
     CHECK(row.state.phase() == wire::DONE);
-  return total_claims(c);
+  return total(c, &queue_counters::claims);
 }
 
 } // namespace
@@ -122,7 +101,7 @@ TEST_CASE("on production nodes a losing claimer that cannot hear the winner "
       return from == "n1" && to == "n2";
     });
     c.step(500);
-    REQUIRE(total_claims(c) == 3);
+    REQUIRE(total(c, &queue_counters::claims) == 3);
     // Past every claim window, before n1's execution ends (and long
     // before n2, deaf to n1, would take it for dead).
     c.step(queue_config{}.claim_window_ms * 3);
@@ -155,7 +134,7 @@ TEST_CASE("on production nodes a burst of tasks on idle nodes: each node "
     CHECK(r.start - submitted <= queue_config{}.matched_claim_window_ms + 3);
   }
   CHECK(runners.size() == 16); // one task per node
-  CHECK(total_claims(c) == 16);
+  CHECK(total(c, &queue_counters::claims) == 16);
 }
 
 TEST_CASE("on production nodes a task matched to a node that went silent is "
@@ -186,10 +165,7 @@ TEST_CASE("on production nodes a task matched to a node that went silent is "
   auto matched = c.submit(silent == "n1" ? "n2" : "n1", 100);
   REQUIRE(matched);
   c.step(1000);
-  std::vector<sim_run> runs;
-  for (const auto& r : c.runs())
-    if (r.task_id == *matched)
-      runs.push_back(r);
+  auto runs = runs_of(c, *matched);
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].node != silent);
   CHECK(runs[0].ok);
@@ -197,6 +173,5 @@ TEST_CASE("on production nodes a task matched to a node that went silent is "
   CHECK(runs[0].start - submitted >= q.claim_window_ms + q.claim_stagger_ms);
   for (const auto& id : ids)
     if (id != silent)
-      for (const auto& row : c.tasks_of(id))
-        CHECK(row.state.phase() == wire::DONE);
+      CHECK(row_of(c, id, *matched).state.phase() == wire::DONE);
 }

@@ -3,10 +3,10 @@
 // the announcement, and the task runs again once; when the coordinator
 // dies with the member, the task is still re-queued and runs again once,
 // and the coordinator elected next recovers both; the coordinator becomes
-// the enqueuer of record of a dead node's unfinished tasks. (The cases of
-// the lockstep coordinator_role_test.cpp that look inside the machine, the
-// op log's compaction to the stable point and who recovers without an
-// election, are in tests/communication/communication_machine_test.cpp.)
+// the enqueuer of record of a dead node's unfinished tasks. (What only the
+// machine shows, the op log's compaction to the stable point and who
+// recovers without an election, is checked in
+// tests/communication/communication_machine_test.cpp.)
 // (A member may also re-queue it by its RUNNING timeout, 1.6 s after the
 // last heartbeat plus a jitter, which races the death verdict, 1.6 s plus
 // a check interval: the same attempt, merged as one.)
@@ -17,9 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "node_cases.hpp"
 #include "simulation/actor_cluster.hpp"
 
 using namespace dice;
+using namespace dice::test;
 
 namespace {
 
@@ -27,46 +29,28 @@ namespace {
 // running on a member that is not the coordinator.
 struct long_task_running {
   actor_cluster c{7, {}, queue_config{}};
-  std::vector<std::string> ids{"n1", "n2", "n3", "n4"};
   std::string coordinator, runner, task;
 
   long_task_running() {
-    for (const auto& id : ids)
-      c.start(id);
-    c.step(3000);
+    start_nodes(c, 4, 3000); // and elect a coordinator
     auto named = c.coordinator_of("n1");
     REQUIRE(named);
     coordinator = *named;
-    wire::TaskSpec spec;
-    spec.set_kind("sleep");
-    spec.set_payload("60000");
     auto at = coordinator == "n1" ? "n2" : "n1";
-    auto id = c.submit(at, spec);
+    auto id = c.submit(at, 60'000);
     REQUIRE(id);
     task = *id;
     c.step(500);
-    auto runs = runs_of(1);
+    auto runs = runs_of(c, task);
     REQUIRE(runs.size() == 1);
     runner = runs[0].node;
     // The seed makes it so: the member that dies below is not the coordinator.
     REQUIRE(runner != coordinator);
   }
 
-  std::vector<sim_run> runs_of(std::uint32_t attempt) const {
-    std::vector<sim_run> out;
-    for (const auto& r : c.runs())
-      if (r.task_id == task && r.attempt == attempt)
-        out.push_back(r);
-    return out;
-  }
-
   // The task's state on node `id`.
   wire::TaskState state_on(const std::string& id) {
-    for (const auto& row : c.tasks_of(id))
-      if (row.spec.id() == task)
-        return row.state;
-    FAIL("no task " << task << " on " << id);
-    return {};
+    return row_of(c, id, task).state;
   }
 };
 
@@ -88,7 +72,7 @@ TEST_CASE("on production nodes the coordinator recovers a dead member "
       CHECK(k.requeues == 1);
     CHECK(f.state_on(id).attempt() == 2);
   }
-  auto again = f.runs_of(2);
+  auto again = runs_of(f.c, f.task, 2);
   REQUIRE(again.size() == 1);
   CHECK(again[0].node != f.runner);
 }
@@ -111,7 +95,7 @@ TEST_CASE("on production nodes a task whose member and coordinator die "
     REQUIRE(named);
     CHECK(std::find(live.begin(), live.end(), *named) != live.end());
   }
-  auto again = f.runs_of(2);
+  auto again = runs_of(f.c, f.task, 2);
   REQUIRE(again.size() == 1);
   CHECK(std::find(live.begin(), live.end(), again[0].node) != live.end());
 }
@@ -141,9 +125,7 @@ TEST_CASE("on production nodes the coordinator becomes the enqueuer of "
           "record of a dead node's unfinished tasks, not of its finished ones",
           "[sim][node][coordinator]") {
   actor_cluster c{7, {}, queue_config{}};
-  for (const auto* id : {"n1", "n2", "n3", "n4"})
-    c.start(id);
-  c.step(3000);
+  start_nodes(c, 4, 3000);
   auto coordinator = c.coordinator_of("n1");
   REQUIRE(coordinator);
   auto enqueuer = *coordinator == "n2" ? "n3" : "n2";

@@ -1,16 +1,17 @@
 // What a user sees of removes, cancels, failed executions and executors
-// that die or go silent, on production nodes (actor_cluster): ports of the
-// lockstep cases of tests/queue/queue_failures_test.cpp.
+// that die or go silent, on production nodes (actor_cluster).
 #include <catch2/catch.hpp>
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "node_cases.hpp"
 #include "simulation/actor_cluster.hpp"
 #include "vocabulary/queue_messages.hpp"
 
 using namespace dice;
+using namespace dice::test;
 
 namespace {
 
@@ -20,33 +21,22 @@ struct one_task_running {
   std::string task, runner;
 
   explicit one_task_running(millis task_ms) {
-    for (const auto* id : {"n1", "n2", "n3"})
-      c.start(id);
-    c.step(1500);
+    start_nodes(c, 3);
     auto id = c.submit("n1", task_ms);
     REQUIRE(id);
     task = *id;
     c.step(500);
-    auto runs = runs_of_task();
+    auto runs = runs_of(c, task);
     REQUIRE(runs.size() == 1);
     runner = runs[0].node;
   }
 
-  std::vector<sim_run> runs_of_task() const {
-    std::vector<sim_run> out;
-    for (const auto& r : c.runs())
-      if (r.task_id == task)
-        out.push_back(r);
-    return out;
-  }
-
-  // The task's phase on every live node.
+  // The task's phase on every live node that holds it.
   std::vector<std::string> phases() {
     std::vector<std::string> out;
     for (const auto& id : c.live_nodes())
-      for (const auto& row : c.tasks_of(id))
-        if (row.spec.id() == task)
-          out.push_back(wire::TaskPhase_Name(row.state.phase()));
+      if (auto row = find_row(c, id, task))
+        out.push_back(wire::TaskPhase_Name(row->state.phase()));
     return out;
   }
 };
@@ -59,7 +49,7 @@ TEST_CASE("on production nodes removeByID tops everything: the running "
   one_task_running f(3000);
   REQUIRE(f.c.remove("n3", f.task));
   f.c.step(4000);
-  auto runs = f.runs_of_task();
+  auto runs = runs_of(f.c, f.task);
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].end >= 0);
   CHECK_FALSE(runs[0].ok); // stopped, not finished
@@ -72,7 +62,7 @@ TEST_CASE("on production nodes a user's cancel ends a running task "
   one_task_running f(3000);
   REQUIRE(f.c.cancel("n3", f.task));
   f.c.step(4000);
-  auto runs = f.runs_of_task();
+  auto runs = runs_of(f.c, f.task);
   REQUIRE(runs.size() == 1);
   CHECK_FALSE(runs[0].ok);
   CHECK(f.phases() == std::vector<std::string>(3, "CANCELED"));
@@ -82,12 +72,8 @@ TEST_CASE("on production nodes a user's cancel ends a running task "
 TEST_CASE("on production nodes a removed task that has not started yet "
           "never runs", "[sim][node][failures]") {
   actor_cluster c(5, {}, queue_config{});
-  for (const auto* id : {"n1", "n2", "n3"})
-    c.start(id);
-  c.step(1500);
-  wire::TaskSpec spec;
-  spec.set_kind("sleep");
-  spec.set_payload("10");
+  start_nodes(c, 3);
+  auto spec = sleep_task(10);
   spec.set_not_before_ms(c.now() + 1000); // READY, not claimable for 1 s
   auto id = c.submit("n1", spec);
   REQUIRE(id);
@@ -95,9 +81,8 @@ TEST_CASE("on production nodes a removed task that has not started yet "
   c.step(3000);
   CHECK(c.executions().count(*id) == 0);
   for (const auto& n : c.live_nodes())
-    for (const auto& row : c.tasks_of(n))
-      if (row.spec.id() == *id)
-        CHECK(wire::TaskPhase_Name(row.state.phase()) == "REMOVED");
+    if (auto row = find_row(c, n, *id))
+      CHECK(wire::TaskPhase_Name(row->state.phase()) == "REMOVED");
 }
 
 TEST_CASE("on production nodes a task whose executor dies runs again "
@@ -105,7 +90,7 @@ TEST_CASE("on production nodes a task whose executor dies runs again "
   one_task_running f(1000);
   f.c.crash(f.runner);
   f.c.step(6000);
-  auto runs = f.runs_of_task();
+  auto runs = runs_of(f.c, f.task);
   REQUIRE(runs.size() == 2);
   CHECK(runs[1].attempt == 2);
   CHECK(runs[1].node != f.runner);
@@ -122,11 +107,8 @@ TEST_CASE("on production nodes the claim a node's previous incarnation left "
   f.c.step(14'000);
   // Who re-queues it is a race (the restarted node finding its stale
   // claim, a peer hearing the new incarnation); that one does is not.
-  std::uint64_t requeues = 0;
-  for (const auto& id : f.c.live_nodes())
-    requeues += f.c.counters_of(id).requeues;
-  CHECK(requeues >= 1);
-  auto runs = f.runs_of_task();
+  CHECK(total(f.c, &queue_counters::requeues) >= 1);
+  auto runs = runs_of(f.c, f.task);
   REQUIRE(runs.size() == 2);
   CHECK(runs[1].attempt == 2);
   CHECK(runs[1].ok);
@@ -138,9 +120,7 @@ TEST_CASE("on production nodes a failed execution is retried with the next "
   queue_config q;
   q.max_attempts = 3;
   actor_cluster c(5, {}, q);
-  for (const auto* id : {"n1", "n2", "n3"})
-    c.start(id);
-  c.step(1500);
+  start_nodes(c, 3);
   std::map<std::uint32_t, int> attempts_failed;
   bool fail_always = false;
   SECTION("always failing: FAILED after max_attempts executions") {
@@ -157,12 +137,13 @@ TEST_CASE("on production nodes a failed execution is retried with the next "
   REQUIRE(task);
   c.step(6000);
   std::vector<std::uint32_t> attempts;
-  for (const auto& r : c.runs())
-    if (r.task_id == *task)
-      attempts.push_back(r.attempt);
+  for (const auto& r : runs_of(c, *task))
+    attempts.push_back(r.attempt);
   for (const auto& id : c.live_nodes()) {
     CAPTURE(id);
-    for (const auto& row : c.tasks_of(id)) {
+    auto rows = c.tasks_of(id);
+    REQUIRE(rows.size() == 1);
+    for (const auto& row : rows) {
       if (fail_always) {
         CHECK(row.state.phase() == wire::FAILED);
         CHECK(row.state.attempt() == 3);
@@ -206,25 +187,24 @@ TEST_CASE("on production nodes an executor whose queue goes silent (its "
     auto k = f.c.counters_of(id);
     requeues += k.requeues;
     CHECK(k.recoveries == 0);
-    for (const auto& row : f.c.tasks_of(id))
-      CHECK(row.state.attempt() == 2);
+    CHECK(row_of(f.c, id, f.task).state.attempt() == 2);
   }
   CHECK(requeues >= 1);
   CHECK(requeues <= 2);
   CHECK(f.c.wrong_death_verdicts() == 0);
   f.c.step(3000);
-  auto runs = f.runs_of_task();
+  auto runs = runs_of(f.c, f.task);
   REQUIRE(runs.size() == 2);
   CHECK(runs[1].attempt == 2);
   CHECK(runs[1].node != runner);
   CHECK(runs[1].ok);
   for (const auto& id : f.c.live_nodes())
-    if (id != runner)
-      for (const auto& row : f.c.tasks_of(id)) {
-        CAPTURE(id);
-        CHECK(row.state.phase() == wire::DONE);
-        CHECK(row.state.claim().node_id() == runs[1].node);
-      }
+    if (id != runner) {
+      CAPTURE(id);
+      auto row = row_of(f.c, id, f.task);
+      CHECK(row.state.phase() == wire::DONE);
+      CHECK(row.state.claim().node_id() == runs[1].node);
+    }
 }
 
 TEST_CASE("on production nodes an executor whose RUNNING heartbeats were "
@@ -242,14 +222,14 @@ TEST_CASE("on production nodes an executor whose RUNNING heartbeats were "
   f.c.drop_messages(nullptr);
   f.c.step(4000);
   CHECK(f.c.counters_of(runner).reclaims >= 1);
-  auto runs = f.runs_of_task();
+  auto runs = runs_of(f.c, f.task);
   REQUIRE(runs.size() == 1); // no second execution
   CHECK(runs[0].ok);
-  for (const auto& id : f.c.live_nodes())
-    for (const auto& row : f.c.tasks_of(id)) {
-      CAPTURE(id);
-      CHECK(row.state.phase() == wire::DONE);
-      CHECK(row.state.claim().node_id() == runner);
-      CHECK(row.state.attempt() >= 2);
-    }
+  for (const auto& id : f.c.live_nodes()) {
+    CAPTURE(id);
+    auto row = row_of(f.c, id, f.task);
+    CHECK(row.state.phase() == wire::DONE);
+    CHECK(row.state.claim().node_id() == runner);
+    CHECK(row.state.attempt() >= 2);
+  }
 }

@@ -3,8 +3,7 @@
 // enough restarts. Seeded runs of production nodes (actor_cluster) with
 // many restarts, loss, duplication, reordering and a partition: the
 // replicas converge, the vectors stay the size of the cluster, not of its
-// history, and every heartbeat fits one frame. (Ports of the machines
-// engine's tests/queue/restart_pruning_test.cpp and heartbeat_bound_test.cpp.)
+// history, and every heartbeat fits one frame.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -17,9 +16,11 @@
 
 #include "common/defaults.hpp"
 #include "membership/membership_state.hpp"
+#include "node_cases.hpp"
 #include "simulation/actor_cluster.hpp"
 
 using namespace dice;
+using namespace dice::test;
 
 namespace {
 
@@ -48,21 +49,17 @@ struct vector_widths {
   }
 };
 
-// Every live replica holds the same tasks in the same states.
-bool converged(actor_cluster& c) {
-  auto live = c.live_nodes();
-  auto reference = c.tasks_of(live.front());
-  for (const auto& id : live) {
-    auto rows = c.tasks_of(id);
-    if (rows.size() != reference.size())
-      return false;
-    for (std::size_t i = 0; i < rows.size(); ++i)
-      if (rows[i].spec.id() != reference[i].spec.id()
-          || rows[i].state.SerializeAsString()
-               != reference[i].state.SerializeAsString())
-        return false;
-  }
-  return true;
+// Seeded faults on every link: `loss`, `duplicate`, and delays of 1 to
+// 30 ms that reorder datagrams.
+actor_cluster_options under_faults(std::uint64_t seed, double loss,
+                                   double duplicate) {
+  actor_cluster_options o;
+  o.seed = seed;
+  o.faults.loss = loss;
+  o.faults.duplicate = duplicate;
+  o.faults.min_delay = 1;
+  o.faults.max_delay = 30;
+  return o;
 }
 
 wire::TaskSpec echo() {
@@ -84,23 +81,16 @@ int restarts_to_run() {
 TEST_CASE("on production nodes after many restarts under loss and a "
           "partition, version vectors hold about one origin per node and "
           "every replica converges", "[sim][node][restarts]") {
-  // Three seeds (the machines engine ran five): about 2.5 s of CPU each.
+  // Three seeds, about 2.5 s of CPU each.
   auto seed = GENERATE(range<std::uint64_t>(1, 4));
   INFO("seed " << seed); // a failing seed replays exactly
-  actor_cluster_options o;
-  o.seed = seed;
-  o.faults.loss = seed % 2 == 0 ? 0.2 : 0.05;
-  o.faults.duplicate = 0.05;
-  o.faults.min_delay = 1;
-  o.faults.max_delay = 30;
+  auto o = under_faults(seed, seed % 2 == 0 ? 0.2 : 0.05, 0.05);
   o.queue.prune_superseded_after_ms = 2000;
   actor_cluster c(o);
   vector_widths widths;
   widths.watch(c);
   const std::size_t nodes = 8;
-  for (std::size_t i = 0; i < nodes; ++i)
-    c.start(node(i));
-  c.step(2000);
+  start_nodes(c, nodes, 2000);
   std::mt19937_64 rng(seed);
   const int restarts = 200;
   for (int r = 0; r < restarts; ++r) {
@@ -122,7 +112,7 @@ TEST_CASE("on production nodes after many restarts under loss and a "
   for (millis waited = 0; waited < 60'000 && !converged(c); waited += 500)
     c.step(500);
   c.step(5000); // the last superseded origins leave too
-  CHECK(converged(c));
+  check_converged(c);
   auto final_widest = widths.final_widest(c);
   std::cout << "restarts on production nodes, seed " << seed << ": " << restarts
             << " restarts, widest vector " << widths.widest
@@ -138,33 +128,26 @@ TEST_CASE("on production nodes after many restarts under loss and a "
 TEST_CASE("on production nodes 32 nodes restarting every 300 ms keep every "
           "heartbeat within one frame, and converge",
           "[sim][node][restarts][heartbeat]") {
-  // One seed a run, the lossier one (the machines engine ran two; each
-  // takes ~8 s of CPU here): DICE_RESTART_SOAK_SEED=N runs seed N instead.
+  // One seed a run, the lossier one (each takes ~8 s of CPU):
+  // DICE_RESTART_SOAK_SEED=N runs seed N instead.
   std::uint64_t seed = 2;
   if (const char* only = std::getenv("DICE_RESTART_SOAK_SEED"))
     seed = std::strtoull(only, nullptr, 10);
   INFO("seed " << seed);
-  actor_cluster_options o;
-  o.seed = seed;
-  o.faults.loss = seed % 2 == 0 ? 0.1 : 0.03;
-  o.faults.duplicate = 0.03;
-  o.faults.min_delay = 1;
-  o.faults.max_delay = 30;
-  // A third of the default wait (30 s) and a third of the machines
-  // engine's restarts, to fit a few seconds of CPU: restarts still come
-  // ~33 per wait, more superseded origins than the heartbeat budget holds
-  // beside 32 current ones, so the budget must prune early.
+  auto o = under_faults(seed, seed % 2 == 0 ? 0.1 : 0.03, 0.03);
+  // A third of the default wait (30 s), to fit a few seconds of CPU:
+  // restarts still come ~33 per wait, more superseded origins than the
+  // heartbeat budget holds beside 32 current ones, so the budget must
+  // prune early.
   o.queue.prune_superseded_after_ms = 10'000;
   actor_cluster c(o);
   vector_widths widths;
   widths.watch(c);
   const std::size_t nodes = 32;
-  for (std::size_t i = 0; i < nodes; ++i)
-    c.start(node(i));
-  c.step(3000);
+  start_nodes(c, nodes, 3000);
   std::mt19937_64 rng(seed);
-  // 100 restarts (the machines engine ran 300): 30 s of virtual time,
-  // three waits. DICE_RESTART_SOAK=N runs N.
+  // 100 restarts: 30 s of virtual time, three waits. DICE_RESTART_SOAK=N
+  // runs N.
   const int restarts = restarts_to_run();
   auto restart = [&](std::size_t i) {
     c.crash(node(i));
@@ -187,9 +170,9 @@ TEST_CASE("on production nodes 32 nodes restarting every 300 ms keep every "
     }
     auto i = std::uniform_int_distribution<std::size_t>(0, nodes - 1)(rng);
     restart(i);
-    // Each new incarnation issues an op (the machines engine's every
-    // tenth; with a third of its restarts this keeps as many origins in
-    // the vectors at once, so the heartbeat budget has to prune early).
+    // Each new incarnation issues an op, so its origin enters the
+    // vectors: enough origins at once that the heartbeat budget has to
+    // prune early.
     c.submit(node(i), echo(), 0);
   }
   for (millis waited = 0; waited < 120'000 && !converged(c); waited += 500)
@@ -201,9 +184,7 @@ TEST_CASE("on production nodes 32 nodes restarting every 300 ms keep every "
                           && widths.final_widest(c) > nodes;
        waited += 1000)
     c.step(1000);
-  std::uint64_t pruned_early = 0;
-  for (const auto& id : c.live_nodes())
-    pruned_early += c.counters_of(id).origins_pruned_early;
+  auto pruned_early = total(c, &queue_counters::origins_pruned_early);
   auto final_widest = widths.final_widest(c);
   auto largest = c.traffic().largest_heartbeat_bytes; // sealed, as sent
   // What a dice-node's heartbeat has that these lack: an address of up to
@@ -219,7 +200,7 @@ TEST_CASE("on production nodes 32 nodes restarting every 300 ms keep every "
             << widths.widest << " origins, at the end " << final_widest
             << ", largest heartbeat " << largest << " bytes (+" << allowance
             << ")\n";
-  CHECK(converged(c));
+  check_converged(c);
   CHECK(final_widest <= nodes);
   CHECK(pruned_early > 0); // the budget, not the wait, held the vectors
   // The whole heartbeat datagram, sealed, fits one frame.

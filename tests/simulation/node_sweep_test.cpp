@@ -14,16 +14,18 @@
 #include <iostream>
 #include <map>
 
+#include "node_cases.hpp"
 #include "simulation/actor_cluster.hpp"
 #include "simulation/node_scenario.hpp"
 #include "simulation/sweep_scenario.hpp"
 
 using namespace dice;
+using namespace dice::test;
 
 namespace {
 
-// With journals, skewed clocks and a lock, which the machines' sweep leaves
-// out.
+// The sweep scenario with journals in half the seeds, clocks up to 400 ms
+// apart in one seed in eight, and a lock.
 sim_options scenario(std::uint64_t seed) {
   auto o = sweep_scenario(seed);
   o.journal = seed % 6 >= 3;
@@ -81,16 +83,12 @@ TEST_CASE("the node scenario flags a run that cannot converge", "[sim][node]") {
 TEST_CASE("a partition gives one lock to two nodes, and the harness sees the "
           "wrong death verdicts that allow it", "[sim][node]") {
   actor_cluster c(3, {0, 0, 1, 8}, queue_config{});
-  for (const auto* id : {"n1", "n2", "n3"})
-    c.start(id);
-  c.step(1500);
+  start_nodes(c, 3);
   c.partition({{"n1"}, {"n2", "n3"}});
   c.step(2500); // each side declares the other dead
   REQUIRE(c.wrong_death_verdicts() > 0);
   for (const auto* at : {"n1", "n2"}) {
-    wire::TaskSpec spec;
-    spec.set_kind("sleep");
-    spec.set_payload("1000");
+    auto spec = sleep_task(1000);
     spec.add_locks("L");
     c.submit(at, spec, 0);
   }
@@ -112,9 +110,7 @@ std::vector<std::string> after_machine_crash(journal_sync sync) {
   o.journal = true;
   o.sync = sync;
   actor_cluster c(o);
-  c.start("n1");
-  c.start("n2");
-  c.step(1500);
+  start_nodes(c, 2);
   c.partition({{"n1"}, {"n2"}});
   auto id = c.submit("n2", 100);
   REQUIRE(id);
@@ -124,11 +120,8 @@ std::vector<std::string> after_machine_crash(journal_sync sync) {
   c.step(6000);
   std::vector<std::string> phases;
   for (const auto* at : {"n1", "n2"}) {
-    auto rows = c.tasks_of(at);
-    auto it = std::find_if(rows.begin(), rows.end(),
-                           [&](const task_row& r) { return r.spec.id() == *id; });
-    phases.push_back(it == rows.end() ? "unknown"
-                                      : wire::TaskPhase_Name(it->state.phase()));
+    auto row = find_row(c, at, *id);
+    phases.push_back(row ? wire::TaskPhase_Name(row->state.phase()) : "unknown");
   }
   return phases;
 }
@@ -174,28 +167,19 @@ TEST_CASE("a task whose expiry passes while it waits for the node's only "
           "slot is not run and ends EXPIRED on every replica",
           "[sim][node][policy]") {
   actor_cluster c(5, {}, queue_config{});
-  c.start("n1");
-  c.start("n2");
-  c.step(1500);
+  start_nodes(c, 2);
   // Both nodes busy for a second, then a task that expires in 300 ms:
   // claimed ahead (prefetch), it reaches a slot after its expiry.
   for (const auto* at : {"n1", "n2"})
     REQUIRE(c.submit(at, 1000));
-  wire::TaskSpec spec;
-  spec.set_kind("sleep");
-  spec.set_payload("10");
+  auto spec = sleep_task(10);
   spec.set_expires_ms(c.now() + 300);
   auto id = c.submit("n1", spec);
   REQUIRE(id);
   c.step(3000);
   CHECK(c.executions().count(*id) == 0);
-  for (const auto* at : {"n1", "n2"}) {
-    auto rows = c.tasks_of(at);
-    auto it = std::find_if(rows.begin(), rows.end(),
-                           [&](const task_row& r) { return r.spec.id() == *id; });
-    REQUIRE(it != rows.end());
-    CHECK(wire::TaskPhase_Name(it->state.phase()) == "EXPIRED");
-  }
+  for (const auto* at : {"n1", "n2"})
+    CHECK(wire::TaskPhase_Name(row_of(c, at, *id).state.phase()) == "EXPIRED");
 }
 
 TEST_CASE("on production nodes a failing task is retried no earlier than "
@@ -206,16 +190,13 @@ TEST_CASE("on production nodes a failing task is retried no earlier than "
   o.fail_probability = 1; // every attempt but the last fails
   o.queue.retry_backoff_ms = 400;
   actor_cluster c(o);
-  c.start("n1");
-  c.start("n2");
-  c.step(1500);
+  start_nodes(c, 2);
   auto id = c.submit("n1", 50);
   REQUIRE(id);
   c.step(5000);
   std::map<std::uint32_t, sim_run> by_attempt;
-  for (const auto& r : c.runs())
-    if (r.task_id == *id)
-      by_attempt[r.attempt] = r;
+  for (const auto& r : runs_of(c, *id))
+    by_attempt[r.attempt] = r;
   REQUIRE(by_attempt.size() == 3);
   // Equal jitter: a wait of B is drawn in [B/2, B]; B is 400, then 800.
   auto gap = [&](std::uint32_t a) {
@@ -225,11 +206,7 @@ TEST_CASE("on production nodes a failing task is retried no earlier than "
   CHECK(gap(1) <= 400 + 200);
   CHECK(gap(2) >= 400);
   CHECK(gap(2) <= 800 + 200);
-  auto rows = c.tasks_of("n2");
-  auto it = std::find_if(rows.begin(), rows.end(),
-                         [&](const task_row& r) { return r.spec.id() == *id; });
-  REQUIRE(it != rows.end());
-  CHECK(wire::TaskPhase_Name(it->state.phase()) == "DONE");
+  CHECK(wire::TaskPhase_Name(row_of(c, "n2", *id).state.phase()) == "DONE");
 }
 
 // Several claims share a datagram, as the bridge bundles them, and are lost
