@@ -113,17 +113,29 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
   vector_clock theirs;
   for (const auto& v : d.delivered())
     theirs.set(v.origin(), v.seq());
-  // Send what they lack, oldest first, a bounded number per digest.
-  std::size_t sent = 0;
+  // Send what they lack, a bounded number per digest, causes first: by
+  // the sum of each event's clock, which grows along every causal chain.
+  // In the log's (origin, seq) order, a peer holding back many events of
+  // origins that sort early would be sent those again and again, and never
+  // the event of a later origin they all wait for.
+  std::vector<std::pair<std::uint64_t, const wire::CausalEvent*>> lacked;
   for (const auto& [k, e] : log_) {
-    if (sent >= cfg_.resend_limit)
-      break;
     if (k.second <= theirs.get(k.first))
       continue;
+    std::uint64_t sum = 0;
+    for (const auto& v : e.clock())
+      sum += v.seq();
+    lacked.emplace_back(sum, &e);
+  }
+  auto n = std::min(lacked.size(), cfg_.resend_limit);
+  std::partial_sort(lacked.begin(), lacked.begin() + static_cast<std::ptrdiff_t>(n),
+                    lacked.end(), [](const auto& a, const auto& b) {
+                      return a.first < b.first;
+                    });
+  for (std::size_t i = 0; i < n; ++i) {
     wire::Message m;
-    *m.mutable_causal_event() = e;
+    *m.mutable_causal_event() = *lacked[i].second;
     outbox_.push_back({from, std::move(m)});
-    ++sent;
     ++resent_;
   }
   peer_digest_[from] = std::move(theirs);

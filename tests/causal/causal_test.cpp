@@ -87,6 +87,33 @@ TEST_CASE("a lost event is resent when the receiver's digest shows it "
   CHECK(got[1].data == "2");
 }
 
+TEST_CASE("a peer holding back many events behind one it lacks is resent "
+          "that one first, whatever its origin's name", "[causal]") {
+  // "z" publishes one event, "b" delivers it and publishes 70 after it. r
+  // got b's 70 (held back) but not z's; the resends per digest are fewer
+  // than 70, and b's events sort first by origin.
+  causal_machine z("z"), b("b"), r("r");
+  for (auto* m : {&z, &b, &r})
+    m->on_view({"b", "r", "z"});
+  z.publish("t", "first", 0);
+  auto first = z.take_outbox();
+  b.on_event("z", first.at(0).msg.causal_event(), 1);
+  for (int i = 0; i < 70; ++i)
+    b.publish("t", std::to_string(i), 2);
+  for (auto& s : b.take_outbox())
+    r.on_event("b", s.msg.causal_event(), 3);
+  REQUIRE(r.held_back() == 70);
+  REQUIRE(causal_config{}.resend_limit < 70);
+  // One digest of r's reaches b, which holds all 71 in its log.
+  r.tick(1000);
+  pass(r, "r", {{"b", &b}}, 1001);
+  pass(b, "b", {{"r", &r}}, 1002);
+  auto got = r.take_delivered();
+  REQUIRE(got.size() == 71);
+  CHECK(got[0].data == "first");
+  CHECK(r.held_back() == 0);
+}
+
 TEST_CASE("a peer cut off by a partition, and declared dead meanwhile, gets "
           "the events published on the other side once it is back",
           "[causal]") {
