@@ -42,7 +42,12 @@ struct sent_traffic {
 // Every node of a cluster seals with this key.
 const std::string sim_cluster_key = "sim-key";
 
-// The node listening at `addr` (actor_cluster::impl::addr_of's inverse).
+// Where node "nK" listens: 10.1.K/250.K%250, and back.
+std::string addr_of(const std::string& id) {
+  auto k = std::stoi(id.substr(1));
+  return "10.1." + std::to_string(k / 250) + "." + std::to_string(k % 250)
+         + ":7400";
+}
 std::string node_at(const std::string& addr) {
   int hi = 0, lo = 0;
   if (std::sscanf(addr.c_str(), "10.1.%d.%d", &hi, &lo) != 2)
@@ -107,7 +112,7 @@ private:
       return std::nullopt;
     *outer.mutable_bundle() = std::move(kept);
     env.set_message(outer.SerializeAsString());
-    auto sig = keyring(sim_cluster_key).sign(env.message());
+    auto sig = sealer_.sign(env.message());
     env.set_auth_tag(sig.tag);
     env.set_key_id(sig.id_bytes);
     return env.SerializeAsString();
@@ -143,6 +148,7 @@ private:
   sent_traffic* t_;
   std::string id_;
   const actor_cluster::message_filter* drop_;
+  keyring sealer_{sim_cluster_key}; // reseals what the filter cut
 };
 
 struct node_slot {
@@ -209,11 +215,6 @@ struct actor_cluster::impl {
     std::filesystem::remove_all(root, ec);
   }
 
-  static std::string addr_of(const std::string& id) {
-    return "10.1." + std::to_string(std::stoi(id.substr(1)) / 250) + "."
-           + std::to_string(std::stoi(id.substr(1)) % 250) + ":7400";
-  }
-
   node& at(const std::string& id) {
     auto& n = nodes.at(id);
     if (!n.running)
@@ -259,7 +260,7 @@ void actor_cluster::start(const std::string& id) {
   if (slot.running)
     throw std::logic_error("node " + id + " is already up");
   if (slot.addr.empty()) {
-    slot.addr = impl::addr_of(id);
+    slot.addr = addr_of(id);
     slot.disk = std::make_unique<sim_disk>(m.rng());
     if (m.opts.clock_skew_ms > 0)
       slot.skew = static_cast<millis>(m.rng() % static_cast<std::uint64_t>(
@@ -275,7 +276,7 @@ void actor_cluster::start(const std::string& id) {
   cfg.id = id;
   cfg.listen = *parse_endpoint(slot.addr);
   if (id != "n1")
-    cfg.peers.push_back(*parse_endpoint(impl::addr_of("n1")));
+    cfg.peers.push_back(*parse_endpoint(addr_of("n1")));
   cfg.http.reset();
   cfg.cluster_key = sim_cluster_key;
   cfg.incarnation_probe_ms = 0;

@@ -63,6 +63,21 @@ inline std::vector<sim_run> runs_of(const actor_cluster& c,
   return out;
 }
 
+/// A sleep task of `ms` submitted at `at`, once one node started it
+/// (within 500 ms): its id and that node.
+struct started_task {
+  std::string task, runner;
+};
+inline started_task submit_started(actor_cluster& c, const std::string& at,
+                                   millis ms) {
+  auto id = c.submit(at, ms);
+  REQUIRE(id);
+  c.step(500);
+  auto runs = runs_of(c, *id);
+  REQUIRE(runs.size() == 1);
+  return {*id, runs[0].node};
+}
+
 /// The task's row in node `id`'s replica; nullopt if it holds none.
 inline std::optional<task_row> find_row(actor_cluster& c, const std::string& id,
                                         const std::string& task) {

@@ -37,13 +37,9 @@ struct long_task_running {
     REQUIRE(named);
     coordinator = *named;
     auto at = coordinator == "n1" ? "n2" : "n1";
-    auto id = c.submit(at, 60'000);
-    REQUIRE(id);
-    task = *id;
-    c.step(500);
-    auto runs = runs_of(c, task);
-    REQUIRE(runs.size() == 1);
-    runner = runs[0].node;
+    auto s = submit_started(c, at, 60'000);
+    task = s.task;
+    runner = s.runner;
     // The seed makes it so: the member that dies below is not the coordinator.
     REQUIRE(runner != coordinator);
   }

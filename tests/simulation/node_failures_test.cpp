@@ -22,13 +22,9 @@ struct one_task_running {
 
   explicit one_task_running(millis task_ms) {
     start_nodes(c, 3);
-    auto id = c.submit("n1", task_ms);
-    REQUIRE(id);
-    task = *id;
-    c.step(500);
-    auto runs = runs_of(c, task);
-    REQUIRE(runs.size() == 1);
-    runner = runs[0].node;
+    auto s = submit_started(c, "n1", task_ms);
+    task = s.task;
+    runner = s.runner;
   }
 
   // The task's phase on every live node that holds it.
