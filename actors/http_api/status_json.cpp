@@ -16,7 +16,11 @@ nlohmann::json nodes_json(const std::string& self_id,
                     {"addr", n.addr},
                     {"state", to_string(n.state)},
                     {"incarnation", n.incarnation},
-                    {"last_seen_ms", n.last_seen_ms}});
+                    {"last_seen_ms", n.last_seen_ms},
+                    {"super_peer", n.super_peer},
+                    {"attached_to", n.attached_to.empty()
+                                      ? nlohmann::json(nullptr)
+                                      : nlohmann::json(n.attached_to)}});
   return {{"self", self_id}, {"nodes", rows}};
 }
 

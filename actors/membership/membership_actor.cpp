@@ -136,6 +136,8 @@ membership::behavior_type membership_fun(membership_ptr self,
       self->state.listeners.push_back(std::move(who));
     },
     [self](versions_atom, wire::Heartbeat& extra) {
+      // What the queue advertises of this node weighs in the election.
+      self->state.logic->set_self_capacity(extra.info());
       self->state.extra = std::move(extra);
     },
     [self](nodes_atom) {

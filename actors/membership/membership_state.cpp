@@ -78,6 +78,8 @@ membership_state::membership_state(std::string self_id, std::string self_addr,
     throw std::invalid_argument("membership: node id must not be empty");
   if (auto why = cfg_.problem(); !why.empty())
     throw std::invalid_argument("membership: " + why);
+  super_peers_ = super_peer_machine{cfg_.super_peers};
+  elect_super_peers(); // alone, a node serves itself
 }
 
 void membership_state::add_seed(const std::string& addr) {
@@ -121,6 +123,7 @@ bool membership_state::hear_directly(const wire::Message& m, millis now,
   }
   if (added) {
     peer = peer_entry{std::move(addr), peer_state::alive, m.incarnation(), now};
+    peer.heard_directly = true;
     changes.push_back({it->first, peer.addr, peer_state::dead,
                        peer_state::alive, peer.incarnation, true, false,
                        false});
@@ -138,6 +141,10 @@ bool membership_state::hear_directly(const wire::Message& m, millis now,
   peer.incarnation = m.incarnation();
   peer.state = peer_state::alive;
   peer.last_seen_ms = now;
+  if (!peer.heard_directly) {
+    peer.heard_directly = true; // reachable: it may serve now
+    super_peers_stale_ = true;
+  }
   if (restarted || from != peer_state::alive)
     changes.push_back({it->first, peer.addr, from, peer_state::alive,
                        peer.incarnation, false, restarted, false});
@@ -178,6 +185,7 @@ void membership_state::merge_gossip(
     auto from = peer.state;
     peer.incarnation = gossiped.incarnation();
     peer.addr = canonical_addr(gossiped.addr());
+    peer.heard_directly = false; // this incarnation is only hearsay yet
     if (says_alive || gossiped.state() == wire::SUSPECT) {
       peer.state = peer_state::alive;
       peer.last_seen_ms = now;
@@ -190,8 +198,21 @@ void membership_state::merge_gossip(
 std::vector<peer_change> membership_state::on_heartbeat(const wire::Message& m,
                                                         millis now) {
   std::vector<peer_change> changes;
-  if (hear_directly(m, now, changes))
+  if (hear_directly(m, now, changes)) {
+    if (m.heartbeat().has_info()) {
+      const auto& info = m.heartbeat().info();
+      super_peer_capacity said{info.slots(), info.battery(), info.device_class()};
+      auto& known = peers_.at(m.sender_id()).capacity;
+      if (!(known == said)) {
+        known = said;
+        super_peers_stale_ = true;
+      }
+    }
     merge_gossip(m.heartbeat().peers(), now, changes);
+  }
+  if (!changes.empty())
+    super_peers_stale_ = true;
+  elect_super_peers();
   return changes;
 }
 
@@ -199,7 +220,11 @@ std::vector<peer_change> membership_state::on_connect(const wire::Message& m,
                                                       millis now,
                                                       wire::Message* reply) {
   std::vector<peer_change> changes;
-  if (!hear_directly(m, now, changes) || reply == nullptr)
+  bool heard = hear_directly(m, now, changes);
+  if (!changes.empty())
+    super_peers_stale_ = true;
+  elect_super_peers();
+  if (!heard || reply == nullptr)
     return changes;
   auto* rep = reply->mutable_connect_rep();
   rep->clear_peers();
@@ -231,6 +256,9 @@ membership_state::on_connect_rep(const wire::Message& m, millis now) {
   std::vector<peer_change> changes;
   if (hear_directly(m, now, changes))
     merge_gossip(m.connect_rep().peers(), now, changes);
+  if (!changes.empty())
+    super_peers_stale_ = true;
+  elect_super_peers();
   return changes;
 }
 
@@ -284,6 +312,9 @@ std::vector<peer_change> membership_state::tick(millis now) {
     }
     ++it;
   }
+  if (!changes.empty())
+    super_peers_stale_ = true;
+  elect_super_peers();
   return changes;
 }
 
@@ -373,6 +404,11 @@ std::vector<node_view> membership_state::view(millis now) const {
   for (const auto& [id, peer] : peers_)
     rows.push_back({id, peer.addr, peer.state, peer.incarnation,
                     now - peer.last_seen_ms});
+  const auto& elected = super_peers_.current();
+  for (auto& row : rows) {
+    row.super_peer = elected.is_super_peer(row.id);
+    row.attached_to = elected.super_peer_of(row.id);
+  }
   return rows;
 }
 
@@ -401,6 +437,31 @@ membership_state::state_of(const std::string& id) const {
   if (auto it = peers_.find(id); it != peers_.end())
     return it->second.state;
   return std::nullopt;
+}
+
+// -- the super-peer election ---------------------------------------------------
+
+void membership_state::set_self_capacity(const wire::NodeInfo& info) {
+  super_peer_capacity said{info.slots(), info.battery(), info.device_class()};
+  if (said == self_capacity_)
+    return;
+  self_capacity_ = said;
+  super_peers_stale_ = true;
+  elect_super_peers();
+}
+
+void membership_state::elect_super_peers() {
+  // Off, nothing to keep current: every heartbeat passes here.
+  if (!super_peers_stale_ || cfg_.super_peers.mode == super_peer_mode::off)
+    return;
+  super_peers_stale_ = false;
+  std::vector<super_peer_candidate> live;
+  live.reserve(peers_.size() + 1);
+  live.push_back({self_id_, true, self_capacity_});
+  for (const auto& [id, peer] : peers_)
+    if (peer.state != peer_state::dead)
+      live.push_back({id, peer.heard_directly, peer.capacity});
+  super_peers_.update(std::move(live));
 }
 
 } // namespace dice

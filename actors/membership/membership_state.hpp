@@ -20,6 +20,7 @@
 #include "common/time.hpp"
 #include "dice.pb.h"
 #include "membership/node_view.hpp"
+#include "super_peers/super_peer_machine.hpp"
 
 namespace dice {
 
@@ -45,6 +46,9 @@ struct membership_config {
   /// long peer lists was a large share of an idle node's CPU: with 32 idle
   /// nodes on 2 cores, 64 (everyone) cost ~25% more CPU than 8.
   std::size_t gossip_peers_per_heartbeat = 8;
+  /// How many super-peers to elect (--super-peers). Computed from the view
+  /// and shown by view(); nothing relays through them yet.
+  super_peer_config super_peers;
 
   /// Empty when usable, otherwise a one-line reason naming the bad option.
   std::string problem() const;
@@ -137,6 +141,17 @@ public:
 
   std::optional<peer_state> state_of(const std::string& id) const;
 
+  /// What this node's own heartbeats advertise (the queue adds its slots):
+  /// its weight in the super-peer election, as its peers see it.
+  void set_self_capacity(const wire::NodeInfo& info);
+
+  /// The super-peer election on the current view, recomputed whenever a
+  /// node joins, dies, comes back, changes what it advertises or is first
+  /// heard directly.
+  const super_peer_assignment& super_peers() const {
+    return super_peers_.current();
+  }
+
   std::uint64_t incarnation() const { return incarnation_; }
   const std::string& id() const { return self_id_; }
   const std::string& addr() const { return self_addr_; }
@@ -154,6 +169,11 @@ private:
     /// shows when this address speaks again (a clash) or falls silent.
     std::string contender;
     bool clash = false; // this address spoke after the contender did
+    /// Heard from itself in this incarnation, not only by gossip: it may
+    /// be a super-peer.
+    bool heard_directly = false;
+    /// What its heartbeats advertise, for the super-peer election.
+    super_peer_capacity capacity{};
   };
   using peer_table = std::map<std::string, peer_entry>;
 
@@ -163,6 +183,7 @@ private:
                     millis now, std::vector<peer_change>& changes);
   bool seed_resolved(const std::string& addr) const;
   void refuse_contender(const std::string& id, const peer_entry& peer);
+  void elect_super_peers();
 
   std::string self_id_;
   std::string self_addr_;
@@ -176,6 +197,10 @@ private:
   std::vector<id_refusal> refusals_;
   pause_detector pauses_;
   membership_counters counters_;
+  super_peer_capacity self_capacity_;
+  super_peer_machine super_peers_;
+  /// The view changed in a way the election weighs since it last ran.
+  bool super_peers_stale_ = true;
 };
 
 } // namespace dice

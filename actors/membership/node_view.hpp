@@ -23,6 +23,11 @@ struct node_view {
   /// Ms since we last heard from the node directly (0 for self). A peer
   /// learnt by gossip counts from when we learnt it: its grace period.
   millis last_seen_ms = 0;
+  /// The super-peer election (--super-peers): whether the node is one, and
+  /// the super-peer it is attached to ("" when the election is off or the
+  /// node is dead).
+  bool super_peer = false;
+  std::string attached_to{};
 };
 
 /// A change in the view, for the caller to log and to tell other actors.

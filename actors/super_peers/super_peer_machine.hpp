@@ -19,11 +19,13 @@
 // orphaned by a shrinking count, or moved off an overfull super-peer) take
 // the super-peer of highest rendezvous score with them that holds fewer
 // than ceil(N / count); a super-peer added by a growing count draws the
-// members whose best choice it has become. From no history the result is
-// a function of the view, and as long as no super-peer fills up, every
-// later result is too (each member with its best choice), so nodes that
-// saw different histories of the same view agree unless a super-peer
-// filled up in one of them.
+// members whose best choice it has become.
+//
+// The super-peers depend on the view alone, so every node with the same
+// view agrees on them. The attachments also depend on the views seen
+// before: nodes fed the same views agree, and from no history they are a
+// function of the view, but a node that started later may attach some
+// members elsewhere (after a replacement, or where a super-peer filled up).
 #include <cstddef>
 #include <map>
 #include <string>

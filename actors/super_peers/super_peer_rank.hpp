@@ -17,6 +17,11 @@ struct super_peer_capacity {
   std::uint32_t slots = 0;
   std::uint32_t battery = 0;      // 0..100
   std::uint32_t device_class = 0; // lower is preferred
+
+  bool operator==(const super_peer_capacity& o) const {
+    return slots == o.slots && battery == o.battery
+           && device_class == o.device_class;
+  }
 };
 
 /// A platform-stable 64-bit rendezvous score of the pair (a, b); higher

@@ -14,6 +14,7 @@
 #include "broadcast_bridge/keyring_file.hpp"
 #include "common/power_supply.hpp"
 #include "node/http_config.hpp"
+#include "super_peers/super_peer_config.hpp"
 
 namespace po = boost::program_options;
 
@@ -118,7 +119,8 @@ node_options parse_node_options(int argc, const char* const* argv) {
   auto& n = out.node;
   std::string config_file, listen, advertise, multicast, http, key_file,
     http_token_file, data_dir = "auto", sync = "batch", battery = "auto",
-    unknown_strategy = "always_want";
+    unknown_strategy = "always_want",
+    super_peers = to_string(n.timing.super_peers);
   std::vector<std::string> peers, shell_allow;
   long long capacity = 0; // signed, so that a negative value is refused
   auto& q = n.queue;
@@ -203,6 +205,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("dead-after-ms", po::value(&n.timing.dead_after_ms)->default_value(n.timing.dead_after_ms), "silence after which a peer is dead")
     ("failure-check-ms", po::value(&n.timing.failure_check_ms)->default_value(n.timing.failure_check_ms), "how often silence is judged (at most the heartbeat interval)")
     ("gossip-peers", po::value(&gossip_peers)->default_value(gossip_peers), "peers listed in one heartbeat (the rest rotate through later ones)")
+    ("super-peers", po::value(&super_peers)->default_value(super_peers), "super-peer election: auto (ceil(sqrt(N)) of the N live nodes), off, or a count; each live node is attached to one. Computed and shown in GET /nodes, not used for relaying yet")
     ("max-datagram-bytes", po::value(&n.limits.max_datagram_bytes)->default_value(defaults::max_datagram_bytes), "larger datagrams are dropped")
     ("bundle-bytes", po::value(&bundle_bytes)->default_value(bundle_bytes), "broadcasts sent at once share datagrams up to this size (0: one message per datagram); replies and announcements are cut to fit it")
     ("op-log-limit", po::value(&op_log_limit)->default_value(op_log_limit), "queue operations kept for retransmission to a peer that missed them; one further behind gets the replica by state transfer")
@@ -387,6 +390,11 @@ node_options parse_node_options(int argc, const char* const* argv) {
                              + ") must be longer than --running-interval-ms ("
                              + std::to_string(running_interval) + ")");
   n.timing.gossip_peers_per_heartbeat = ranged("gossip-peers", gossip_peers, 1, 256);
+  try {
+    n.timing.super_peers = parse_super_peers(super_peers);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
   n.limits.bundle_bytes = ranged("bundle-bytes", bundle_bytes, 0, 65'535);
   q.op_log_limit = static_cast<std::size_t>(
     ranged("op-log-limit", op_log_limit, 1, 100'000'000));

@@ -500,7 +500,8 @@ class Client:
 
     def nodes(self) -> List[Dict[str, Any]]:
         """The members this node knows, itself included: dicts with id, addr,
-        state (alive/suspect/dead), incarnation, last_seen_ms."""
+        state (alive/suspect/dead), incarnation, last_seen_ms, super_peer,
+        attached_to (the --super-peers election; None when off)."""
         return list(self._get("/nodes")["nodes"])
 
     def stats(self) -> Dict[str, Any]:
