@@ -287,8 +287,8 @@ void communication_machine::fill_heartbeat(wire::Heartbeat* hb) const {
 
 std::vector<runner_capabilities> communication_machine::runners() const {
   std::vector<runner_capabilities> all{cfg_.runner.value_or(runner_capabilities{})};
-  for (const auto& [peer, runs] : peer_runners_)
-    all.push_back(runs);
+  for (const auto& [peer, said] : peer_seats_)
+    all.push_back(said.runner);
   return all;
 }
 
@@ -333,8 +333,8 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   // rather than comparing the whole map (quadratic in a large cluster).
   ev::seats said;
   if (hb.has_info())
-    said = {hb.info().slots(), hb.info().prefetch(), hb.info().draining()};
-  peer_runners_[peer] = runner_capabilities::from_wire(hb.info());
+    said = {hb.info().slots(), hb.info().prefetch(), hb.info().draining(),
+            runner_capabilities::from_wire(hb.info())};
   auto [at, added] = peer_seats_.emplace(peer, said);
   if (added || !(at->second == said)) {
     at->second = said;
@@ -509,7 +509,6 @@ void communication_machine::on_peer_dead(const std::string& peer, millis,
   peers_.forget(peer);
   if (peer_seats_.erase(peer) > 0)
     slots_changed_ = true;
-  peer_runners_.erase(peer);
   differed_.erase(peer);
   if (snapshot_ && snapshot_->peer == peer)
     snapshot_.reset(); // another peer's snapshot starts over

@@ -171,8 +171,8 @@ private:
   bool alone() const { return peers_.empty() && (!joins_ || met_peer_); }
   std::uint64_t digest_ = 0; // the replica's, as known_tasks last said
   std::uint64_t heartbeat_changes_ = 0;
-  // Live peers and their slots, as heard in heartbeats; changed since
-  // ready_queue was last told.
+  // Live peers, their slots and what they run, as heard in heartbeats;
+  // changed since ready_queue was last told.
   std::map<std::string, ev::seats> peer_seats_;
   bool slots_changed_ = false;
   // Per node id, its newest incarnation heard of; per origin a newer one
@@ -186,8 +186,6 @@ private:
   millis next_early_prune_ = 0;
   std::set<std::string> pruned_;
   std::deque<std::string> pruned_order_;
-  // What each live peer can run, as its heartbeats advertise.
-  std::map<std::string, runner_capabilities> peer_runners_;
   // Peers whose previous report had our ops but another replica digest.
   std::set<std::string> differed_;
   millis next_sync_ = 0;

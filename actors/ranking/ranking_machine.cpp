@@ -130,6 +130,8 @@ void ranking_machine::on(const ev::task_offer& e, millis now,
     c.set_data_objects(static_cast<std::uint32_t>(std::min<std::uint64_t>(
       std::uint64_t{c.data_objects()} + cfg_.objects_held(*e.spec), UINT32_MAX)));
   auto window = e.matched ? cfg_.matched_claim_window_ms : cfg_.claim_window_ms;
+  if (e.matched && just_submitted(e, now))
+    window = 0;
   claim_ticket t{e.attempt, c, now + window, e.ready_ms, e.spec, {}};
   ++counters_.claims;
   if (e.matched)
@@ -147,6 +149,18 @@ void ranking_machine::on(const ev::task_offer& e, millis now,
     pending_[e.task_id] = std::move(t);
   }
   announce(now, out);
+}
+
+bool ranking_machine::just_submitted(const ev::task_offer& e,
+                                     millis now) const {
+  // Our own task, offered the moment we enqueued it (not delayed): no rival
+  // can claim before it hears the ENQUEUE, so any rival's claim is dated
+  // after ours and loses (criterion 3, and 5 on a tie), and the common
+  // matching gives every other node something else.
+  const auto& spec = *e.spec;
+  return cfg_.submit_claim_ms >= 0 && spec.enqueuer() == id_ && e.attempt <= 1
+         && spec.enqueue_time_ms() > 0 && e.ready_ms == spec.enqueue_time_ms()
+         && now - e.ready_ms <= cfg_.submit_claim_ms;
 }
 
 void ranking_machine::on(const ev::execution_over& e, millis now,

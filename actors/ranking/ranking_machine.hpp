@@ -4,7 +4,8 @@
 // claims the task ready_queue offers (DEQUEUE with this node's Claim). A
 // task the common matching gave this node waits the short matched claim
 // window (no other node is expected to claim it; should one, the merge
-// order picks one winner before either starts), any other the longer
+// order picks one winner before either starts), or none if this node has
+// just submitted it (just_submitted), any other the longer
 // claim window (a window of 0 starts at once, and a better claim heard
 // later stops the loser). A claim executes only if the merged state names
 // it (on a busy node whose own claim comes back merged only after the
@@ -68,6 +69,9 @@ private:
                           const claim_ticket& t) const;
   bool names(const wire::TaskState& s, std::uint32_t attempt,
              const wire::Claim& claim) const;
+  // A task this node enqueued, offered within submit_claim_ms of its
+  // ENQUEUE: claimed before any peer could, so it needs no window.
+  bool just_submitted(const ev::task_offer& e, millis now) const;
   // True if this node is one of the few that tell a losing claimer about
   // the better claim.
   bool helps(const std::string& task_id, const std::string& claimer) const;

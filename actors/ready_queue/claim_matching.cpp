@@ -16,7 +16,7 @@ namespace {
 std::map<std::string, std::vector<std::string>>
 assign(const std::vector<std::vector<std::string>>& classes,
        const std::map<std::string, std::size_t>& free_slots,
-       const std::string* self) {
+       const std::string* self, const task_owners& owners = {}) {
   std::map<std::string, std::vector<std::string>> picks;
   if (classes.empty())
     return picks;
@@ -40,6 +40,26 @@ assign(const std::vector<std::vector<std::string>>& classes,
     }
   };
   enter(0);
+  // Each enqueuer's own tasks of the first class first, into its free
+  // slots: it claimed them as it submitted them. Not of a later class: a
+  // task of a better class must not wait while its slot runs one of these.
+  if (!owners.empty()) {
+    std::map<std::string, std::size_t*> left_of;
+    for (auto& [hash, node, left] : turns)
+      left_of[node] = &left;
+    for (std::size_t t = 0; t < classes[0].size(); ++t) {
+      auto o = owners.find(classes[0][t]);
+      if (o == owners.end())
+        continue;
+      auto l = left_of.find(o->second);
+      if (l == left_of.end() || *l->second == 0)
+        continue;
+      taken[t] = 1;
+      --left_in_class;
+      --*l->second;
+      picks[o->second].push_back(classes[0][t]);
+    }
+  }
   // Rounds of one task per node with a free slot, until the slots are
   // filled or tasks run out.
   for (bool more = true; more;) {
@@ -88,10 +108,10 @@ std::vector<std::string>
 match_seats(const std::vector<std::vector<std::string>>& classes,
             const std::map<std::string, std::size_t>& free_slots,
             const std::map<std::string, std::size_t>& free_prefetch,
-            const std::string& self) {
+            const std::string& self, const task_owners& owners) {
   // Slots first, every node's: a task must not wait behind another's
   // running task while a slot elsewhere is idle.
-  auto first = assign(classes, free_slots, nullptr);
+  auto first = assign(classes, free_slots, nullptr, owners);
   std::set<std::string> used;
   for (const auto& [node, tasks] : first)
     used.insert(tasks.begin(), tasks.end());

@@ -8,13 +8,19 @@
 // claim disjoint tasks with no wait; a node that thinks it is the only one
 // free takes its own favourite, so nodes whose views differ rarely pick the
 // same task; when they do, the lottery settles it as it settles any other
-// collision.
+// collision. Before the turns, a node with a free slot takes its own
+// first-attempt tasks of the first class: it claims a task it submits at
+// once (ranking_machine), and every other node must leave it that task.
 #include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace dice {
+
+/// For the tasks a node submitted and claims first, that node (the task's
+/// enqueuer; first attempts only).
+using task_owners = std::map<std::string, std::string>;
 
 /// The tasks matched to `self`, at most `free_slots.at(self)` of them.
 /// `classes`: the candidate tasks, grouped by class, the class walked first
@@ -30,10 +36,12 @@ match_claims(const std::vector<std::vector<std::string>>& classes,
 /// free prefetch seats take what is left, so a task never waits behind a
 /// running one while a slot elsewhere is free. Slots, then prefetch seats,
 /// in the order returned.
+/// `owners`: the first class's tasks that go to their enqueuer's free slot
+/// before the turns.
 std::vector<std::string>
 match_seats(const std::vector<std::vector<std::string>>& classes,
             const std::map<std::string, std::size_t>& free_slots,
             const std::map<std::string, std::size_t>& free_prefetch,
-            const std::string& self);
+            const std::string& self, const task_owners& owners = {});
 
 } // namespace dice

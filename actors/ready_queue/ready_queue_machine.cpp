@@ -190,7 +190,9 @@ void ready_queue_machine::tick(millis now, ev::events& out) {
     skip.insert(o.first);
   while (offers.size() < free_) {
     std::optional<millis> later;
-    auto next = next_claim(now, free_since_, skip, later);
+    // Offers fill the free slots first, then the prefetch seats.
+    auto next = next_claim(now, free_since_, offers.size() < free_run_, skip,
+                           later);
     if (later)
       later_ = later_ ? std::min(*later_, *later) : *later;
     if (!next)
@@ -261,7 +263,7 @@ ready_queue_machine::matched(const std::set<std::string>& skip) const {
   // free seats so that each node has some choice of its own.
   constexpr std::size_t least_candidates = 64;
   auto classes = common_.next_by_class(std::max(seats, least_candidates), skip);
-  auto mine = match_seats(classes, slots, ahead, id_);
+  auto mine = match_seats(classes, slots, ahead, id_, owners(classes));
   // Given a task it cannot run, this node leaves it to the stagger of the
   // nodes that can.
   if (cfg_.runner)
@@ -273,13 +275,38 @@ ready_queue_machine::matched(const std::set<std::string>& skip) const {
   return mine;
 }
 
+task_owners ready_queue_machine::owners(
+  const std::vector<std::vector<std::string>>& classes) const {
+  task_owners owners;
+  if (classes.empty() || cfg_.submit_claim_ms < 0)
+    return owners;
+  for (const auto& id : classes.front()) {
+    const auto& t = tasks_.at(id);
+    const auto& enqueuer = t.spec->enqueuer();
+    if (t.attempt > 1 || enqueuer.empty())
+      continue;
+    // Only an enqueuer that runs the task takes it first: every node must
+    // judge that alike, from what the enqueuer advertises.
+    bool runs = false;
+    if (enqueuer == id_) {
+      runs = cfg_.can_run(*t.spec);
+    } else if (auto p = peer_seats_.find(enqueuer); p != peer_seats_.end()) {
+      const auto& r = p->second.runner;
+      runs = !r.advertised() || r.runs(*t.spec);
+    }
+    if (runs)
+      owners.emplace(id, enqueuer);
+  }
+  return owners;
+}
+
 std::size_t ready_queue_machine::idle_nodes() const {
   auto busy = std::min(per_node_.size(), live_ - 1);
   return live_ - busy;
 }
 
 std::optional<std::string>
-ready_queue_machine::next_claim(millis now, millis free_since,
+ready_queue_machine::next_claim(millis now, millis free_since, bool slot,
                                 const std::set<std::string>& skip,
                                 std::optional<millis>& later) const {
   // The first few tasks of the walk suffice: later ones rank worse for us.
@@ -305,9 +332,13 @@ ready_queue_machine::next_claim(millis now, millis free_since,
     auto from = std::max({t.since, t.not_before, free_since});
     auto u = static_cast<double>(rendezvous_hash(walk[i], id_) >> 11)
              * 0x1.0p-53;
-    // One stagger first: the node the matching chose claims before.
-    auto wait = static_cast<millis>((1.0 + u * static_cast<double>(idle))
-                                    * static_cast<double>(cfg_.claim_stagger_ms));
+    // One stagger first: the node the matching chose claims before. A
+    // prefetch seat (every slot here busy) after every idle slot: its task
+    // would wait behind a running one.
+    auto turns = 1.0 + u * static_cast<double>(idle);
+    if (!slot)
+      turns += 1.0 + static_cast<double>(idle);
+    auto wait = static_cast<millis>(turns * static_cast<double>(cfg_.claim_stagger_ms));
     if (now >= from + wait)
       return walk[i];
     later = later ? std::min(*later, from + wait) : from + wait;

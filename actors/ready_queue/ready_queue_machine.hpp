@@ -21,6 +21,7 @@
 #include "vocabulary/queue_config.hpp"
 #include "vocabulary/queue_counters.hpp"
 #include "vocabulary/queue_events.hpp"
+#include "ready_queue/claim_matching.hpp"
 #include "ready_queue/ready_queue.hpp"
 
 namespace dice {
@@ -61,9 +62,13 @@ private:
   void pass_time(millis now, ev::events& out);
   // The ready tasks the common matching gives this node's free seats.
   std::vector<std::string> matched(const std::set<std::string>& skip) const;
-  // The ready task a slot left without a match may claim now, if any;
-  // else `later` becomes the earliest time one may.
+  // The first class's first attempts whose enqueuer takes them first.
+  task_owners owners(const std::vector<std::vector<std::string>>& classes) const;
+  // The ready task a seat left without a match may claim now, if any;
+  // else `later` becomes the earliest time one may. `slot`: a free slot,
+  // not a prefetch seat (which claims after every idle slot could).
   std::optional<std::string> next_claim(millis now, millis free_since,
+                                        bool slot,
                                         const std::set<std::string>& skip,
                                         std::optional<millis>& later) const;
   // Adds to `skip` the first ready tasks whose locks are not this node's

@@ -14,6 +14,8 @@ millis queue_config::running_hold_ms() const {
 std::string queue_config::problem() const {
   if (claim_window_ms < 0 || matched_claim_window_ms < 0)
     return "claim window must not be negative";
+  if (submit_claim_ms < -1)
+    return "submit claim time must be -1 (never) or more";
   if (claim_stagger_ms < 0)
     return "claim stagger must not be negative";
   if (running_interval_ms <= 0)

@@ -33,6 +33,14 @@ struct queue_config {
   /// Prefetch claims while the slot still runs, so the window rarely delays
   /// a task of a busy node; it is part of an idle node's latency.
   millis matched_claim_window_ms = 5;
+  /// A task a node submits and the matching gives back to it (a node with
+  /// a free slot takes its own new tasks first) starts at once, with no
+  /// window, if offered within this long of its ENQUEUE: a rival must hear
+  /// the ENQUEUE before it claims, so its claim is dated later and loses.
+  /// It is most of an idle cluster's latency (bench/README.md, "The claim
+  /// path"). 1 ms: the offer comes at the tick after the submit; a longer
+  /// bound would let a rival's claim be dated first. -1: never.
+  millis submit_claim_ms = 1;
   /// 0 disables the claim matching and staggering: every idle node claims
   /// the head of its own walk at once.
   /// A free slot that the common matching left without a task (see

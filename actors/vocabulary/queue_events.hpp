@@ -118,8 +118,10 @@ struct seats {
   std::uint32_t slots = 0; // 0: not said (taken as 1)
   std::uint32_t prefetch = 0;
   bool draining = false;   // no seat at all: it claims nothing new
+  runner_capabilities runner; // what it runs (none advertised: anything)
   bool operator==(const seats& o) const {
-    return slots == o.slots && prefetch == o.prefetch && draining == o.draining;
+    return slots == o.slots && prefetch == o.prefetch && draining == o.draining
+           && runner == o.runner;
   }
 };
 /// Live nodes, this one included (to ready_queue and ranking), and the

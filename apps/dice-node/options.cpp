@@ -130,6 +130,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
             ack_replicas = static_cast<long long>(q.ack_replicas),
             claim_window = q.claim_window_ms, claim_stagger = q.claim_stagger_ms,
             matched_window = q.matched_claim_window_ms,
+            submit_claim = q.submit_claim_ms,
             running_interval = q.running_interval_ms,
             running_timeout = q.running_timeout_ms,
             finished_hold = q.finished_hold_ms,
@@ -233,6 +234,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("keep-finished-ms", po::value(&keep_finished)->default_value(keep_finished), "how long a task that ended stays in the replica, its journal and snapshots before every node forgets it (a task's own keep_for_ms wins; set it alike on every node: the shortest forgets for all)")
     ("claim-window-ms", po::value(&claim_window)->default_value(claim_window), "how long a staggered claim (a task the common matching gave another node; every claim with --claim-stagger-ms 0) waits for competing claims before executing")
     ("matched-claim-window-ms", po::value(&matched_window)->default_value(matched_window), "the same for a claim of a task the common matching gave this node (0: it starts at once, and a better claim heard later stops it)")
+    ("submit-claim-ms", po::value(&submit_claim)->default_value(submit_claim), "a task submitted to this node while it has a free slot is its own: claimed and started at once, with no window, if offered within this long of its submit (-1: never; a rival hears the task later, so its claim is dated later and loses)")
     ("claim-stagger-ms", po::value(&claim_stagger)->default_value(claim_stagger), "a free slot with no task of its own in the common matching waits this, plus its rank times this, before it claims (0: no matching, all claim at once)")
     ("battery", po::value(&battery)->default_value(battery), "this node's battery level 0..100 for the claim ranking (a higher level claims first); auto: read from /sys/class/power_supply (again every --battery-refresh-ms), 100 when there is no battery")
     ("battery-refresh-ms", po::value(&battery_refresh)->default_value(battery_refresh), "--battery auto on a machine with a battery: how often the level is read again")
@@ -353,6 +355,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
   q.ack_replicas = ranged("ack-replicas", ack_replicas, 0, 64);
   q.claim_window_ms = ranged("claim-window-ms", claim_window, 0, 60'000);
   q.matched_claim_window_ms = ranged("matched-claim-window-ms", matched_window, 0, 60'000);
+  q.submit_claim_ms = ranged("submit-claim-ms", submit_claim, -1, 60'000);
   q.claim_stagger_ms = ranged("claim-stagger-ms", claim_stagger, 0, 60'000);
   q.battery_refresh_ms = ranged("battery-refresh-ms", battery_refresh, 1, day_ms);
   if (battery == "auto") {

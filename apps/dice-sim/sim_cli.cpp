@@ -68,6 +68,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("max-time-ms", po::value(&max_time_ms)->default_value(0), "give up (not converged) at this virtual time (0: 90 s plus 4x the ideal makespan)")
     ("claim-window-ms", po::value(&o.queue.claim_window_ms)->default_value(defaults.queue.claim_window_ms), "how long a staggered claim waits for competing claims")
     ("matched-claim-window-ms", po::value(&o.queue.matched_claim_window_ms)->default_value(defaults.queue.matched_claim_window_ms), "how long a claim of a task the common matching gave the node waits (0: it starts at once)")
+    ("submit-claim-ms", po::value(&o.queue.submit_claim_ms)->default_value(defaults.queue.submit_claim_ms), "a task a node submits while it has a free slot starts there at once if offered within this long of its submit (-1: never)")
     ("start-mark-delay-ms", po::value(&o.queue.start_mark_delay_ms)->default_value(defaults.queue.start_mark_delay_ms), "how long after a slot took an execution its node tells the others it began (a start mark: running, not claimed ahead)")
     ("prefetch", po::value(&o.queue.prefetch)->default_value(defaults.queue.prefetch), "tasks a node claims beyond its slots")
     ("finished-hold-ms", po::value(&o.queue.finished_hold_ms)->default_value(defaults.queue.finished_hold_ms), "how long a DONE or FAILED report may wait to share a datagram")

@@ -11,7 +11,8 @@
 // The file: blocks of a command line, "----", the expected output, and a
 // blank line; lines starting with '#' between blocks are comments.
 // Commands:
-//   cluster NODE... [slots=N] [prefetch=N]   nodes n1, n2, ... that have
+//   cluster NODE... [slots=N] [prefetch=N] [submit-claim-ms=N]
+//                                            nodes n1, n2, ... that have
 //                                            met through membership
 //   submit NODE TASK                         a user submits a 100 ms task
 //   run MS                                   time passes, 1 ms a step
@@ -324,6 +325,8 @@ std::string run_command(tracer& t, const std::string& command) {
         cfg.slots = std::stoul(w[i].substr(6));
       else if (w[i].rfind("prefetch=", 0) == 0)
         cfg.prefetch = std::stoul(w[i].substr(9));
+      else if (w[i].rfind("submit-claim-ms=", 0) == 0)
+        cfg.submit_claim_ms = std::stol(w[i].substr(16));
       else
         ids.push_back(w[i]);
     }
@@ -442,10 +445,16 @@ void check_trace_file(const std::string& name) {
 
 } // namespace
 
-TEST_CASE("trace: one claim on a 2-node cluster, from the ENQUEUE datagram "
-          "to DONE (testdata/claim_2_nodes.txt)",
+TEST_CASE("trace: one task on a 2-node cluster, run at once by the node it "
+          "was submitted to (testdata/claim_2_nodes.txt)",
           "[queue][trace]") {
   check_trace_file("claim_2_nodes.txt");
+}
+
+TEST_CASE("trace: one claim on a 2-node cluster, from the ENQUEUE datagram "
+          "to DONE (testdata/claim_matched_2_nodes.txt)",
+          "[queue][trace]") {
+  check_trace_file("claim_matched_2_nodes.txt");
 }
 
 TEST_CASE("trace: a mismatch is reported as a diff", "[queue][trace]") {

@@ -379,3 +379,33 @@ TEST_CASE("a drained node announces no free seat, takes no offer, keeps what "
   r.on(ev::task_offer{"u", 1, spec_of("u"), 0, true}, 60, out);
   CHECK(emitted<ev::start_execution>(out).size() == 1);
 }
+
+TEST_CASE("a task this node has just submitted starts at once; an older one, "
+          "or another node's, waits the matched window",
+          "[ranking]") {
+  queue_config cfg; // matched window 5 ms, submit claim 1 ms
+  auto own = [](millis enqueued, const std::string& enqueuer) {
+    auto s = spec_of("t");
+    s->set_enqueuer(enqueuer);
+    s->set_enqueue_time_ms(enqueued);
+    return s;
+  };
+  auto starts = [&](std::shared_ptr<wire::TaskSpec> spec, millis ready,
+                    millis now, bool matched = true, std::uint32_t attempt = 1,
+                    queue_config c = queue_config{}) {
+    ranking_machine r("a", c);
+    ev::events out;
+    r.on(ev::task_offer{"t", attempt, spec, ready, matched}, now, out);
+    return !emitted<ev::start_execution>(out).empty();
+  };
+  CHECK(starts(own(100, "a"), 100, 100));
+  CHECK(starts(own(100, "a"), 100, 101));
+  CHECK_FALSE(starts(own(100, "a"), 100, 102)); // not just submitted
+  CHECK_FALSE(starts(own(100, "b"), 100, 100)); // another node's
+  CHECK_FALSE(starts(own(100, "a"), 100, 100, false)); // a staggered claim
+  CHECK_FALSE(starts(own(100, "a"), 100, 100, true, 2)); // a retry
+  CHECK_FALSE(starts(own(100, "a"), 150, 150)); // delayed to 150
+  auto never = cfg;
+  never.submit_claim_ms = -1;
+  CHECK_FALSE(starts(own(100, "a"), 100, 100, true, 1, never));
+}

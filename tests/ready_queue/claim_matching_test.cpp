@@ -161,3 +161,44 @@ TEST_CASE("free slots are matched before prefetch seats: no task waits behind "
   all.insert(b.begin(), b.end());
   CHECK(all.size() == 4);
 }
+
+TEST_CASE("a node with a free slot is matched its own first-attempt tasks "
+          "of the first class first, and every node agrees",
+          "[claim_matching]") {
+  auto nodes = ids("n", 8);
+  auto free = one_slot_each(nodes);
+  std::map<std::string, std::size_t> none;
+  auto task_ids = ids("t", 12);
+  // n5 submitted t7 and t9, n2 submitted t3; n5 has one free slot.
+  task_owners owners{{"t7", "n5"}, {"t9", "n5"}, {"t3", "n2"}};
+  std::set<std::string> all;
+  std::size_t total = 0;
+  for (const auto& n : nodes) {
+    auto mine = match_seats({task_ids}, free, none, n, owners);
+    CAPTURE(n);
+    CHECK(mine.size() == 1);
+    if (n == "n5")
+      CHECK(mine == std::vector<std::string>{"t7"}); // the first of its own
+    if (n == "n2")
+      CHECK(mine == std::vector<std::string>{"t3"});
+    total += mine.size();
+    all.insert(mine.begin(), mine.end());
+  }
+  CHECK(total == nodes.size());
+  CHECK(all.size() == nodes.size()); // no task twice
+  // Its own task of a later class waits: a better class goes first.
+  std::vector<std::vector<std::string>> classes{{"urgent"}, {"t7"}};
+  std::map<std::string, std::size_t> n5_alone{{"n5", 1}};
+  CHECK(match_seats(classes, n5_alone, none, "n5", owners)
+        == std::vector<std::string>{"urgent"});
+  // An owner with no free slot in the view takes nothing first: its task
+  // goes round like any other.
+  free.erase("n5");
+  std::set<std::string> taken;
+  for (const auto& n : nodes)
+    if (n != "n5")
+      for (const auto& t : match_seats({task_ids}, free, none, n, owners))
+        taken.insert(t);
+  CHECK(taken.size() == nodes.size() - 1);
+  CHECK(taken.count("t3") == 1); // n2's own, n2 being free
+}

@@ -265,3 +265,34 @@ TEST_CASE("an expired task is never offered, its enqueuer says EXPIRED at "
     CHECK(expired_told(out) == std::vector<std::string>{"t"});
   }
 }
+
+TEST_CASE("a task goes first to its enqueuer's free slot only if the "
+          "enqueuer advertises it runs that kind",
+          "[ready_queue]") {
+  queue_config cfg; // "a": one slot, one prefetch seat
+  ready_queue_machine m("a", cfg);
+  ev::events out;
+  ev::live_nodes live;
+  live.count = 2;
+  SECTION("b runs it: b's own task is b's, a waits for its stagger") {
+    live.peer_seats["b"] = ev::seats{1, 0, false, {{"echo"}, {}}};
+    m.on(live, 0, out);
+    m.on(ready("t", "echo"), 0, out);
+    m.on(ev::free_slots{2, 1, 0, {}}, 0, out);
+    m.tick(0, out);
+    CHECK(offered(out).empty());
+  }
+  SECTION("b does not: the task is matched like any other, here to a") {
+    live.peer_seats["b"] = ev::seats{1, 0, false, {{"sleep"}, {}}};
+    m.on(live, 0, out);
+    m.on(ready("t", "echo"), 0, out);
+    m.on(ev::free_slots{2, 1, 0, {}}, 0, out);
+    m.tick(0, out);
+    // b is still matched a turn of its own (it advertises a free slot),
+    // so a gets the task only if its turn comes first; either way a
+    // claims it at the latest after its stagger.
+    for (millis t = 0; t <= 10 * cfg.claim_stagger_ms; t += 10)
+      m.tick(t, out);
+    CHECK(offered(out) == std::set<std::string>{"t"});
+  }
+}

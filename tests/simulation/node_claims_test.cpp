@@ -142,12 +142,20 @@ TEST_CASE("on production nodes a task matched to a node that went silent is "
   const queue_config q;
   actor_cluster c(13, {}, q);
   auto ids = start_nodes(c, 4);
-  // The common matching gives a lone task to the node that takes the
+  // n1 submits, busy with a task of its own: it would take a task it
+  // submits itself while it has a free slot.
+  auto busy = c.submit("n1", 3000);
+  REQUIRE(busy);
+  c.step(50);
+  REQUIRE(runs_of(c, *busy).size() == 1);
+  REQUIRE(runs_of(c, *busy)[0].node == "n1");
+  // The common matching gives a lone task to the free node that takes the
   // first turn (the order of turns is fixed): it is the one that goes
   // silent.
   std::map<std::string, std::size_t> free;
   for (const auto& id : ids)
-    free[id] = q.slots;
+    if (id != "n1")
+      free[id] = q.slots;
   std::string silent;
   for (const auto& id : ids)
     if (!match_claims({{"any task"}}, free, id).empty())
@@ -162,16 +170,57 @@ TEST_CASE("on production nodes a task matched to a node that went silent is "
            && classify(m) != queue_message::none;
   });
   const millis submitted = c.now();
-  auto matched = c.submit(silent == "n1" ? "n2" : "n1", 100);
+  auto matched = c.submit("n1", 100);
   REQUIRE(matched);
   c.step(1000);
   auto runs = runs_of(c, *matched);
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].node != silent);
+  CHECK(runs[0].node != "n1"); // a free slot, not n1's prefetch seat
   CHECK(runs[0].ok);
   // Nobody claimed at once: the others waited their stagger first.
   CHECK(runs[0].start - submitted >= q.claim_window_ms + q.claim_stagger_ms);
   for (const auto& id : ids)
     if (id != silent)
       CHECK(row_of(c, id, *matched).state.phase() == wire::DONE);
+}
+
+TEST_CASE("on production nodes a task submitted to an idle node runs there "
+          "at once, with no claim window and no rival claim",
+          "[sim][node][claims]") {
+  queue_config q;
+  q.matched_claim_window_ms = 20; // longer than any delay: a wait would show
+  actor_cluster c(13, {}, q);
+  start_nodes(c, 4);
+  for (const auto* at : {"n1", "n2", "n3", "n4", "n2"}) {
+    const millis submitted = c.now();
+    auto task = c.submit(at, 0);
+    REQUIRE(task);
+    c.step(200);
+    auto runs = runs_of(c, *task);
+    REQUIRE(runs.size() == 1);
+    CAPTURE(at, *task);
+    CHECK(runs[0].node == at);
+    // A millisecond for the submit's acknowledgement, one for the step.
+    CHECK(runs[0].start - submitted <= 2);
+  }
+  CHECK(total(c, &queue_counters::claims) == 5);
+  CHECK(total(c, &queue_counters::claims_lost) == 0);
+  check_converged(c);
+  SECTION("a busy node's task goes to an idle one, which waits its window") {
+    auto busy = c.submit("n3", 2000);
+    REQUIRE(busy);
+    c.step(50);
+    REQUIRE(runs_of(c, *busy).size() == 1);
+    const millis submitted = c.now();
+    // n3's prefetch seat may take it: then it waits behind the running
+    // task; either way no claim starts before its window ends.
+    auto next = c.submit("n3", 0);
+    REQUIRE(next);
+    c.step(200);
+    auto runs = runs_of(c, *next);
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].node != "n3");
+    CHECK(runs[0].start - submitted >= q.matched_claim_window_ms);
+  }
 }

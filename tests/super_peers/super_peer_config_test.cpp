@@ -6,7 +6,7 @@
 
 using namespace dice;
 
-TEST_CASE("--super-peers takes auto, off or a count", "[super_peers]") {
+TEST_CASE("the super-peers option takes auto or off or a count", "[super_peers]") {
   CHECK(parse_super_peers("off").mode == super_peer_mode::off);
   CHECK(parse_super_peers("auto").mode == super_peer_mode::automatic);
   auto two = parse_super_peers("2");
