@@ -103,6 +103,7 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"stable_points_applied", c.stable_points_applied},
           {"acks_sent", c.acks_sent},
           {"matched_claims", c.matched_claims},
+          {"matched_window_ms", c.matched_window_ms},
           {"origins_pruned", c.origins_pruned},
           {"origins_pruned_early", c.origins_pruned_early},
           {"journal",

@@ -11,7 +11,9 @@
 namespace dice {
 
 ranking_machine::ranking_machine(std::string id, queue_config cfg)
-  : id_(std::move(id)), cfg_(std::move(cfg)) {
+  : id_(std::move(id)), cfg_(std::move(cfg)),
+    window_(cfg_.matched_claim_window_ms) {
+  counters_.matched_window_ms = static_cast<std::uint64_t>(window_);
   info_.set_battery(cfg_.battery);
   info_.set_device_class(cfg_.device_class);
 }
@@ -57,6 +59,7 @@ void ranking_machine::on(const ev::task_changed& e, millis now,
   note_birth(now);
   const auto& s = e.state;
   learn(e.task_id, s, now);
+  learn_window(e.task_id, s, now);
   announce(now, out);
   if (s.phase() != wire::RUNNING || s.claim().node_id() != id_)
     return;
@@ -129,10 +132,11 @@ void ranking_machine::on(const ev::task_offer& e, millis now,
   if (cfg_.objects_held) // saturating: a claim's count is 32 bits
     c.set_data_objects(static_cast<std::uint32_t>(std::min<std::uint64_t>(
       std::uint64_t{c.data_objects()} + cfg_.objects_held(*e.spec), UINT32_MAX)));
-  auto window = e.matched ? cfg_.matched_claim_window_ms : cfg_.claim_window_ms;
+  auto window = e.matched ? window_ : cfg_.claim_window_ms;
   if (e.matched && just_submitted(e, now))
     window = 0;
   claim_ticket t{e.attempt, c, now + window, e.ready_ms, e.spec, {}};
+  t.matched_window = e.matched && window > 0;
   ++counters_.claims;
   if (e.matched)
     ++counters_.matched_claims;
@@ -163,9 +167,41 @@ bool ranking_machine::just_submitted(const ev::task_offer& e,
          && now - e.ready_ms <= cfg_.submit_claim_ms;
 }
 
+void ranking_machine::learn_window(const std::string& task_id,
+                                   const wire::TaskState& s, millis now) {
+  auto h = handed_.find(task_id);
+  if (h == handed_.end() || !h->second.matched_clean)
+    return;
+  const auto& mine = h->second;
+  if (s.phase() != wire::RUNNING || s.attempt() != mine.attempt
+      || !better_claim(s.claim(), mine.claim))
+    return;
+  h->second.matched_clean = false;
+  // Heard this long after our claim: a window that long would have let
+  // ours lose before it started. At most doubled at once (one straggler
+  // is no measure of the network) and never past the stagger's window.
+  auto needed = now - mine.claim.dequeue_time_ms() + 1;
+  if (needed <= window_)
+    return;
+  auto ceiling = std::max(cfg_.claim_window_ms, cfg_.matched_claim_window_ms);
+  window_ = std::min({needed, std::max<millis>(2 * window_, window_ + 1), ceiling});
+  counters_.matched_window_ms = static_cast<std::uint64_t>(window_);
+}
+
 void ranking_machine::on(const ev::execution_over& e, millis now,
                          ev::events& out) {
-  handed_.erase(e.task_id);
+  auto h = handed_.find(e.task_id);
+  // Every few executions no better claim came after, a millisecond back
+  // towards the configured window.
+  constexpr std::uint32_t clean_per_ms = 8;
+  if (h != handed_.end() && h->second.matched_clean
+      && ++clean_runs_ >= clean_per_ms) {
+    clean_runs_ = 0;
+    window_ = std::max(cfg_.matched_claim_window_ms, window_ - 1);
+    counters_.matched_window_ms = static_cast<std::uint64_t>(window_);
+  }
+  if (h != handed_.end())
+    handed_.erase(h);
   announce(now, out);
 }
 
@@ -175,7 +211,7 @@ void ranking_machine::on(const ev::live_nodes& e, millis, ev::events&) {
 
 void ranking_machine::execute(const std::string& task_id,
                               const claim_ticket& t, ev::events& out) {
-  handed_.insert(task_id);
+  handed_[task_id] = handed_claim{t.attempt, t.claim, t.matched_window};
   out.push_back(ev::start_execution{task_id, t.attempt, t.claim, t.spec,
                                     t.ready_ms, t.state});
 }
@@ -231,7 +267,7 @@ void ranking_machine::announce(millis now, ev::events& out) {
   f.free_since = free_since_;
   for (const auto& [task_id, t] : pending_)
     f.claimed.push_back(task_id);
-  for (const auto& task_id : handed_)
+  for (const auto& [task_id, h] : handed_)
     f.claimed.push_back(task_id);
   out.push_back(std::move(f));
 }

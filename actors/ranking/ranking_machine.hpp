@@ -61,6 +61,8 @@ private:
     // The window ended before this node's own claim came back merged (a
     // busy node): wait for it, until window_end, now the give-up time.
     bool window_over = false;
+    // Waited the matched window (learn_window judges it).
+    bool matched_window = false;
   };
   // Where the merged state `s` leaves a claim: named, beaten for good
   // (a better claim, a later attempt or an end), or not yet merged here.
@@ -105,7 +107,22 @@ private:
   std::map<std::string, claim_ticket> pending_;
   // The tasks whose execution this node handed to running_tasks: their
   // seats stay taken until running_tasks reports the execution over.
-  std::set<std::string> handed_;
+  struct handed_claim {
+    std::uint32_t attempt = 0;
+    wire::Claim claim;
+    // Waited the matched window, and no better claim was heard since: the
+    // window was long enough (so far).
+    bool matched_clean = false;
+  };
+  std::map<std::string, handed_claim> handed_;
+  // The matched claim window as this node has learnt it: a better claim
+  // heard only after its own claim's window ended (and its execution
+  // began) lengthens it to what would have sufficed; clean executions
+  // shorten it again, back to matched_claim_window_ms.
+  millis window_;
+  std::uint32_t clean_runs_ = 0;
+  void learn_window(const std::string& task_id, const wire::TaskState& s,
+                    millis now);
   // When this incarnation first ran (-1: not yet): claims naming this node
   // from before then are a previous incarnation's.
   millis born_ = -1;

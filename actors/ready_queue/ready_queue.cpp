@@ -8,8 +8,8 @@ namespace dice {
 
 bool ready_queue::walk_order::operator()(const entry& a,
                                          const entry& b) const {
-  // Higher priority first, then retries; the task id settles the (rare)
-  // hash collision.
+  // Higher priority first, then retries, then the hash (or FIFO key); the
+  // task id settles a tie.
   return std::tie(b.priority, b.retry, a.hash, a.task_id)
          < std::tie(a.priority, a.retry, b.hash, b.task_id);
 }
@@ -20,13 +20,14 @@ ready_queue::ready_queue(std::string node_id) : node_id_(std::move(node_id)) {
 
 ready_queue::entry ready_queue::make_entry(const std::string& task_id,
                                            rank r) const {
-  return entry{r.priority, r.retry, rendezvous_hash(task_id, node_id_),
+  return entry{r.priority, r.retry,
+               node_id_.empty() ? r.fifo_key : rendezvous_hash(task_id, node_id_),
                task_id};
 }
 
 void ready_queue::insert(const std::string& task_id, std::int32_t priority,
-                         bool retry) {
-  rank r{priority, retry};
+                         bool retry, std::uint64_t fifo_key) {
+  rank r{priority, retry, fifo_key};
   auto [i, added] = by_id_.emplace(task_id, r);
   if (!added) {
     if (i->second == r)

@@ -5,8 +5,11 @@
 // interrupted is not delayed again, then a rendezvous hash of
 // (task id, node id). Every node sees the same tasks but in its own order,
 // so idle nodes rarely claim the same task and few claims lose the lottery.
-// With an empty node id the order is the same on every node: the order the
-// claim matching (claim_matching.hpp) takes tasks in.
+// With an empty node id the order is the same on every node, the order the
+// claim matching (claim_matching.hpp) takes tasks in, and first in, first
+// out: after priority and retries, by a key the caller gives (the enqueue
+// time and the enqueuer's count), so tasks heard later join behind and
+// nodes that have heard different parts of a burst still agree on its head.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -28,7 +31,7 @@ public:
   /// or retry flag. `retry`: an attempt after the first; walked first
   /// among tasks of its priority.
   void insert(const std::string& task_id, std::int32_t priority,
-              bool retry = false);
+              bool retry = false, std::uint64_t fifo_key = 0);
 
   /// Removes a task; false if it was not here.
   bool erase(const std::string& task_id);
@@ -63,8 +66,10 @@ private:
   struct rank {
     std::int32_t priority;
     bool retry;
+    std::uint64_t fifo_key; // the common order's (empty node id)
     bool operator==(const rank& o) const {
-      return priority == o.priority && retry == o.retry;
+      return priority == o.priority && retry == o.retry
+             && fifo_key == o.fifo_key;
     }
   };
   entry make_entry(const std::string& task_id, rank r) const;

@@ -91,7 +91,17 @@ void ready_queue_machine::make_claimable(const std::string& task_id,
   // order, which every node must compute alike).
   if (cfg_.can_run(*t.spec))
     ready_.insert(task_id, t.spec->priority(), t.attempt > 1);
-  common_.insert(task_id, t.spec->priority(), t.attempt > 1);
+  common_.insert(task_id, t.spec->priority(), t.attempt > 1, fifo_key(*t.spec));
+}
+
+std::uint64_t ready_queue_machine::fifo_key(const wire::TaskSpec& spec) {
+  // Milliseconds since 1970 in 42 bits (until 2109); the enqueuer's count
+  // (mod 2^21) orders the tasks of one submit made in the same millisecond.
+  constexpr int count_bits = 21;
+  auto ms = static_cast<std::uint64_t>(std::clamp<std::int64_t>(
+    spec.enqueue_time_ms(), 0, (std::int64_t{1} << 42) - 1));
+  return (ms << count_bits)
+         | (spec.created().seq() & ((std::uint64_t{1} << count_bits) - 1));
 }
 
 void ready_queue_machine::forget_times(const std::string& task_id) {

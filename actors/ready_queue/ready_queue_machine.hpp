@@ -56,6 +56,8 @@ private:
     millis not_before = 0;
   };
   void make_claimable(const std::string& task_id, const ready_task& t);
+  // The common order's key of a first-in, first-out queue.
+  static std::uint64_t fifo_key(const wire::TaskSpec& spec);
   // Takes the task out of waiting_ and expiring_.
   void forget_times(const std::string& task_id);
   // Releases delayed tasks whose time came; ends those that expired.

@@ -1,6 +1,7 @@
 #pragma once
 // What one node's queue did, summed over its subsystems (each counts its
 // own part).
+#include <algorithm>
 #include <cstdint>
 
 namespace dice {
@@ -41,6 +42,8 @@ struct queue_counters {
   std::uint64_t acks_sent = 0; // Acks of received ENQUEUEs
   /// Claims of tasks the common matching gave this node (short window).
   std::uint64_t matched_claims = 0;
+  /// The matched claim window this node has learnt, ms (a gauge).
+  std::uint64_t matched_window_ms = 0;
   /// Superseded origins (old incarnations) pruned from the version vector.
   std::uint64_t origins_pruned = 0;
   // Of those, pruned before prune_superseded_after_ms: the version vector
@@ -87,6 +90,7 @@ struct queue_counters {
     stable_points_applied += o.stable_points_applied;
     acks_sent += o.acks_sent;
     matched_claims += o.matched_claims;
+    matched_window_ms = std::max(matched_window_ms, o.matched_window_ms);
     origins_pruned += o.origins_pruned;
     origins_pruned_early += o.origins_pruned_early;
     journal_records_loaded += o.journal_records_loaded;

@@ -409,3 +409,63 @@ TEST_CASE("a task this node has just submitted starts at once; an older one, "
   never.submit_claim_ms = -1;
   CHECK_FALSE(starts(own(100, "a"), 100, 100, true, 1, never));
 }
+
+TEST_CASE("a better rival claim heard only after the execution began "
+          "lengthens the matched window; clean executions shorten it again",
+          "[ranking]") {
+  queue_config cfg; // matched window 5 ms, stagger's window 100 ms
+  ranking_machine r("b", cfg);
+  ev::events out;
+  r.tick(0, out);
+  auto spec = spec_of("t1");
+  // Matched, claimed at 1000, started when the window ended at 1005.
+  r.on(ev::task_offer{"t1", 1, spec, 1000, true}, 1000, out);
+  auto mine = *state_of(emitted<ev::originate>(out).front().op);
+  r.on(ev::task_changed{"t1", spec, mine}, 1001, out);
+  r.tick(1005, out);
+  REQUIRE(emitted<ev::start_execution>(out).size() == 1);
+  CHECK(r.counters().matched_window_ms == 5);
+  // A better claim (dated 999) arrives 9 ms after ours: a 10 ms window
+  // would have let ours lose before it started.
+  auto better = mine;
+  better.mutable_claim()->set_node_id("a");
+  better.mutable_claim()->set_dequeue_time_ms(999);
+  r.on(ev::task_changed{"t1", spec, better}, 1009, out);
+  CHECK(r.counters().matched_window_ms == 10);
+  r.on(ev::execution_over{"t1"}, 1010, out);
+  // The next matched claim waits the learnt window.
+  out.clear();
+  auto spec2 = spec_of("t2");
+  r.on(ev::task_offer{"t2", 1, spec2, 2000, true}, 2000, out);
+  REQUIRE(r.next_due());
+  CHECK(*r.next_due() == 2010);
+  SECTION("one straggler at most doubles it, and never past the stagger's "
+          "window") {
+    auto mine2 = *state_of(emitted<ev::originate>(out).front().op);
+    r.on(ev::task_changed{"t2", spec2, mine2}, 2001, out);
+    r.tick(2010, out);
+    auto late = mine2;
+    late.mutable_claim()->set_node_id("a");
+    late.mutable_claim()->set_dequeue_time_ms(1990);
+    r.on(ev::task_changed{"t2", spec2, late}, 2500, out);
+    CHECK(r.counters().matched_window_ms == 20);
+  }
+  SECTION("eight executions no rival beat take a millisecond off") {
+    auto run_clean = [&](const std::string& id, millis at) {
+      ev::events o;
+      auto s = spec_of(id);
+      r.on(ev::task_offer{id, 1, s, at, true}, at, o);
+      auto st = *state_of(emitted<ev::originate>(o).front().op);
+      r.on(ev::task_changed{id, s, st}, at + 1, o);
+      r.tick(at + 20, o);
+      REQUIRE(emitted<ev::start_execution>(o).size() == 1);
+      r.on(ev::execution_over{id}, at + 30, o);
+    };
+    r.on(ev::task_changed{"t2", spec2, *state_of(emitted<ev::originate>(out).front().op)}, 2001, out);
+    r.tick(2010, out);
+    r.on(ev::execution_over{"t2"}, 2020, out);
+    for (int i = 0; i < 7; ++i)
+      run_clean("c" + std::to_string(i), 3000 + 100 * i);
+    CHECK(r.counters().matched_window_ms == 9);
+  }
+}
