@@ -188,3 +188,30 @@ TEST_CASE("a re-queued task walks ahead of first attempts of its priority, "
     CHECK(q.size() == 21);
   }
 }
+
+TEST_CASE("the common order (no node id) is first in, first out by the "
+          "caller's key, after priority and retries, and tasks heard later "
+          "join behind",
+          "[ready_queue]") {
+  ready_queue common{""};
+  common.insert("late", 0, false, 30);
+  common.insert("first", 0, false, 10);
+  common.insert("second", 0, false, 20);
+  CHECK(common.next(3) == std::vector<std::string>{"first", "second", "late"});
+  // A node that has heard only part of a burst has the same head.
+  ready_queue partial{""};
+  partial.insert("second", 0, false, 20);
+  partial.insert("first", 0, false, 10);
+  CHECK(partial.next(2) == common.next(2));
+  // Priority, then retries, still come first.
+  common.insert("urgent", 5, false, 99);
+  common.insert("retry", 0, true, 50);
+  CHECK(common.next(5)
+        == std::vector<std::string>{"urgent", "retry", "first", "second", "late"});
+  // Re-inserted with another key, it moves.
+  common.insert("first", 0, false, 40);
+  CHECK(common.next(5)
+        == std::vector<std::string>{"urgent", "retry", "second", "late", "first"});
+  CHECK(common.erase("first"));
+  CHECK(common.size() == 4);
+}
