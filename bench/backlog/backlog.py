@@ -8,7 +8,8 @@ every 100 ms (each poll timed, 5 s timeout; a poll that fails counts as
 (nothing enqueued) is sent again after a second. Prints one table and
 writes a CSV row: the submit answers (201, 202, refused), 429 retries, ids
 returned, tasks known to the node, makespan (first submit to the last task
-done on node 1) and the /stats latency percentiles.
+done on node 1), executions begun on all nodes (beyond one per task: a
+duplicate) and the /stats latency percentiles.
 """
 import argparse, csv, json, os, signal, socket, subprocess, sys, tempfile
 import threading, time, urllib.error, urllib.request
@@ -127,6 +128,12 @@ def main():
         poller.join()
         _, final = request(base + "/stats", timeout=10)
         tasks = final.get("tasks", {}) if isinstance(final, dict) else {}
+        # Executions begun on every node: beyond one per task, a task ran
+        # twice (a rival claim won after the loser had started).
+        executions = 0
+        for _, http in nodes:
+            s, b = request(f"http://127.0.0.1:{http}/stats", timeout=10)
+            executions += b.get("executions", {}).get("started", 0) if s == 200 else 0
         row = {
             "label": a.label, "submits": a.submits, "count": a.count,
             "201": sum(s == 201 for s, *_ in answers),
@@ -136,6 +143,8 @@ def main():
             "ids": accepted, "known": tasks.get("total", -1),
             "done": done, "makespan_s": round(makespan, 2),
             "tasks_per_s": round(done / makespan, 1),
+            "executions": executions,
+            "duplicates_pct": round(100.0 * (executions - done) / max(done, 1), 2),
             "stats_polls": len(stats_ms),
             "stats_p50_ms": round(percentile(stats_ms, 50), 1),
             "stats_p99_ms": round(percentile(stats_ms, 99), 1),
@@ -147,12 +156,18 @@ def main():
         for k, v in row.items():
             print(f"{k:<{width}}  {v}")
         if a.csv:
-            new = not os.path.exists(a.csv)
-            with open(a.csv, "a", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=list(row))
-                if new:
-                    w.writeheader()
-                w.writerow(row)
+            # Rows of older runs keep their columns; a new column is added
+            # to the header (empty for them).
+            rows, fields = [], list(row)
+            if os.path.exists(a.csv):
+                with open(a.csv, newline="") as f:
+                    r = csv.DictReader(f)
+                    rows = list(r)
+                    fields = list(r.fieldnames or []) + [k for k in row if k not in (r.fieldnames or [])]
+            with open(a.csv, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=fields)
+                w.writeheader()
+                w.writerows(rows + [row])
     finally:
         for p in procs:
             p.send_signal(signal.SIGTERM)
