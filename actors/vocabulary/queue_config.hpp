@@ -27,15 +27,17 @@ struct queue_config {
   /// The same for a claim of a task the common matching gave this node.
   /// Nodes whose views differ (one has not heard yet of another's claim or
   /// end) now and then match the same task; this window lets the worse
-  /// claim lose before it starts. In dice-sim (1-10 ms delays, 5 ms steps;
-  /// bench/README.md) 0 ms left 2-9% of tasks started twice, 5 ms 0-1.2%,
-  /// 10 ms none; on loopback a rival's claim arrives well within 5 ms.
-  /// Prefetch claims while the slot still runs, so the window rarely delays
-  /// a task of a busy node. A node lengthens its own window when a better
+  /// claim lose before it starts, so it must cover the network's delay: in
+  /// dice-sim (1-10 ms delays; bench/README.md) 64 nodes started 3.7% of
+  /// their tasks twice with 5 ms and 0.13% with 10 ms, at the same
+  /// makespan. On loopback a rival's claim arrives well within it. A task
+  /// submitted to a node with a free slot does not wait it (submit_claim_ms),
+  /// and prefetch claims while the slot still runs, so the window rarely
+  /// delays a task of an idle or a busy node. A node lengthens its own window when a better
   /// rival claim reaches it only after its execution began (the network is
   /// slower than the window), up to claim_window_ms, and shortens it again
   /// a millisecond per 8 executions no rival beat (ranking_machine).
-  millis matched_claim_window_ms = 5;
+  millis matched_claim_window_ms = 10;
   /// A task a node submits and the matching gives back to it (a node with
   /// a free slot takes its own new tasks first) starts at once, with no
   /// window, if offered within this long of its ENQUEUE: a rival must hear

@@ -413,7 +413,8 @@ TEST_CASE("a task this node has just submitted starts at once; an older one, "
 TEST_CASE("a better rival claim heard only after the execution began "
           "lengthens the matched window; clean executions shorten it again",
           "[ranking]") {
-  queue_config cfg; // matched window 5 ms, stagger's window 100 ms
+  queue_config cfg;
+  cfg.matched_claim_window_ms = 5; // the stagger's window: 100 ms
   ranking_machine r("b", cfg);
   ev::events out;
   r.tick(0, out);
