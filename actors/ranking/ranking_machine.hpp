@@ -115,10 +115,10 @@ private:
     bool matched_clean = false;
   };
   std::map<std::string, handed_claim> handed_;
-  // The matched claim window as this node has learnt it: a better claim
-  // heard only after its own claim's window ended (and its execution
-  // began) lengthens it to what would have sufficed; clean executions
-  // shorten it again, back to matched_claim_window_ms.
+  // The matched claim window as this node has learnt it, from
+  // matched_claim_window_ms on: a better claim heard only after its own
+  // claim's window ended (and its execution began) lengthens it to what
+  // would have sufficed; clean executions shorten it, down to 1 ms.
   millis window_;
   std::uint32_t clean_runs_ = 0;
   void learn_window(const std::string& task_id, const wire::TaskState& s,

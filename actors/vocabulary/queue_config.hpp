@@ -33,10 +33,12 @@ struct queue_config {
   /// makespan. On loopback a rival's claim arrives well within it. A task
   /// submitted to a node with a free slot does not wait it (submit_claim_ms),
   /// and prefetch claims while the slot still runs, so the window rarely
-  /// delays a task of an idle or a busy node. A node lengthens its own window when a better
-  /// rival claim reaches it only after its execution began (the network is
-  /// slower than the window), up to claim_window_ms, and shortens it again
-  /// a millisecond per 8 executions no rival beat (ranking_machine).
+  /// delays a task of an idle node. This is where each node's window
+  /// starts: it lengthens it when a better rival claim reaches it only
+  /// after its execution began (the network is slower than the window), up
+  /// to claim_window_ms, and shortens it a millisecond per 8 executions no
+  /// rival beat, down to 1 ms (ranking_machine): a busy node's claims of
+  /// short tasks wait it, and no-op throughput is about prefetch / window.
   millis matched_claim_window_ms = 10;
   /// A task a node submits and the matching gives back to it (a node with
   /// a free slot takes its own new tasks first) starts at once, with no

@@ -470,3 +470,24 @@ TEST_CASE("a better rival claim heard only after the execution began "
     CHECK(r.counters().matched_window_ms == 9);
   }
 }
+
+TEST_CASE("on a network where no rival comes late the matched window "
+          "shrinks to 1 ms", "[ranking]") {
+  queue_config cfg; // starts at matched_claim_window_ms (10)
+  ranking_machine r("b", cfg);
+  ev::events out;
+  r.tick(0, out);
+  for (int i = 0; i < 200; ++i) {
+    auto id = "c" + std::to_string(i);
+    auto s = spec_of(id);
+    millis at = 1000 + 100 * i;
+    ev::events o;
+    r.on(ev::task_offer{id, 1, s, at, true}, at, o);
+    auto st = *state_of(emitted<ev::originate>(o).front().op);
+    r.on(ev::task_changed{id, s, st}, at + 1, o);
+    r.tick(at + 50, o);
+    REQUIRE(emitted<ev::start_execution>(o).size() == 1);
+    r.on(ev::execution_over{id}, at + 60, o);
+  }
+  CHECK(r.counters().matched_window_ms == 1);
+}
