@@ -1,4 +1,4 @@
-#include "vocabulary/hashes.hpp"
+#include "common/hashes.hpp"
 
 namespace dice {
 

@@ -1,7 +1,8 @@
 #pragma once
 // The hashes every node computes alike, on every platform: the rendezvous
 // rank of a (task, node) pair that orders each node's walk of the ready
-// queue and the claim matching, and FNV-1a for digests.
+// queue and the claim matching (and of the super-peer election's pairs),
+// and FNV-1a for digests.
 #include <cstdint>
 #include <string_view>
 

@@ -6,7 +6,7 @@
 
 #include "common/defaults.hpp"
 #include "vocabulary/queue_messages.hpp"
-#include "vocabulary/hashes.hpp"
+#include "common/hashes.hpp"
 
 namespace dice {
 

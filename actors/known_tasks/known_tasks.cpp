@@ -1,6 +1,6 @@
 #include "known_tasks/known_tasks.hpp"
 
-#include "vocabulary/hashes.hpp"
+#include "common/hashes.hpp"
 
 namespace dice {
 

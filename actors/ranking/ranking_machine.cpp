@@ -6,7 +6,7 @@
 #include "vocabulary/queue_messages.hpp"
 #include "known_tasks/task_state.hpp"
 #include "vocabulary/ranking.hpp"
-#include "vocabulary/hashes.hpp"
+#include "common/hashes.hpp"
 
 namespace dice {
 

@@ -19,7 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "vocabulary/hashes.hpp"
+#include "common/hashes.hpp"
 
 namespace dice {
 

@@ -2,36 +2,11 @@
 
 #include <tuple>
 
+#include "common/hashes.hpp"
+
 namespace dice {
 
 namespace {
-
-constexpr std::uint64_t fnv_offset = 0xcbf29ce484222325ULL;
-constexpr std::uint64_t fnv_prime = 0x100000001b3ULL;
-
-// Length prefix, so ("ab","c") and ("a","bc") differ.
-std::uint64_t absorb(std::uint64_t h, std::string_view bytes) {
-  auto length = static_cast<std::uint64_t>(bytes.size());
-  for (int i = 0; i < 8; ++i) {
-    h ^= (length >> (8 * i)) & 0xffU;
-    h *= fnv_prime;
-  }
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= fnv_prime;
-  }
-  return h;
-}
-
-// FNV-1a alone mixes the last bytes poorly: ids "n1".."n9" would cluster.
-std::uint64_t fmix64(std::uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return h;
-}
 
 /// What "serves first" compares before the hash; larger is better.
 auto weight(const super_peer_capacity& c) {
@@ -46,7 +21,7 @@ std::uint64_t serving_score(const std::string& id) {
 } // namespace
 
 std::uint64_t super_peer_score(std::string_view a, std::string_view b) {
-  return fmix64(absorb(absorb(fnv_offset, a), b));
+  return rendezvous_hash(a, b);
 }
 
 bool serves_before(const std::string& a, const super_peer_capacity& ca,

@@ -2,10 +2,7 @@
 // The orders the super-peer election uses, alike on every node and
 // platform: which nodes serve first (capacity, then a rendezvous hash that
 // spreads the choice over the id space) and which super-peer a member
-// prefers (a rendezvous hash of the pair).
-//
-// The hash is not vocabulary/hashes.hpp's: membership, which runs the
-// election, sits below vocabulary in the folder layers.
+// prefers (a rendezvous hash of the pair, common/hashes.hpp's).
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,7 +22,7 @@ struct super_peer_capacity {
 };
 
 /// A platform-stable 64-bit rendezvous score of the pair (a, b); higher
-/// wins. FNV-1a over length-prefixed bytes, then MurmurHash3's fmix64.
+/// wins: rendezvous_hash(a, b).
 std::uint64_t super_peer_score(std::string_view a, std::string_view b);
 
 /// True if node `a` (with `ca`) serves before node `b` (with `cb`): more
