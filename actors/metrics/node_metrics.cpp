@@ -142,10 +142,10 @@ void task_families(families& f, const task_counts& t, const executor_stats& e,
     .sample(q.matched_claims, {{"outcome", "matched"}})
     .sample(q.claims_lost, {{"outcome", "lost"}})
     .sample(q.reclaims, {{"outcome", "reclaimed"}});
-  f.one("dice_matched_claim_window_ms",
+  f.one("dice_matched_claim_window_seconds",
         "How long a claim the common matching gave this node waits for "
         "rivals, as learnt from rival claims heard late",
-        gauge, q.matched_window_ms);
+        gauge, static_cast<double>(q.matched_window_ms) / 1000.0);
   f.one("dice_duplicate_executions_total",
         "Executions stopped because another node's claim won: the task ran "
         "twice for a while",
