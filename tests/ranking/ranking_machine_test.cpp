@@ -24,6 +24,19 @@ std::shared_ptr<wire::TaskSpec> spec_of(const std::string& id) {
   return s;
 }
 
+// A matched claim offered at `at`, merged unopposed, started once its
+// window (at most 50 ms) ended, and over: an execution no rival beat.
+void run_clean(ranking_machine& r, const std::string& id, millis at) {
+  ev::events o;
+  auto s = spec_of(id);
+  r.on(ev::task_offer{id, 1, s, at, true}, at, o);
+  auto st = *state_of(emitted<ev::originate>(o).front().op);
+  r.on(ev::task_changed{id, s, st}, at + 1, o);
+  r.tick(at + 50, o);
+  REQUIRE(emitted<ev::start_execution>(o).size() == 1);
+  r.on(ev::execution_over{id}, at + 60, o);
+}
+
 // Two slots, no prefetch; offers start at once.
 queue_config two_slots() {
   queue_config cfg;
@@ -452,21 +465,11 @@ TEST_CASE("a better rival claim heard only after the execution began "
     CHECK(r.counters().matched_window_ms == 20);
   }
   SECTION("eight executions no rival beat take a millisecond off") {
-    auto run_clean = [&](const std::string& id, millis at) {
-      ev::events o;
-      auto s = spec_of(id);
-      r.on(ev::task_offer{id, 1, s, at, true}, at, o);
-      auto st = *state_of(emitted<ev::originate>(o).front().op);
-      r.on(ev::task_changed{id, s, st}, at + 1, o);
-      r.tick(at + 20, o);
-      REQUIRE(emitted<ev::start_execution>(o).size() == 1);
-      r.on(ev::execution_over{id}, at + 30, o);
-    };
     r.on(ev::task_changed{"t2", spec2, *state_of(emitted<ev::originate>(out).front().op)}, 2001, out);
     r.tick(2010, out);
     r.on(ev::execution_over{"t2"}, 2020, out);
     for (int i = 0; i < 7; ++i)
-      run_clean("c" + std::to_string(i), 3000 + 100 * i);
+      run_clean(r, "c" + std::to_string(i), 3000 + 100 * i);
     CHECK(r.counters().matched_window_ms == 9);
   }
 }
@@ -477,17 +480,7 @@ TEST_CASE("on a network where no rival comes late the matched window "
   ranking_machine r("b", cfg);
   ev::events out;
   r.tick(0, out);
-  for (int i = 0; i < 200; ++i) {
-    auto id = "c" + std::to_string(i);
-    auto s = spec_of(id);
-    millis at = 1000 + 100 * i;
-    ev::events o;
-    r.on(ev::task_offer{id, 1, s, at, true}, at, o);
-    auto st = *state_of(emitted<ev::originate>(o).front().op);
-    r.on(ev::task_changed{id, s, st}, at + 1, o);
-    r.tick(at + 50, o);
-    REQUIRE(emitted<ev::start_execution>(o).size() == 1);
-    r.on(ev::execution_over{id}, at + 60, o);
-  }
+  for (int i = 0; i < 200; ++i)
+    run_clean(r, "c" + std::to_string(i), 1000 + 100 * i);
   CHECK(r.counters().matched_window_ms == 1);
 }
