@@ -170,6 +170,22 @@ void node::add_kind(const std::string& name, kind_function fn) {
   });
 }
 
+void node::add_kind(const std::string& name, kind_function_with_parents fn) {
+  impl_->require(false, "add_kind");
+  if (name.empty() || !fn)
+    throw std::invalid_argument("add_kind: needs a name and a function");
+  impl_->cfg.kinds.add(name, request_function([fn = std::move(fn)](
+                               const execution_request& req,
+                               const cancel_token& cancel) {
+    std::vector<parent> parents;
+    for (const auto& p : req.parents)
+      parents.push_back({p.task_id, p.state, p.result_or_reason});
+    auto out = fn(req.payload, parents, [&cancel] { return cancel.canceled(); });
+    return out.ok ? task_outcome::success(std::move(out.result_or_reason))
+                  : task_outcome::failure(std::move(out.result_or_reason));
+  }));
+}
+
 void node::add_actor_kind(const std::string& name, caf::actor worker,
                           std::chrono::milliseconds timeout) {
   impl_->require(false, "add_actor_kind");

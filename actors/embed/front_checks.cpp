@@ -38,6 +38,8 @@ task_spec_of(const task& t, const std::function<bool(const std::string&)>& runs,
   policy.expires_ms = ms(t.expires.time_since_epoch());
   policy.keep_for_ms = ms(t.keep_for) < 0 ? -1 : ms(t.keep_for);
   policy.key = t.key;
+  policy.after = t.after;
+  policy.run_after_failure = t.run_after_parent_failure;
   if (auto p = policy_problem(policy, now); !p.empty())
     return problem{refusal::invalid, p};
   wire::TaskSpec spec;

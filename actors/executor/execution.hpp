@@ -13,6 +13,13 @@
 
 namespace dice {
 
+/// A parent's end, as its dependant's execution receives it.
+struct parent_end {
+  std::string task_id;
+  std::string state;            // "done", or how it ended otherwise
+  std::string result_or_reason; // done: its result; else why it ended
+};
+
 struct execution_request {
   std::string task_id;
   std::uint32_t attempt = 0;
@@ -22,6 +29,8 @@ struct execution_request {
   millis time_limit_ms = 0;
   /// Not started at or after this wall time (ms; 0: never expires).
   millis expires_ms = 0;
+  /// The ends of the tasks it runs after, in the order it named them.
+  std::vector<parent_end> parents;
 };
 
 /// Claimed ahead before its expiry, it reached a slot at or after it (`now`,

@@ -17,8 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/defaults.hpp"
-
-extern char** environ;
+#include "executor/parent_env.hpp"
 
 namespace dice {
 
@@ -102,7 +101,8 @@ bool shell_allows(const shell_config& cfg, const std::string& payload) {
 }
 
 task_outcome run_shell(const shell_config& cfg, const std::string& payload,
-                       const cancel_token& cancel) {
+                       const cancel_token& cancel,
+                       const std::vector<parent_end>& parents) {
   std::string error;
   auto argv = shell_argv(payload, error);
   if (argv.empty())
@@ -110,6 +110,9 @@ task_outcome run_shell(const shell_config& cfg, const std::string& payload,
   if (std::find(cfg.allow.begin(), cfg.allow.end(), argv[0]) == cfg.allow.end())
     return task_outcome::invalid("shell: '" + argv[0].substr(0, 128)
                                  + "' is not in the node's --shell-allow list");
+  parent_env env(parents);
+  if (!env.error().empty())
+    return task_outcome::failure(env.error());
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
     return task_outcome::failure(std::string("shell: pipe: ") + std::strerror(errno));
@@ -132,8 +135,8 @@ task_outcome run_shell(const shell_config& cfg, const std::string& payload,
   cargv.push_back(nullptr);
   pid_t pid = 0;
   int rc = argv[0].find('/') == std::string::npos
-             ? posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, cargv.data(), environ)
-             : posix_spawn(&pid, argv[0].c_str(), &actions, &attr, cargv.data(), environ);
+             ? posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, cargv.data(), env.envp())
+             : posix_spawn(&pid, argv[0].c_str(), &actions, &attr, cargv.data(), env.envp());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0)

@@ -41,8 +41,10 @@ std::vector<std::string> shell_argv(const std::string& payload,
 /// runnable, so that it fails with its reason instead of waiting for ever.
 bool shell_allows(const shell_config& cfg, const std::string& payload);
 
-/// Runs one shell task (called on an executor slot thread).
+/// Runs one shell task (called on an executor slot thread); its program
+/// learns its parents' ends from its environment (parent_env.hpp).
 task_outcome run_shell(const shell_config& cfg, const std::string& payload,
-                       const cancel_token& cancel);
+                       const cancel_token& cancel,
+                       const std::vector<parent_end>& parents = {});
 
 } // namespace dice

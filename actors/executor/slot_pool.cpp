@@ -130,7 +130,7 @@ execution_result slot_pool::execute(const job& j) {
     if (on_begun_)
       on_begun_(r);
     try {
-      out = fn ? (*fn)(j.req.payload, *j.token) : (*kinds_.outside())(j.req, *j.token);
+      out = fn ? (*fn)(j.req, *j.token) : (*kinds_.outside())(j.req, *j.token);
     } catch (const std::exception& e) {
       out = task_outcome::failure(std::string("task threw: ") + e.what());
     } catch (...) {

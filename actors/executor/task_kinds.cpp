@@ -28,10 +28,17 @@ task_kinds task_kinds::with_builtins() {
 }
 
 void task_kinds::add(const std::string& kind, task_function fn) {
+  kinds_[kind] = [fn = std::move(fn)](const execution_request& req,
+                                      const cancel_token& cancel) {
+    return fn(req.payload, cancel);
+  };
+}
+
+void task_kinds::add(const std::string& kind, request_function fn) {
   kinds_[kind] = std::move(fn);
 }
 
-const task_function* task_kinds::find(const std::string& kind) const {
+const request_function* task_kinds::find(const std::string& kind) const {
   auto it = kinds_.find(kind);
   return it == kinds_.end() ? nullptr : &it->second;
 }

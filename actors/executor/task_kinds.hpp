@@ -15,10 +15,12 @@ namespace dice {
 using task_function =
   std::function<task_outcome(const std::string& payload, const cancel_token& cancel)>;
 
-/// Runs an execution of a kind served outside this process (by a worker,
-/// through the worker hub); it sees the whole request.
-using outside_function =
+/// Runs one task seeing the whole request (its parents' ends, its limits).
+using request_function =
   std::function<task_outcome(const execution_request& req, const cancel_token& cancel)>;
+/// Runs an execution of a kind served outside this process (by a worker,
+/// through the worker hub).
+using outside_function = request_function;
 
 class task_kinds {
 public:
@@ -27,7 +29,8 @@ public:
 
   /// Adds or replaces a kind.
   void add(const std::string& kind, task_function fn);
-  const task_function* find(const std::string& kind) const;
+  void add(const std::string& kind, request_function fn);
+  const request_function* find(const std::string& kind) const;
   bool contains(const std::string& kind) const { return find(kind) != nullptr; }
   std::vector<std::string> names() const;
 
@@ -37,7 +40,7 @@ public:
   const outside_function* outside() const { return outside_ ? &outside_ : nullptr; }
 
 private:
-  std::map<std::string, task_function> kinds_;
+  std::map<std::string, request_function> kinds_;
   outside_function outside_;
 };
 

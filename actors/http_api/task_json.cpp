@@ -51,7 +51,7 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
     "kind",       "payload",      "priority",      "count",
     "data_objects", "locks",      "time_limit_ms", "max_attempts",
     "retries",    "backoff_ms",   "delay_ms",      "not_before_ms",
-    "expires_ms", "expires_in_ms", "keep_for_ms", "key"};
+    "expires_ms", "expires_in_ms", "keep_for_ms", "key", "after", "on_parent_failure"};
   for (auto& [key, value] : j.items())
     if (fields.count(key) == 0)
       return fail("unknown field '" + key + "'");
@@ -164,6 +164,20 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
       return fail("'key' must be a non-empty string");
     pol.key = j["key"].get<std::string>();
   }
+  if (j.contains("after")) {
+    auto& a = j["after"];
+    if (!a.is_array() || !std::all_of(a.begin(), a.end(),
+                                      [](const auto& x) { return x.is_string(); }))
+      return fail("'after' must be an array of task ids");
+    for (const auto& x : a)
+      pol.after.push_back(x.get<std::string>());
+  }
+  if (j.contains("on_parent_failure")) {
+    auto& f = j["on_parent_failure"];
+    if (!f.is_string() || (f != "cancel" && f != "run"))
+      return fail("'on_parent_failure' must be \"cancel\" (the default) or \"run\"");
+    pol.run_after_failure = f == "run";
+  }
   if (auto p = policy_problem(pol, now); !p.empty())
     return fail(p);
   return r;
@@ -229,6 +243,32 @@ nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& stat
     j["key"] = spec.key().empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.key());
     j["keep_for_ms"] = spec.has_keep_for_ms() ? nlohmann::json(spec.keep_for_ms())
                                               : nlohmann::json(nullptr);
+    if (spec.after_size() > 0) {
+      j["after"] = std::vector<std::string>(spec.after().begin(), spec.after().end());
+      j["on_parent_failure"] = spec.run_after_failure() ? "run" : "cancel";
+      // Each parent's end so far; the parents not ended yet.
+      auto parents = nlohmann::json::array();
+      std::set<std::string> ended;
+      for (const auto& in : spec.inputs()) {
+        ended.insert(in.task_id());
+        nlohmann::json p{{"id", in.task_id()}, {"state", phase_name(in.phase())}};
+        if (in.phase() == wire::DONE)
+          p["result"] = in.result();
+        else
+          p["reason"] = in.reason();
+        parents.push_back(std::move(p));
+      }
+      j["parents"] = std::move(parents);
+      auto waiting = nlohmann::json::array();
+      for (const auto& a : spec.after())
+        if (ended.count(a) == 0)
+          waiting.push_back(a);
+      j["waiting_for"] = std::move(waiting);
+    }
+    if (!spec.workflow().empty()) {
+      j["workflow"] = spec.workflow();
+      j["step"] = spec.step();
+    }
     // A re-queued attempt waiting out its backoff.
     if (state.phase() == wire::READY && state.not_before_ms() > 0)
       j["retry_at_ms"] = state.not_before_ms();

@@ -39,7 +39,9 @@ struct submit_limits {
 /// "data_objects"? ({"node id": count, ...}), "locks"?: [names]}, and the
 /// task's policy: "time_limit_ms", "max_attempts" or "retries" (attempts
 /// less one), "backoff_ms", "delay_ms" or "not_before_ms", "expires_in_ms"
-/// or "expires_ms", "key" (task_policy.hpp), checked at wall time `now`.
+/// or "expires_ms", "key", "after" ([task ids] it runs after) and
+/// "on_parent_failure" ("cancel" or "run") (task_policy.hpp), checked at
+/// wall time `now`.
 /// `known_kinds` are the kinds this cluster runs (empty: any kind, for a
 /// node that lets tasks wait for a runner). On bad input returns
 /// nullopt and sets `error` to a message for the client.

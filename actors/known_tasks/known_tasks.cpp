@@ -46,6 +46,7 @@ bool known_tasks::learn_spec(const wire::TaskSpec& spec) {
     count(entry.state, +1);
   entry.has_spec = true;
   entry.spec = spec;
+  entry.spec.clear_inputs(); // the replica's own to fill, never a peer's
   rehash(spec.id(), entry);
   return true;
 }

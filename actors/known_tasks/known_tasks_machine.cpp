@@ -6,6 +6,7 @@
 #include "common/defaults.hpp"
 #include "vocabulary/queue_messages.hpp"
 #include "known_tasks/id_order.hpp"
+#include "known_tasks/parents.hpp"
 
 namespace dice {
 
@@ -34,18 +35,83 @@ void known_tasks_machine::announce(const std::string& task_id, millis now,
   const auto* task = tasks_.find(task_id);
   if (sink_ != nullptr)
     sink_->record(task_id, *task);
+  bool ended = is_terminal(task->state.phase());
+  if (task->has_spec && task->spec.after_size() > 0)
+    follow_parents(task->spec, ended, now);
   schedule_forget(task_id, *task, now);
+  tell(task_id, now, out);
+  // A parent that ended: its children may run now, or end.
+  if (ended && dependants_.any(task_id)) {
+    auto children = dependants_.of(task_id);
+    for (const auto& child : children) {
+      const auto* c = tasks_.find(child);
+      if (c != nullptr && judge_parents(c->spec, tasks_).what
+                            != parents_verdict::wait) {
+        specs_.erase(child);
+        tell(child, now, out);
+      }
+    }
+  }
+}
+
+void known_tasks_machine::tell(const std::string& task_id, millis now,
+                               ev::events& out) {
+  const auto* task = tasks_.find(task_id);
   std::shared_ptr<const wire::TaskSpec> spec;
   if (task->has_spec) {
     auto& shared = specs_[task_id];
     if (!shared)
-      shared = std::make_shared<const wire::TaskSpec>(task->spec);
+      shared = spec_with_inputs(task_id, *task, now, out);
     spec = shared;
     // Ended tasks rarely change again: no second copy kept for them.
     if (is_terminal(task->state.phase()))
       specs_.erase(task_id);
   }
   out.push_back(ev::task_changed{task_id, std::move(spec), task->state});
+}
+
+std::shared_ptr<const wire::TaskSpec>
+known_tasks_machine::spec_with_inputs(const std::string& task_id,
+                                      const known_task& t, millis now,
+                                      ev::events& out) {
+  if (t.spec.after_size() == 0 || is_terminal(t.state.phase()))
+    return std::make_shared<const wire::TaskSpec>(t.spec);
+  auto v = judge_parents(t.spec, tasks_);
+  if (v.what == parents_verdict::cancel)
+    end_for_parent(task_id, t, v.reason, now, out);
+  if (v.what != parents_verdict::run)
+    return std::make_shared<const wire::TaskSpec>(t.spec);
+  // Only here, never on the wire: the inputs make the task claimable.
+  auto spec = std::make_shared<wire::TaskSpec>(t.spec);
+  for (auto& in : v.inputs)
+    *spec->add_inputs() = std::move(in);
+  return spec;
+}
+
+void known_tasks_machine::follow_parents(const wire::TaskSpec& child,
+                                         bool ended, millis now) {
+  if (!ended) {
+    dependants_.add(child);
+    return;
+  }
+  dependants_.remove(child);
+  parent_cancels_.erase(child.id());
+  // A parent kept for its children is forgotten after the last one ends.
+  for (const auto& parent : child.after())
+    if (const auto* p = tasks_.find(parent); p != nullptr)
+      schedule_forget(parent, *p, now);
+}
+
+void known_tasks_machine::end_for_parent(const std::string& task_id,
+                                         const known_task& t,
+                                         const std::string& reason, millis now,
+                                         ev::events& out) {
+  // One node says so for all: the node answering for the task (its
+  // enqueuer, or the coordinator that adopted it), once.
+  if (owner_of(task_id) != id_ || !parent_cancels_.insert(task_id).second)
+    return;
+  originate_end(task_id, t.state.attempt(), reason, now, out);
+  ++counters_.parent_cancels;
 }
 
 void known_tasks_machine::restore(const std::vector<wire::TakeMyTask>& records,
@@ -259,6 +325,8 @@ void known_tasks_machine::schedule_forget(const std::string& task_id,
   if (!is_terminal(t.state.phase()))
     return;
   unschedule(task_id);
+  if (dependants_.any(task_id))
+    return; // kept while a child waits on it (follow_parents)
   millis keep = t.has_spec && t.spec.has_keep_for_ms() ? t.spec.keep_for_ms()
                                                        : cfg_.keep_finished_ms;
   // From the end every replica holds alike (the local time for an end
@@ -283,6 +351,10 @@ void known_tasks_machine::forget(const std::string& task_id, millis now,
     mine.push_back(range_of(t->spec.created()));
   if (sink_ != nullptr)
     sink_->forget(task_id, mine);
+  if (t->has_spec && t->spec.after_size() > 0) {
+    dependants_.remove(t->spec);
+    parent_cancels_.erase(task_id);
+  }
   tasks_.forget(task_id);
   specs_.erase(task_id);
   submitted_.erase(task_id);
@@ -412,7 +484,7 @@ void known_tasks_machine::on(const ev::answer_due& e, millis,
     out.push_back(ev::broadcast{make_take_my_task(task->spec, task->state)});
 }
 
-void known_tasks_machine::on(const ev::member_recovered& e, millis,
+void known_tasks_machine::on(const ev::member_recovered& e, millis now,
                              ev::events& out) {
   if (!e.announce)
     return; // every node recovers for itself: nothing to announce
@@ -451,6 +523,7 @@ void known_tasks_machine::on(const ev::member_recovered& e, millis,
     if (task.has_spec && task.spec.enqueuer() == e.node
         && !is_terminal(task.state.phase()) && owner_of(task_id) == e.node) {
       adopted_by_[task_id] = id_;
+      settle_parents(task_id, now, out);
       add(task_id, true);
       ++adopted;
       ++counters_.adopted;
@@ -458,6 +531,16 @@ void known_tasks_machine::on(const ev::member_recovered& e, millis,
   }
   for (auto& m : parts)
     out.push_back(ev::broadcast{std::move(m)});
+}
+
+void known_tasks_machine::settle_parents(const std::string& task_id,
+                                         millis now, ev::events& out) {
+  const auto* t = tasks_.find(task_id);
+  if (t == nullptr || !t->has_spec || t->spec.after_size() == 0
+      || is_terminal(t->state.phase()))
+    return;
+  if (auto v = judge_parents(t->spec, tasks_); v.what == parents_verdict::cancel)
+    end_for_parent(task_id, *t, v.reason, now, out);
 }
 
 void known_tasks_machine::on(const ev::tasks_adopted& e, millis,
@@ -511,14 +594,21 @@ bool known_tasks_machine::cancel(const std::string& task_id, millis now,
   const auto* task = tasks_.find(task_id);
   if (task == nullptr || is_terminal(task->state.phase()))
     return false;
+  originate_end(task_id, task->state.attempt(), "canceled by " + id_, now, out);
+  return true;
+}
+
+void known_tasks_machine::originate_end(const std::string& task_id,
+                                        std::uint32_t attempt,
+                                        const std::string& reason, millis now,
+                                        ev::events& out) {
   wire::TaskState s;
   s.set_phase(wire::CANCELED);
-  s.set_attempt(task->state.attempt());
-  s.set_reason("canceled by " + id_);
+  s.set_attempt(attempt);
+  s.set_reason(reason);
   s.set_finished_time_ms(now);
   wire::OpId none;
   out.push_back(ev::originate{make_info(task_id, s, now, &none)});
-  return true;
 }
 
 // -- queries ------------------------------------------------------------------
@@ -528,6 +618,9 @@ task_row known_tasks_machine::row(const std::string& task_id,
   task_row r{t.has_spec, t.spec, t.state, owner_of(task_id)};
   if (!t.has_spec)
     r.spec.set_id(task_id);
+  // What a child's detail shows of its parents: each one's end so far.
+  for (auto& in : judge_parents(t.spec, tasks_).inputs)
+    *r.spec.add_inputs() = std::move(in);
   return r;
 }
 

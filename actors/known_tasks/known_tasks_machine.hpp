@@ -15,6 +15,7 @@
 
 #include "known_tasks/forgotten_set.hpp"
 #include "known_tasks/known_tasks.hpp"
+#include "known_tasks/parents.hpp"
 #include "known_tasks/replica_sink.hpp"
 #include "known_tasks/task_query.hpp"
 #include "vocabulary/queue_config.hpp"
@@ -79,6 +80,23 @@ private:
   void publish(const std::string& task_id, millis now, ev::events& out);
   /// publish() without the digest.
   void announce(const std::string& task_id, millis now, ev::events& out);
+  /// Tells the other subsystems the task's state (task_changed).
+  void tell(const std::string& task_id, millis now, ev::events& out);
+  /// The spec the other subsystems see: a child whose parents all ended
+  /// carries their ends (its inputs); one a parent ended is canceled.
+  std::shared_ptr<const wire::TaskSpec>
+  spec_with_inputs(const std::string& task_id, const known_task& t, millis now,
+                   ev::events& out);
+  /// Keeps the index of waiting children as `child` changes.
+  void follow_parents(const wire::TaskSpec& child, bool ended, millis now);
+  /// A parent ended the task: its owner cancels it, for every replica.
+  void end_for_parent(const std::string& task_id, const known_task& t,
+                      const std::string& reason, millis now, ev::events& out);
+  /// end_for_parent() if a parent ended the task (after an adoption).
+  void settle_parents(const std::string& task_id, millis now, ev::events& out);
+  /// Originates the task's cancel (CANCELED, `reason`).
+  void originate_end(const std::string& task_id, std::uint32_t attempt,
+                     const std::string& reason, millis now, ev::events& out);
   /// Schedules (or unschedules) the task's forgetting after a change.
   void schedule_forget(const std::string& task_id, const known_task& t,
                        millis now);
@@ -112,6 +130,9 @@ private:
   // Specs of unended tasks as shared by the events that carry them.
   std::map<std::string, std::shared_ptr<const wire::TaskSpec>> specs_;
   std::set<std::string> submitted_;
+  // Children waiting on parents; those this node canceled for a parent.
+  dependants dependants_;
+  std::set<std::string> parent_cancels_;
   std::map<std::string, std::string> adopted_by_; // task id -> new owner
   std::string origin_;
   std::uint64_t created_ = 0; // tasks numbered by this incarnation

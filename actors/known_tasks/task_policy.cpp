@@ -1,6 +1,7 @@
 #include "known_tasks/task_policy.hpp"
 
 #include <cstdio>
+#include <set>
 
 #include <openssl/evp.h>
 
@@ -36,6 +37,23 @@ std::string policy_problem(const task_policy& p, millis now) {
     return "'keep_for_ms' must be from 0 to " + std::to_string(max_task_wait_ms);
   if (p.key.size() > max_task_key_bytes)
     return "'key' must be at most " + std::to_string(max_task_key_bytes) + " bytes";
+  if (p.after.size() > max_task_parents)
+    return "'after' may name at most " + std::to_string(max_task_parents) + " tasks";
+  std::set<std::string> seen;
+  std::size_t bytes = 0;
+  for (const auto& parent : p.after) {
+    // With the largest payload, the spec still fits one datagram.
+    if ((bytes += parent.size() + 2) > max_task_after_bytes)
+      return "'after' lists more than " + std::to_string(max_task_after_bytes)
+             + " bytes of task ids";
+    if (parent.empty() || parent.size() > max_task_id_bytes)
+      return "'after' must list task ids of 1 to "
+             + std::to_string(max_task_id_bytes) + " bytes";
+    if (!seen.insert(parent).second)
+      return "'after' names task " + parent + " twice";
+  }
+  if (p.run_after_failure && p.after.empty())
+    return "'on_parent_failure' needs 'after'";
   return {};
 }
 
@@ -52,6 +70,8 @@ void apply_policy(const task_policy& p, millis now, std::size_t i,
                                             : 0);
   if (p.keep_for_ms >= 0)
     spec.set_keep_for_ms(p.keep_for_ms);
+  spec.mutable_after()->Assign(p.after.begin(), p.after.end());
+  spec.set_run_after_failure(p.run_after_failure);
   if (!p.key.empty()) {
     spec.set_key(nth_task_key(p.key, i, count));
     spec.set_id(keyed_task_id(spec.key()));

@@ -3,6 +3,8 @@
 // limit, attempts and backoff, delay, expiry, and the idempotency key. It
 // becomes fields of the immutable spec, so every replica applies the same.
 //
+// `after` names the tasks it waits for (parents.hpp).
+//
 // The key names the task: the same key submitted again, at any node, by
 // any client, on either side of a partition, is the same task id, and the
 // replicas merge the copies into one task (known_tasks::learn_spec keeps
@@ -10,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/time.hpp"
 #include "dice.pb.h"
@@ -26,11 +29,16 @@ struct task_policy {
   millis expires_ms = 0;         // wall ms
   millis keep_for_ms = -1;       // kept after its end; <0: the node's
   std::string key;               // "": a fresh id per task
+  std::vector<std::string> after; // runs once these tasks are done
+  bool run_after_failure = false; // ... or have ended in any way
 };
 
 /// Bounds a policy must keep (checked by policy_problem).
 constexpr std::size_t max_task_key_bytes = 256;
 constexpr std::uint32_t max_task_attempts = 100;
+constexpr std::size_t max_task_parents = 1000;
+constexpr std::size_t max_task_id_bytes = 256;
+constexpr std::size_t max_task_after_bytes = 24 * 1024;
 constexpr millis max_task_wait_ms = 365LL * 24 * 3600 * 1000; // delays, limits
 
 /// Empty if `p` is usable at wall time `now`, else why not (names the

@@ -192,6 +192,8 @@ void queue_families(families& f, const queue_counters& q) {
     {"recoveries_heard", "Recovery announcements received",
      q.recoveries_heard},
     {"adopted", "Tasks whose enqueuer of record this node became", q.adopted},
+    {"parent_cancels", "Dependent tasks this node canceled because a parent did not finish",
+     q.parent_cancels},
     {"stable_points_sent", "Stable points announced", q.stable_points_sent},
     {"stable_points_applied", "Stable points applied",
      q.stable_points_applied},

@@ -111,10 +111,11 @@ node::node(caf::actor_system& sys, node_config cfg, node_world world)
   }
   keys_ = std::make_shared<published_keyring>(start_keys);
   if (cfg_.shell.enabled())
-    cfg_.kinds.add("shell", [shell = cfg_.shell](const std::string& payload,
-                                                  const cancel_token& cancel) {
-      return run_shell(shell, payload, cancel);
-    });
+    cfg_.kinds.add("shell", request_function([shell = cfg_.shell](
+                              const execution_request& req,
+                              const cancel_token& cancel) {
+      return run_shell(shell, req.payload, cancel, req.parents);
+    }));
   // dice test: every node keeps and serves blobs and takes evaluations
   // (recorded as no-op `evaluation` tasks); only --tester runs test code.
   std::string http_addr;

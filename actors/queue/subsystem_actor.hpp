@@ -21,6 +21,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "common/time.hpp"
+#include "queue/request_of.hpp"
 #include "queue/queue_interfaces.hpp"
 #include "common/tick_schedule.hpp"
 #include "queue/queue_routes.hpp"
@@ -86,10 +87,7 @@ void to_bridge(Self* self, const broadcast_bridge& b, const ev::batch& e) {
 }
 template <class Self>
 void to_executor(Self* self, const executor& x, const ev::run_order& e) {
-  self->send(x, run_atom_v,
-             execution_request{e.task_id, e.attempt, e.spec->kind(),
-                               e.spec->payload(), e.spec->time_limit_ms(),
-                               e.spec->expires_ms()});
+  self->send(x, run_atom_v, execution_request_of(e.task_id, e.attempt, *e.spec));
 }
 template <class Self>
 void to_executor(Self* self, const executor& x, const ev::cancel_order& e) {

@@ -24,10 +24,14 @@ void ready_queue_machine::on(const ev::task_changed& e, millis now,
     t.not_before = std::max<millis>(e.spec->not_before_ms(), s.not_before_ms());
     if (e.spec->expires_ms() > 0)
       expiring_.emplace(e.spec->expires_ms(), e.task_id);
-    if (t.not_before > now)
+    if (waits_for_parents(*e.spec)) {
+      ready_.erase(e.task_id); // its parents' ends fill its inputs
+      common_.erase(e.task_id);
+    } else if (t.not_before > now) {
       waiting_.emplace(t.not_before, e.task_id);
-    else
+    } else {
       make_claimable(e.task_id, t);
+    }
   } else {
     tasks_.erase(e.task_id);
     ready_.erase(e.task_id);

@@ -26,6 +26,12 @@
 
 namespace dice {
 
+/// A task with parents not all ended here (known_tasks fills its inputs
+/// then): ready, but no node claims it.
+inline bool waits_for_parents(const wire::TaskSpec& spec) {
+  return spec.inputs_size() < spec.after_size();
+}
+
 class ready_queue_machine {
 public:
   ready_queue_machine(std::string id, queue_config cfg);

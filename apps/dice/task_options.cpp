@@ -1,13 +1,14 @@
 #include "task_options.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <ctime>
 
 namespace dice::cli {
 
-const char* const task_policy_options[8] = {
+const char* const task_policy_options[10] = {
   "--time-limit", "--retries", "--backoff", "--delay", "--at", "--expires", "--keep",
-  "--key"};
+  "--key", "--after", "--on-parent-failure"};
 
 bool parse_duration_ms(const std::string& text, std::int64_t& ms,
                        std::string& error) {
@@ -124,6 +125,26 @@ bool add_task_policy(const std::map<std::string, std::string>& opts,
     if (opts.at("--key").empty())
       return bad("--key", "must not be empty");
     body["key"] = opts.at("--key");
+  }
+  if (has("--after")) {
+    auto ids = nlohmann::json::array();
+    const auto& list = opts.at("--after");
+    for (std::size_t from = 0; from <= list.size();) {
+      auto to = std::min(list.find(',', from), list.size());
+      if (to == from)
+        return bad("--after", "must list task ids, comma-separated");
+      ids.push_back(list.substr(from, to - from));
+      from = to + 1;
+    }
+    body["after"] = std::move(ids);
+  }
+  if (has("--on-parent-failure")) {
+    const auto& f = opts.at("--on-parent-failure");
+    if (f != "cancel" && f != "run")
+      return bad("--on-parent-failure", "must be cancel (the default) or run");
+    if (!has("--after"))
+      return bad("--on-parent-failure", "needs --after");
+    body["on_parent_failure"] = f;
   }
   return true;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // `dice submit`'s task policy options (--time-limit, --retries, --backoff,
-// --delay, --at, --expires, --keep, --key), turned into the fields of
+// --delay, --at, --expires, --keep, --key, --after, --on-parent-failure),
+// turned into the fields of
 // POST /tasks.
 // Plain functions of the text and the time, tested without a node.
 #include <cstdint>
@@ -30,6 +31,6 @@ bool add_task_policy(const std::map<std::string, std::string>& opts,
                      std::string& error);
 
 /// The options add_task_policy reads (each takes a value).
-extern const char* const task_policy_options[8];
+extern const char* const task_policy_options[10];
 
 } // namespace dice::cli

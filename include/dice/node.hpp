@@ -68,6 +68,8 @@ public:
 
   /// Adds a kind run by a function (replaces a kind of that name).
   void add_kind(const std::string& name, kind_function fn);
+  /// The same for a function that receives the task's parents' results.
+  void add_kind(const std::string& name, kind_function_with_parents fn);
   /// Adds a kind run by an actor: it gets a request (std::string kind,
   /// std::string payload) and answers a std::string result, or an error
   /// (the task fails with the error's text). No answer within `timeout`

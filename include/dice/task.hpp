@@ -43,6 +43,19 @@ struct task {
   /// Idempotency key: the same key submitted again, at any node, is the
   /// same task (submit returns its id).
   std::string key;
+  /// Runs once these tasks are done (their ids); a kind added with
+  /// parents (node::add_kind) receives their results. A parent that fails,
+  /// expires or is canceled or removed cancels it, unless
+  /// `run_after_parent_failure`: then it runs once every parent ended.
+  std::vector<std::string> after;
+  bool run_after_parent_failure = false;
+};
+
+/// A parent's end, as a task that runs after it receives it.
+struct parent {
+  std::string id;
+  std::string state;            // "done", or "failed", "expired", ...
+  std::string result_or_reason; // done: its result; otherwise why it ended
 };
 
 /// A change of a task's replicated state, as this node learnt it.
@@ -94,5 +107,11 @@ struct outcome {
 /// `canceled()` and return early. An exception counts as a failure.
 using kind_function = std::function<outcome(const std::string& payload,
                                             const std::function<bool()>& canceled)>;
+/// The same, receiving the ends of the task's parents (task::after), in
+/// the order the task named them (none for a task without parents).
+using kind_function_with_parents =
+  std::function<outcome(const std::string& payload,
+                        const std::vector<parent>& parents,
+                        const std::function<bool()>& canceled)>;
 
 } // namespace dice::embed
