@@ -54,6 +54,7 @@ http_api::http_api(caf::actor_system& sys, const node& n, endpoint where)
   bulk_routes();
   drain_routes();
   key_routes();
+  workflow_routes();
   worker_routes();
   // Headers and body leave in separate writes: with Nagle's algorithm the
   // body waited for the client's delayed ACK, 40 ms on Linux, so every
@@ -197,6 +198,77 @@ void http_api::routes() {
   });
 }
 
+void http_api::enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
+                       httplib::Response& res, nlohmann::json extra) {
+  std::string err;
+  const auto& api = node_.config().api;
+  // `extra` leads the answer (a workflow's id and steps), then the ids.
+  auto with = [](nlohmann::json a, const nlohmann::json& b) {
+    for (auto& [k, v] : b.items())
+      a[k] = v;
+    return a;
+  };
+  // A key submitted before is the task it named: answered with its id,
+  // whatever became of the first submit (201, 202, 503, a cut
+  // connection). Only the keys this replica does not hold yet are sent.
+  std::vector<std::string> all_ids, existing;
+  if (keyed) {
+    task_query q;
+    for (const auto& spec : specs)
+      q.ids.push_back(spec.id());
+    all_ids = q.ids;
+    auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err,
+                                             tasks_atom_v, q);
+    if (!rows)
+      return busy(res, err);
+    std::set<std::string> held;
+    for (const auto& r : *rows)
+      if (r.has_spec)
+        held.insert(r.spec.id());
+    existing.assign(held.begin(), held.end());
+    specs.erase(std::remove_if(specs.begin(), specs.end(),
+                               [&](const wire::TaskSpec& s) {
+                                 return held.count(s.id()) > 0;
+                               }),
+                specs.end());
+    if (specs.empty())
+      return reply(res, 200, with(std::move(extra),
+                                  {{"ids", all_ids}, {"existing", existing},
+                                   {"replicated", true}}));
+  }
+  // All or nothing: the queue takes every task or none. It refuses a
+  // submit it reaches after accept_by, and we wait for its answer
+  // longer than that, so a 503 from here means nothing was enqueued.
+  auto accept = std::chrono::milliseconds(api.submit_accept_ms);
+  auto receipt = ask_within<submit_receipt>(
+    sys_, node_.queue(), accept + http_ask_timeout, err, submit_atom_v,
+    std::move(specs), caf::make_timestamp() + accept);
+  if (!receipt)
+    return reply(res, 503, {{"error", "node busy, no task enqueued: " + err},
+                            {"ids", nlohmann::json::array()}});
+  if (!receipt->refused.empty()) {
+    ++submits_refused_;
+    res.set_header("Retry-After", "1");
+    return reply(res, 429, {{"error", "no task enqueued: " + receipt->refused},
+                            {"ids", nlohmann::json::array()}});
+  }
+  // Enqueued: the ids are the client's whatever replication does next.
+  metrics_->submitted(receipt->ids.size());
+  auto replicated = ask_within<bool>(
+    sys_, node_.queue(), std::chrono::milliseconds(api.submit_replicated_ms),
+    err, submit_atom_v, receipt->batch);
+  auto body = with(std::move(extra),
+                   {{"ids", all_ids.empty() ? receipt->ids : all_ids},
+                    {"replicated", replicated.value_or(false)}});
+  if (!existing.empty())
+    body["existing"] = existing;
+  if (replicated && *replicated)
+    return reply(res, 201, body);
+  if (replicated) // known_tasks refused some, which fresh ids never are
+    body["error"] = "some tasks were refused by the replica";
+  reply(res, 202, body);
+}
+
 void http_api::task_routes() {
   auto& s = *server_;
   s.Post("/tasks", [this](const httplib::Request& req, httplib::Response& res,
@@ -219,30 +291,11 @@ void http_api::task_routes() {
       ++bad_requests_;
       return reply(res, 400, error_json(err));
     }
-    // A payload a built-in kind cannot read would fail every attempt; a
-    // shell payload that does not split into a program is the same.
-    std::string why = builtin_payload_problem(sub->kind, sub->payload);
-    if (why.empty() && sub->kind == "shell" && shell_argv(sub->payload, why).empty()
-        && why.empty()) // shell_argv says why, but for an empty payload
-      why = "shell: the payload names no program";
-    if (!why.empty()) {
+    if (auto why = submit_payload_problem(sub->kind, sub->payload); !why.empty()) {
       ++bad_requests_;
       return reply(res, 400, error_json(why));
     }
-    std::vector<wire::TaskSpec> specs(sub->count);
-    for (std::size_t i = 0; i < specs.size(); ++i) {
-      auto& spec = specs[i];
-      apply_policy(sub->policy, now, i, specs.size(), spec);
-      spec.set_kind(sub->kind);
-      spec.set_payload(sub->payload);
-      spec.set_priority(sub->priority);
-      for (auto& [node, count] : sub->data_objects) {
-        auto* d = spec.add_data_objects();
-        d->set_node_id(node);
-        d->set_count(count);
-      }
-      *spec.mutable_locks() = {sub->locks.begin(), sub->locks.end()};
-    }
+    auto specs = specs_of(*sub, now);
     if (!api.wait_for_runner && !anyone_runs(*runners, specs.front())) {
       ++bad_requests_;
       std::string why;
@@ -252,63 +305,7 @@ void http_api::task_routes() {
         + "' (--shell-allow); start one that does, or this node with "
           "--wait-for-runner to let the task wait"));
     }
-    // A key submitted before is the task it named: answered with its id,
-    // whatever became of the first submit (201, 202, 503, a cut
-    // connection). Only the keys this replica does not hold yet are sent.
-    std::vector<std::string> all_ids, existing;
-    if (!sub->policy.key.empty()) {
-      task_query q;
-      for (const auto& spec : specs)
-        q.ids.push_back(spec.id());
-      all_ids = q.ids;
-      auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err,
-                                               tasks_atom_v, q);
-      if (!rows)
-        return busy(res, err);
-      std::set<std::string> held;
-      for (const auto& r : *rows)
-        if (r.has_spec)
-          held.insert(r.spec.id());
-      existing.assign(held.begin(), held.end());
-      specs.erase(std::remove_if(specs.begin(), specs.end(),
-                                 [&](const wire::TaskSpec& s) {
-                                   return held.count(s.id()) > 0;
-                                 }),
-                  specs.end());
-      if (specs.empty())
-        return reply(res, 200, {{"ids", all_ids}, {"existing", existing},
-                                {"replicated", true}});
-    }
-    // All or nothing: the queue takes every task or none. It refuses a
-    // submit it reaches after accept_by, and we wait for its answer
-    // longer than that, so a 503 from here means nothing was enqueued.
-    auto accept = std::chrono::milliseconds(api.submit_accept_ms);
-    auto receipt = ask_within<submit_receipt>(
-      sys_, node_.queue(), accept + http_ask_timeout, err, submit_atom_v,
-      std::move(specs), caf::make_timestamp() + accept);
-    if (!receipt)
-      return reply(res, 503, {{"error", "node busy, no task enqueued: " + err},
-                              {"ids", nlohmann::json::array()}});
-    if (!receipt->refused.empty()) {
-      ++submits_refused_;
-      res.set_header("Retry-After", "1");
-      return reply(res, 429, {{"error", "no task enqueued: " + receipt->refused},
-                              {"ids", nlohmann::json::array()}});
-    }
-    // Enqueued: the ids are the client's whatever replication does next.
-    metrics_->submitted(receipt->ids.size());
-    auto replicated = ask_within<bool>(
-      sys_, node_.queue(), std::chrono::milliseconds(api.submit_replicated_ms),
-      err, submit_atom_v, receipt->batch);
-    nlohmann::json body{{"ids", all_ids.empty() ? receipt->ids : all_ids},
-                        {"replicated", replicated.value_or(false)}};
-    if (!existing.empty())
-      body["existing"] = existing;
-    if (replicated && *replicated)
-      return reply(res, 201, body);
-    if (replicated) // known_tasks refused some, which fresh ids never are
-      body["error"] = "some tasks were refused by the replica";
-    reply(res, 202, body);
+    enqueue(std::move(specs), !sub->policy.key.empty(), res, {});
   });
   s.Get("/tasks", [this](const httplib::Request& req, httplib::Response& res) {
     std::string err;

@@ -8,11 +8,17 @@
 #include <functional>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include <caf/fwd.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "common/endpoint.hpp"
 #include "node/node.hpp"
+
+namespace httplib {
+struct Response;
+}
 
 namespace dice {
 
@@ -50,6 +56,12 @@ private:
   void drain_routes(); // POST and DELETE /drain (drain_routes.cpp)
   void key_routes(); // the cluster keyring: /keys (key_routes.cpp)
   void worker_routes(); // workers outside the node: /workers (worker_routes.cpp)
+  void workflow_routes(); // POST /workflows, GET /workflows/ID (workflow_routes.cpp)
+  /// Enqueues `specs`, all or nothing, and answers with their ids after
+  /// `extra`'s fields. `keyed`: ids a key gave; those the replica holds
+  /// already are answered, not enqueued again.
+  void enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
+               httplib::Response& res, nlohmann::json extra);
   /// Calls on_leave_ once the node holds no claim or execution.
   void leave_when_drained();
 

@@ -4,6 +4,8 @@
 #include <limits>
 #include <set>
 
+#include "executor/shell_kind.hpp"
+#include "executor/task_kinds.hpp"
 #include "mutex/lock_name.hpp"
 #include "vocabulary/runner_capabilities.hpp"
 
@@ -181,6 +183,33 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
   if (auto p = policy_problem(pol, now); !p.empty())
     return fail(p);
   return r;
+}
+
+std::string submit_payload_problem(const std::string& kind,
+                                   const std::string& payload) {
+  std::string why = builtin_payload_problem(kind, payload);
+  if (why.empty() && kind == "shell" && shell_argv(payload, why).empty()
+      && why.empty()) // shell_argv says why, but for an empty payload
+    why = "shell: the payload names no program";
+  return why;
+}
+
+std::vector<wire::TaskSpec> specs_of(const submit_request& sub, millis now) {
+  std::vector<wire::TaskSpec> specs(sub.count);
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    auto& spec = specs[i];
+    apply_policy(sub.policy, now, i, specs.size(), spec);
+    spec.set_kind(sub.kind);
+    spec.set_payload(sub.payload);
+    spec.set_priority(sub.priority);
+    for (auto& [node, count] : sub.data_objects) {
+      auto* d = spec.add_data_objects();
+      d->set_node_id(node);
+      d->set_count(count);
+    }
+    *spec.mutable_locks() = {sub.locks.begin(), sub.locks.end()};
+  }
+  return specs;
 }
 
 std::optional<std::vector<std::string>> parse_ids(const std::string& list,

@@ -49,6 +49,16 @@ std::optional<submit_request>
 parse_submit(const std::string& body, const std::vector<std::string>& known_kinds,
              const submit_limits& limits, std::string& error, millis now = 0);
 
+/// Why `payload` cannot run as `kind` (a built-in kind's number, a shell
+/// program): a task that would fail every attempt is refused at submit.
+/// Empty if it can.
+std::string submit_payload_problem(const std::string& kind,
+                                   const std::string& payload);
+
+/// The specs a submit makes at wall time `now`: its policy applied (ids
+/// from its key, if any), `count` of them.
+std::vector<wire::TaskSpec> specs_of(const submit_request& sub, millis now);
+
 /// Most ids one GET /tasks?ids=... may name (the URI limit is 8 KiB anyway).
 constexpr std::size_t max_query_ids = 256;
 /// Parses the `ids` parameter of GET /tasks: ids separated by commas (empty

@@ -6,7 +6,7 @@ namespace dice {
 
 namespace {
 
-const char* known_params = "state, kind, node, limit, after, ids, with, group";
+const char* known_params = "state, kind, node, workflow, limit, after, ids, with, group";
 
 } // namespace
 
@@ -28,6 +28,8 @@ parse_task_list(const std::multimap<std::string, std::string>& params,
         return fail("state must be one of " + state_names());
       q.phase = s->phase;
       q.claimed_ahead = s->claimed_ahead;
+    } else if (name == "workflow") {
+      q.workflow = value;
     } else if (name == "kind" || name == "node" || name == "after") {
       if (value.empty())
         return fail(name + " must not be empty");

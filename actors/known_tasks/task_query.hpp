@@ -33,6 +33,7 @@ struct task_query {
   std::optional<bool> claimed_ahead{};
   std::optional<std::string> kind{};
   std::optional<std::string> node{};
+  std::optional<std::string> workflow{}; // the tasks of one workflow
   std::optional<std::string> after{};
   std::optional<std::size_t> limit{};
 

@@ -16,6 +16,7 @@
 #include "common/time.hpp"
 #include "task_commands.hpp"
 #include "drain_command.hpp"
+#include "workflow_command.hpp"
 #include "keys_command.hpp"
 #include "task_options.hpp"
 #include "test_command.hpp"
@@ -66,6 +67,14 @@ const char* usage =
   "                 tasks in id order (a-2 before a-10); --on: claimed by NODE;\n"
   "                 --limit/--after: a page, and the --after of the next one\n"
   "  results ID...  results of many tasks at once (ID - reads ids from stdin)\n"
+  "  workflow submit FILE.json [--wait] [--timeout S]\n"
+  "                 submit a graph of steps at once (docs/workflows.md): each\n"
+  "                 step a task, or one per item of its \"payloads\", after the\n"
+  "                 earlier steps it names; prints the workflow id (--wait:\n"
+  "                 follows every task, then prints the graph)\n"
+  "  workflow status ID   the graph, each step's state and short results;\n"
+  "                 exit 1 if it ended with a step not done\n"
+  "  workflow cancel|remove ID   cancel or remove every task of the workflow\n"
   "  lock NAME [--timeout S] -- COMMAND [ARGS...]\n"
   "                 run COMMAND here holding cluster-wide lock NAME; exit with\n"
   "                 its status (3: no lock within S seconds, default 3600;\n"
@@ -362,6 +371,8 @@ int main(int argc, char** argv) {
     return retry_task(node, a, json);
   if (cmd == "drain" || cmd == "undrain")
     return drain_command(node, a, cmd == "undrain", json);
+  if (cmd == "workflow")
+    return workflow_command(node, a, json);
   if (cmd == "lock" || cmd == "locks")
     return lock_subcommand(node, a, json);
   if (cmd == "event") {
