@@ -21,6 +21,7 @@
 #include "http_api/http_api.hpp"
 #include "node/node.hpp"
 #include "evaluation/evaluation_service.hpp"
+#include "known_tasks/task_policy.hpp"
 #include "tester/tester_node.hpp"
 
 namespace dice::embed {
@@ -281,6 +282,16 @@ void node::publish(const std::string& topic, const std::string& data) {
 
 std::string node::submit(const task& t, std::chrono::milliseconds timeout) {
   return impl_->ask<std::string>("submit", timeout, submit_atom_v, t);
+}
+
+std::string step_task_id(const std::string& workflow_id, const std::string& step,
+                         std::size_t i, std::size_t count) {
+  return keyed_task_id(nth_task_key(workflow_id + "/" + step, i, count));
+}
+
+std::string node::submit_workflow(const std::string& json,
+                                  std::chrono::milliseconds timeout) {
+  return impl_->ask<std::string>("submit_workflow", timeout, workflow_atom_v, json);
 }
 
 void node::on_event(std::function<void(const task_event&)> fn) {

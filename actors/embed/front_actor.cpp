@@ -12,6 +12,7 @@
 #include "embed/event_of.hpp"
 #include "embed/front_checks.hpp"
 #include "embed/subscribers.hpp"
+#include "http_api/workflow_json.hpp"
 
 namespace dice::embed {
 
@@ -66,29 +67,27 @@ void learn(front_ptr self, const task_event& ev) {
   }
 }
 
-// Enqueues one task all or nothing, so a full submit window answers busy,
-// then answers its id once another replica holds it.
-void enqueue(front_ptr self, wire::TaskSpec spec,
-             caf::typed_response_promise<std::string> rp) {
+// Enqueues tasks all or nothing, so a full submit window answers busy,
+// then answers once another replica holds them: with `answer`, or the
+// first task's id. `keyed`: ids a key gave, which a replica refuses only
+// because another submit of that key came first.
+void enqueue(front_ptr self, std::vector<wire::TaskSpec> specs, bool keyed,
+             std::string answer, caf::typed_response_promise<std::string> rp) {
   auto& st = self->state;
-  bool keyed = !spec.key().empty();
   auto accept = std::chrono::milliseconds(st.cfg.accept_ms);
-  std::vector<wire::TaskSpec> one{std::move(spec)};
   self
     ->request(st.to.queue, accept + std::chrono::milliseconds(st.cfg.answer_margin_ms),
-              dice::submit_atom_v, std::move(one), caf::make_timestamp() + accept)
+              dice::submit_atom_v, std::move(specs), caf::make_timestamp() + accept)
     .then(
-      [self, rp, keyed](const submit_receipt& r) mutable {
+      [self, rp, keyed, answer](const submit_receipt& r) mutable {
         if (!r.refused.empty() || r.ids.empty()) {
           rp.deliver(make_error(refusal::busy, "no task enqueued: " + r.refused));
           return;
         }
-        auto id = r.ids.front();
+        auto id = answer.empty() ? r.ids.front() : answer;
         self->request(self->state.to.queue, caf::infinite, dice::submit_atom_v, r.batch)
           .then(
             [rp, id, keyed](bool replicated) mutable {
-              // A keyed task the replica refused is the key's task that
-              // another submit enqueued first: the same id.
               if (replicated || keyed)
                 rp.deliver(id);
               else
@@ -101,6 +100,37 @@ void enqueue(front_ptr self, wire::TaskSpec spec,
         rp.deliver(make_error(refusal::busy, "node busy, no task enqueued: "
                                                + self->system().render(e)));
       });
+}
+
+void enqueue(front_ptr self, wire::TaskSpec spec,
+             caf::typed_response_promise<std::string> rp) {
+  bool keyed = !spec.key().empty();
+  enqueue(self, {std::move(spec)}, keyed, "", rp);
+}
+
+caf::result<std::string> submit_workflow(front_ptr self, const std::string& json) {
+  auto rp = self->make_response_promise<std::string>();
+  self->request(self->state.to.queue, caf::infinite, dice::runners_atom_v)
+    .then(
+      [self, rp, json](const std::vector<runner_capabilities>& runners) mutable {
+        auto& st = self->state;
+        std::string err;
+        auto w = parse_workflow(json, {}, fresh_workflow_id(), err, st.now());
+        if (!w) {
+          rp.deliver(make_error(refusal::invalid, err));
+          return;
+        }
+        for (const auto& spec : w->specs)
+          if (!st.cfg.runs(spec.kind()) && !anyone_runs(runners, spec)) {
+            rp.deliver(make_error(refusal::unknown_kind,
+                                  "step '" + spec.step() + "': unknown kind '"
+                                    + spec.kind() + "'"));
+            return;
+          }
+        enqueue(self, std::move(w->specs), true, w->id, rp);
+      },
+      [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
+  return rp;
 }
 
 void enqueue_once(front_ptr self, wire::TaskSpec spec,
@@ -221,6 +251,7 @@ front_actor::behavior_type front_fun(front_ptr self, front_config cfg,
   });
   return {
     [self](submit_atom, const task& t) { return submit(self, t); },
+    [self](workflow_atom, const std::string& json) { return submit_workflow(self, json); },
     [self](await_atom, const std::string& id) { return await(self, id); },
     [self](query_atom, const std::string& id) { return query(self, id); },
     [self](cancel_atom, const std::string& id) {

@@ -53,6 +53,8 @@ task_spec_of(const task& t, const std::function<bool(const std::string&)>& runs,
     d->set_node_id(node_id);
     d->set_count(count);
   }
+  if (auto p = spec_size_problem(spec); !p.empty())
+    return problem{refusal::oversize, p};
   return spec;
 }
 

@@ -296,6 +296,10 @@ void http_api::task_routes() {
       return reply(res, 400, error_json(why));
     }
     auto specs = specs_of(*sub, now);
+    if (auto why = spec_size_problem(specs.front()); !why.empty()) {
+      ++bad_requests_;
+      return reply(res, 400, error_json(why));
+    }
     if (!api.wait_for_runner && !anyone_runs(*runners, specs.front())) {
       ++bad_requests_;
       std::string why;

@@ -1,6 +1,8 @@
 #include "http_api/workflow_json.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <random>
 #include <map>
 #include <set>
 
@@ -19,6 +21,15 @@ bool good_step_name(const std::string& name) {
 }
 
 } // namespace
+
+std::string fresh_workflow_id() {
+  static thread_local std::mt19937_64 gen{std::random_device{}()};
+  char id[32];
+  std::snprintf(id, sizeof id, "wf-%016llx%08llx",
+                static_cast<unsigned long long>(gen()),
+                static_cast<unsigned long long>(gen() & 0xffffffffu));
+  return id;
+}
 
 std::string keyed_workflow_id(const std::string& key) {
   // Another prefix than a task key's, so the two never name one id.
@@ -113,6 +124,8 @@ parse_workflow(const std::string& body, const std::vector<std::string>& known_ki
       auto& spec = specs[i];
       spec.set_payload(payloads[i]);
       if (auto why = submit_payload_problem(spec.kind(), spec.payload()); !why.empty())
+        return in(why);
+      if (auto why = spec_size_problem(spec); !why.empty())
         return in(why);
       spec.set_workflow(w.id);
       spec.set_step(name);

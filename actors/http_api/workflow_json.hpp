@@ -39,6 +39,9 @@ std::optional<workflow_request>
 parse_workflow(const std::string& body, const std::vector<std::string>& known_kinds,
                const std::string& fresh_id, std::string& error, millis now);
 
+/// A workflow id no other submit picks: "wf-" and 96 random bits.
+std::string fresh_workflow_id();
+
 /// The workflow id a key gives (the same at every node).
 std::string keyed_workflow_id(const std::string& key);
 

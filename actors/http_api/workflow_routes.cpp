@@ -3,10 +3,6 @@
 // GET /workflows/ID shows the graph with each step's state. A whole
 // workflow is canceled or removed with the bulk routes' workflow filter
 // (POST /tasks/cancel?workflow=ID, DELETE /tasks?workflow=ID).
-#include <iomanip>
-#include <random>
-#include <sstream>
-
 #include <httplib.h>
 
 #include "common/ask.hpp"
@@ -20,19 +16,6 @@
 #include "vocabulary/runner_capabilities.hpp"
 
 namespace dice {
-
-namespace {
-
-// A workflow id no other submit picks: 96 random bits.
-std::string fresh_workflow_id() {
-  static thread_local std::mt19937_64 gen{std::random_device{}()};
-  std::ostringstream id;
-  id << "wf-" << std::hex << std::setfill('0') << std::setw(16) << gen()
-     << std::setw(8) << (gen() & 0xffffffffu);
-  return id.str();
-}
-
-} // namespace
 
 void http_api::workflow_routes() {
   auto& s = *server_;

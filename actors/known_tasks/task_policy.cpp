@@ -5,6 +5,8 @@
 
 #include <openssl/evp.h>
 
+#include "common/defaults.hpp"
+
 namespace dice {
 
 std::string policy_problem(const task_policy& p, millis now) {
@@ -76,6 +78,15 @@ void apply_policy(const task_policy& p, millis now, std::size_t i,
     spec.set_key(nth_task_key(p.key, i, count));
     spec.set_id(keyed_task_id(spec.key()));
   }
+}
+
+std::string spec_size_problem(const wire::TaskSpec& spec) {
+  constexpr std::size_t most = defaults::max_datagram_bytes - 2048;
+  auto size = spec.ByteSizeLong();
+  if (size <= most)
+    return {};
+  return "the task takes " + std::to_string(size) + " bytes with its payload "
+         "and 'after'; at most " + std::to_string(most) + " fit one datagram";
 }
 
 std::string keyed_task_id(const std::string& key) {

@@ -38,7 +38,7 @@ constexpr std::size_t max_task_key_bytes = 256;
 constexpr std::uint32_t max_task_attempts = 100;
 constexpr std::size_t max_task_parents = 1000;
 constexpr std::size_t max_task_id_bytes = 256;
-constexpr std::size_t max_task_after_bytes = 24 * 1024;
+constexpr std::size_t max_task_after_bytes = 40 * 1024;
 constexpr millis max_task_wait_ms = 365LL * 24 * 3600 * 1000; // delays, limits
 
 /// Empty if `p` is usable at wall time `now`, else why not (names the
@@ -49,6 +49,10 @@ std::string policy_problem(const task_policy& p, millis now);
 /// time `now`; with a key, also its id and its own key (nth_task_key).
 void apply_policy(const task_policy& p, millis now, std::size_t i,
                   std::size_t count, wire::TaskSpec& spec);
+
+/// Empty if the whole spec (payload, `after`, locks...) fits a datagram
+/// with room for its message, else why not.
+std::string spec_size_problem(const wire::TaskSpec& spec);
 
 /// The task id of key `key`: "key-" and 24 hex digits of its SHA-256
 /// (96 bits: URL- and list-safe whatever bytes the key holds).

@@ -52,6 +52,10 @@ using node_actor = caf::typed_actor<
   // Enqueues a task: its id once another replica holds it (or no other
   // node is alive); refused: unknown_kind, oversize, invalid or busy.
   caf::replies_to<submit_atom, task>::with<std::string>,
+  // Enqueues a workflow, given as POST /workflows's JSON body
+  // (docs/workflows.md), all or nothing: its id once another replica
+  // holds its tasks; refused: unknown_kind, invalid or busy.
+  caf::replies_to<workflow_atom, std::string>::with<std::string>,
   // The task's end (done, failed, expired, canceled or removed) when it
   // comes, at once if it came already. With caf::infinite as the request's
   // timeout, a host actor gets the result whenever the task ends.

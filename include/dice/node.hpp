@@ -97,6 +97,13 @@ public:
   /// not answer in `timeout`.
   std::string submit(const task& t,
                      std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  /// Enqueues a workflow, all or nothing: `json` is POST /workflows's body
+  /// (docs/workflows.md: steps, each after earlier ones, fanned out over
+  /// "payloads"); returns the workflow's id once another replica holds its
+  /// tasks. Their ids derive from it and the steps' names: use `await` on
+  /// a task of the workflow, or GET /workflows/ID. Throws as submit does.
+  std::string submit_workflow(const std::string& json,
+                              std::chrono::milliseconds timeout = std::chrono::seconds(10));
   /// Calls `fn` for every task state change this node learns, from a CAF
   /// thread: keep it short and do not block. May be called before start().
   void on_event(std::function<void(const task_event&)> fn);
@@ -143,5 +150,10 @@ private:
   struct impl;
   std::unique_ptr<impl> impl_;
 };
+
+/// The id of task `i` (0-based) of step `step` of workflow `workflow_id`,
+/// whose "payloads" made `count` tasks (1: a step of one task).
+std::string step_task_id(const std::string& workflow_id, const std::string& step,
+                         std::size_t i = 0, std::size_t count = 1);
 
 } // namespace dice::embed

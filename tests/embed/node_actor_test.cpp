@@ -165,3 +165,41 @@ TEST_CASE("the blocking calls and the actor handle are one node", "[embed]") {
   CHECK_FALSE(n.cancel(id)); // ended
   CHECK_FALSE(n.await("no-such-task", std::chrono::milliseconds(50)));
 }
+
+TEST_CASE("an embedded kind receives its parents' results as values, and a "
+          "workflow submitted as JSON runs as one graph",
+          "[embed][workflows]") {
+  one_node one{"parents"};
+  auto& n = one.n;
+  // Joins the parents' results, in the order the task named them.
+  n.add_kind("join", [](const std::string& payload, const std::vector<parent>& parents,
+                        const std::function<bool()>&) {
+    std::string out = payload;
+    for (const auto& p : parents)
+      out += "|" + p.state + ":" + p.result_or_reason;
+    return outcome::success(out);
+  });
+  n.start();
+  auto a = n.submit({"upper", "a"});
+  auto b = n.submit({"upper", "b"});
+  task joined{"join", "j"};
+  joined.after = {b, a};
+  auto end = n.await(n.submit(joined), std::chrono::seconds(30));
+  REQUIRE(end);
+  CHECK(end->result == "j|done:B|done:A");
+
+  auto wf = n.submit_workflow(R"({"steps": [
+    {"name": "up", "kind": "upper", "payloads": ["x", "y"]},
+    {"name": "all", "kind": "join", "payload": "w", "after": ["up"]}]})");
+  CHECK(wf.rfind("wf-", 0) == 0);
+  CHECK_THROWS_WITH(n.submit_workflow(R"({"steps": [{"name": "s", "kind": "lower"}]})"),
+                    "submit_workflow: step 's': unknown kind 'lower'");
+  CHECK_THROWS_AS(n.submit_workflow("{"), std::invalid_argument);
+  // The fan-in's id derives from the workflow's and the step's name.
+  auto all = n.await(step_task_id(wf, "all"), std::chrono::seconds(30));
+  REQUIRE(all);
+  CHECK(all->result == "w|done:X|done:Y");
+  auto y = n.await(step_task_id(wf, "up", 1, 2), std::chrono::seconds(5));
+  REQUIRE(y);
+  CHECK(y->result == "Y");
+}

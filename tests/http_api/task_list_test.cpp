@@ -67,7 +67,7 @@ TEST_CASE("GET /tasks parameters: filters, a page, bulk results, a tally",
 
 TEST_CASE("GET /tasks refuses what it would otherwise ignore", "[http_api]") {
   CHECK(refusal({{"limt", "5"}})
-        == "unknown parameter 'limt' (known: state, kind, node, limit, after, "
+        == "unknown parameter 'limt' (known: state, kind, node, workflow, limit, after, "
            "ids, with, group)");
   CHECK(refusal({{"limit", "0"}}) == "limit must be an integer from 1 to 10000");
   CHECK(refusal({{"limit", "-1"}}) == "limit must be an integer from 1 to 10000");

@@ -3,6 +3,8 @@
 // dependants on every node while a step that runs anyway sees why.
 #include <catch2/catch.hpp>
 
+#include <httplib.h>
+
 #include "cluster.hpp"
 
 using namespace dice::test;
@@ -152,4 +154,79 @@ TEST_CASE("a dependency the API cannot take is refused with its reason",
                         "alone.log");
   CHECK(alone.code != 0);
   CHECK_THAT(alone.output, Contains("--on-parent-failure: needs --after"));
+}
+
+namespace {
+
+// POST /workflows at `n`: the answer's body (status 201 expected).
+nlohmann::json submit_workflow(node_process& n, const nlohmann::json& w) {
+  httplib::Client cli("127.0.0.1", n.spec().http_port);
+  cli.set_read_timeout(10);
+  auto res = cli.Post("/workflows", w.dump(), "application/json");
+  REQUIRE(res);
+  INFO("POST /workflows answered " << res->status << ": " << res->body);
+  REQUIRE(res->status == 201);
+  return nlohmann::json::parse(res->body);
+}
+
+} // namespace
+
+TEST_CASE("a workflow fans out 100 tasks and fans their 100 results into "
+          "one step, though a node running them is killed mid-way",
+          "[process][dependencies][workflows]") {
+  cluster c;
+  auto nodes = three_shell_nodes(c, "chord");
+  std::vector<std::string> payloads(100, "100"); // 100 ms each
+  nlohmann::json w{
+    {"steps",
+     {{{"name", "work"}, {"kind", "sleep"}, {"payloads", payloads}},
+      {{"name", "sum"},
+       {"kind", "shell"},
+       {"payload", sh("grep -o '\"state\":\"done\"' \"$DICE_PARENT_RESULTS_FILE\" | wc -l")},
+       {"after", {"work"}}}}}};
+  auto answer = submit_workflow(*nodes[0], w);
+  auto id = answer["workflow"].get<std::string>();
+  auto sum = answer["steps"]["sum"][0].get<std::string>();
+  REQUIRE(answer["steps"]["work"].size() == 100);
+  // Kill the third node once it has run some of the fan-out.
+  REQUIRE(wait_until([&] {
+    auto s = nodes[0]->get_json("/workflows/" + id);
+    return s && (*s)["counts"].value("done", 0) >= 10;
+  }, millis(20000)));
+  nodes[2]->proc().kill_now();
+  std::vector<node_process*> alive{nodes[0], nodes[1]};
+  auto ends = ended_everywhere(alive, sum);
+  INFO("node logs:\n" << c.logs());
+  REQUIRE(ends.size() == 2);
+  for (const auto& t : ends) {
+    CHECK(t["state"] == "done");
+    CHECK(t["result"] == "100\n"); // every parent's result reached it
+    CHECK(t["parents"].size() == 100);
+  }
+  auto status = nodes[1]->get_json("/workflows/" + id);
+  REQUIRE(status);
+  CHECK((*status)["state"] == "done");
+  CHECK((*status)["counts"]["done"] == 101);
+  CHECK((*status)["steps"][1]["after"] == nlohmann::json::array({"work"}));
+}
+
+TEST_CASE("a workflow's chain through the CLI: each step reads the one "
+          "before, and the status shows the graph",
+          "[process][dependencies][workflows]") {
+  cluster c;
+  auto nodes = three_shell_nodes(c, "wchain");
+  auto file = c.dir().write("chain.json", nlohmann::json{
+    {"steps",
+     {{{"name", "a"}, {"kind", "shell"}, {"payload", sh("printf a")}},
+      {{"name", "b"}, {"kind", "shell"}, {"after", {"a"}},
+       {"payload", sh("printf '%sb' \"$DICE_PARENT_RESULT\"")}},
+      {{"name", "c"}, {"kind", "shell"}, {"after", {"b"}},
+       {"payload", sh("printf '%sc' \"$DICE_PARENT_RESULT\"")}}}}}.dump());
+  auto run = dice_cli(c, *nodes[1], {"workflow", "submit", file, "--wait", "--timeout", "30"},
+                      "wf.log", millis(40000));
+  INFO("dice output:\n" << run.output << "\nnode logs:\n" << c.logs());
+  CHECK(run.code == 0);
+  CHECK_THAT(run.output, Contains(": done"));
+  CHECK_THAT(run.output, Contains("result: abc"));
+  CHECK_THAT(run.output, Contains("c  done  after b"));
 }
