@@ -55,6 +55,7 @@ http_api::http_api(caf::actor_system& sys, const node& n, endpoint where)
   drain_routes();
   key_routes();
   workflow_routes();
+  schedule_routes();
   worker_routes();
   // Headers and body leave in separate writes: with Nagle's algorithm the
   // body waited for the client's delayed ACK, 40 ms on Linux, so every

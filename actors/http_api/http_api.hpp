@@ -57,6 +57,7 @@ private:
   void key_routes(); // the cluster keyring: /keys (key_routes.cpp)
   void worker_routes(); // workers outside the node: /workers (worker_routes.cpp)
   void workflow_routes(); // POST /workflows, GET /workflows/ID (workflow_routes.cpp)
+  void schedule_routes(); // POST/GET /schedules, DELETE /schedules/NAME (schedule_routes.cpp)
   /// Enqueues `specs`, all or nothing, and answers with their ids after
   /// `extra`'s fields. `keyed`: ids a key gave; those the replica holds
   /// already are answered, not enqueued again.

@@ -100,6 +100,7 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"recoveries_heard", c.recoveries_heard},
           {"adopted", c.adopted},
           {"parent_cancels", c.parent_cancels},
+          {"schedule_ticks", c.schedule_ticks},
           {"stable_points_sent", c.stable_points_sent},
           {"stable_points_applied", c.stable_points_applied},
           {"acks_sent", c.acks_sent},

@@ -294,6 +294,10 @@ nlohmann::json task_json(const wire::TaskSpec& spec, const wire::TaskState& stat
           waiting.push_back(a);
       j["waiting_for"] = std::move(waiting);
     }
+    if (!spec.scheduled_by().empty()) {
+      j["schedule"] = spec.scheduled_by();
+      j["tick_ms"] = spec.tick_ms();
+    }
     if (!spec.workflow().empty()) {
       j["workflow"] = spec.workflow();
       j["step"] = spec.step();

@@ -12,7 +12,9 @@ namespace dice {
 
 known_tasks_machine::known_tasks_machine(std::string id, std::string origin,
                                          queue_config cfg)
-  : id_(std::move(id)), cfg_(std::move(cfg)), origin_(std::move(origin)) {
+  : id_(std::move(id)), cfg_(std::move(cfg)),
+    ticker_(id_, cfg_.schedule_stagger_ms, cfg_.schedule_late_ms),
+    origin_(std::move(origin)) {
 }
 
 bool known_tasks_machine::learn(const wire::TaskSpec& spec,
@@ -38,6 +40,14 @@ void known_tasks_machine::announce(const std::string& task_id, millis now,
   bool ended = is_terminal(task->state.phase());
   if (task->has_spec && task->spec.after_size() > 0)
     follow_parents(task->spec, ended, now);
+  if (task->has_spec && task->spec.has_schedule()) {
+    if (ended)
+      ticker_.remove(task->spec.schedule().name());
+    else
+      ticker_.add(task->spec.schedule(), now);
+  }
+  if (task->has_spec && !task->spec.scheduled_by().empty())
+    ticker_.seen(task->spec.scheduled_by(), task->spec.tick_ms());
   schedule_forget(task_id, *task, now);
   tell(task_id, now, out);
   // A parent that ended: its children may run now, or end.
@@ -363,7 +373,25 @@ void known_tasks_machine::forget(const std::string& task_id, millis now,
   ++counters_.tasks_forgotten;
 }
 
+void known_tasks_machine::on(const ev::live_nodes& e, millis, ev::events&) {
+  std::vector<std::string> live{id_};
+  for (const auto& [peer, seats] : e.peer_seats)
+    live.push_back(peer);
+  ticker_.members(std::move(live));
+}
+
 void known_tasks_machine::tick(millis now, ev::events& out) {
+  // A tick held already (another node enqueued it first) is not sent again.
+  for (const auto& d : ticker_.due(now)) {
+    const auto* record = tasks_.find(schedule_record_id(d.name));
+    if (record == nullptr || !record->has_spec)
+      continue;
+    auto spec = tick_task(record->spec.schedule(), d.tick);
+    if (tasks_.find(spec.id()) == nullptr && !forgotten_lately(spec.id())) {
+      submit(std::move(spec), now, out, false);
+      ++counters_.schedule_ticks;
+    }
+  }
   ev::tasks_forgotten gone;
   while (!due_.empty() && due_.begin()->first <= now) {
     auto task_id = due_.begin()->second;
@@ -391,6 +419,8 @@ std::optional<millis> known_tasks_machine::next_due() const {
     auto at = recent_order_.front().first + cfg_.forgotten_ids_ms;
     due = due ? std::min(*due, at) : at;
   }
+  if (auto at = ticker_.next_due())
+    due = due ? std::min(*due, *at) : *at;
   return due;
 }
 
@@ -560,7 +590,7 @@ std::string known_tasks_machine::owner_of(const std::string& task_id) const {
 // -- user operations ----------------------------------------------------------
 
 bool known_tasks_machine::submit(wire::TaskSpec spec, millis now,
-                                 ev::events& out) {
+                                 ev::events& out, bool ack) {
   // submitted_: the ENQUEUE may still be on its way back to this replica.
   if (spec.id().empty() || tasks_.has_spec(spec.id())
       || !submitted_.insert(spec.id()).second)
@@ -573,7 +603,7 @@ bool known_tasks_machine::submit(wire::TaskSpec spec, millis now,
   if (spec.enqueue_time_ms() == 0)
     spec.set_enqueue_time_ms(now);
   wire::OpId none;
-  out.push_back(ev::originate{make_enqueue(spec, none), true});
+  out.push_back(ev::originate{make_enqueue(spec, none), ack});
   return true;
 }
 
@@ -631,7 +661,8 @@ std::vector<task_row> known_tasks_machine::query(const task_query& q) const {
     return (!q.phase || t.state.phase() == *q.phase)
            && (!q.claimed_ahead || claimed_ahead(t.state) == *q.claimed_ahead)
            && (!(q.kind || q.limit || q.workflow) || t.has_spec)
-           && (!q.kind || t.spec.kind() == *q.kind)
+           && (q.kind ? t.spec.kind() == *q.kind
+                      : q.ids.size() > 0 || !t.spec.has_schedule())
            && (!q.workflow || t.spec.workflow() == *q.workflow)
            && (!q.node
                || (t.state.has_claim() && t.state.claim().node_id() == *q.node));

@@ -16,6 +16,7 @@
 #include "known_tasks/forgotten_set.hpp"
 #include "known_tasks/known_tasks.hpp"
 #include "known_tasks/parents.hpp"
+#include "known_tasks/schedules.hpp"
 #include "known_tasks/replica_sink.hpp"
 #include "known_tasks/task_query.hpp"
 #include "vocabulary/queue_config.hpp"
@@ -38,10 +39,13 @@ public:
   void on(const ev::member_recovered& e, millis now, ev::events& out);
   void on(const ev::tasks_adopted& e, millis now, ev::events& out);
   void on(const ev::merge_forgotten& e, millis now, ev::events& out);
-  /// Forgets the ended tasks whose retention passed.
+  /// Who enqueues a schedule's tick first ranks among the live nodes.
+  void on(const ev::live_nodes& e, millis now, ev::events& out);
+  /// Forgets the ended tasks whose retention passed; enqueues the
+  /// schedules' ticks that are this node's to enqueue now.
   void tick(millis now, ev::events& out);
-  /// When the next ended task is due to be forgotten, or a forgotten id
-  /// leaves the recent list.
+  /// When the next ended task is due to be forgotten, a forgotten id
+  /// leaves the recent list, or a schedule's tick falls due.
   std::optional<millis> next_due() const;
 
   /// Where every change is kept beyond the process (none: memory only).
@@ -54,7 +58,8 @@ public:
   // -- user operations (the paper's API) -------------------------------------
 
   /// enqueue: false if the id is empty or already known.
-  bool submit(wire::TaskSpec spec, millis now, ev::events& out);
+  /// `ack`: answered once another replica holds it (a client waits).
+  bool submit(wire::TaskSpec spec, millis now, ev::events& out, bool ack = true);
   /// removeByID: false if the task is already removed.
   bool remove(const std::string& task_id, millis now, ev::events& out);
   /// false if the task is unknown or has ended.
@@ -132,6 +137,7 @@ private:
   std::set<std::string> submitted_;
   // Children waiting on parents; those this node canceled for a parent.
   dependants dependants_;
+  schedule_ticker ticker_;
   std::set<std::string> parent_cancels_;
   std::map<std::string, std::string> adopted_by_; // task id -> new owner
   std::string origin_;

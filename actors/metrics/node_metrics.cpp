@@ -194,6 +194,7 @@ void queue_families(families& f, const queue_counters& q) {
     {"adopted", "Tasks whose enqueuer of record this node became", q.adopted},
     {"parent_cancels", "Dependent tasks this node canceled because a parent did not finish",
      q.parent_cancels},
+    {"schedule_ticks", "Schedule ticks this node enqueued", q.schedule_ticks},
     {"stable_points_sent", "Stable points announced", q.stable_points_sent},
     {"stable_points_applied", "Stable points applied",
      q.stable_points_applied},

@@ -16,7 +16,8 @@ void ready_queue_machine::on(const ev::task_changed& e, millis now,
                              ev::events&) {
   const auto& s = e.state;
   forget_times(e.task_id);
-  if (e.spec && s.phase() == wire::READY) {
+  // A schedule's record is never run: its ticks are.
+  if (e.spec && s.phase() == wire::READY && !e.spec->has_schedule()) {
     auto& t = tasks_[e.task_id];
     if (!t.spec || t.attempt != s.attempt())
       t = ready_task{e.spec, s.attempt(), now};

@@ -113,6 +113,11 @@ struct queue_config {
   /// refuse late messages that name it by id alone (claims, heartbeats):
   /// longer than any datagram stays in flight.
   millis forgotten_ids_ms = 30'000;
+  /// Schedules: each next node in rendezvous rank enqueues a tick it has
+  /// not heard of this much later; a tick older than schedule_late_ms when
+  /// it could be enqueued was missed (its schedule's catch_up decides).
+  millis schedule_stagger_ms = 1000;
+  millis schedule_late_ms = 10'000;
   /// A node restarted on a journal that held unended tasks claims none of
   /// them for this long: time to hear a peer (heartbeats every 400 ms), find
   /// itself behind and catch up, so that it learns which of them ended, or

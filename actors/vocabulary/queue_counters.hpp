@@ -38,6 +38,7 @@ struct queue_counters {
   std::uint64_t recoveries_heard = 0; // Recovery announcements received
   std::uint64_t adopted = 0;          // tasks whose enqueuer of record we became
   std::uint64_t parent_cancels = 0;   // children this node canceled: a parent ended badly
+  std::uint64_t schedule_ticks = 0;   // schedule ticks this node enqueued
   std::uint64_t stable_points_sent = 0;
   std::uint64_t stable_points_applied = 0;
   std::uint64_t acks_sent = 0; // Acks of received ENQUEUEs
@@ -88,6 +89,7 @@ struct queue_counters {
     recoveries_heard += o.recoveries_heard;
     adopted += o.adopted;
     parent_cancels += o.parent_cancels;
+    schedule_ticks += o.schedule_ticks;
     stable_points_sent += o.stable_points_sent;
     stable_points_applied += o.stable_points_applied;
     acks_sent += o.acks_sent;

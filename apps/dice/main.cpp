@@ -17,6 +17,7 @@
 #include "task_commands.hpp"
 #include "drain_command.hpp"
 #include "workflow_command.hpp"
+#include "schedule_command.hpp"
 #include "keys_command.hpp"
 #include "task_options.hpp"
 #include "test_command.hpp"
@@ -75,6 +76,14 @@ const char* usage =
   "  workflow status ID   the graph, each step's state and short results;\n"
   "                 exit 1 if it ended with a step not done\n"
   "  workflow cancel|remove ID   cancel or remove every task of the workflow\n"
+  "  schedule add NAME (--every DURATION | --cron \"M H D MON W\") [--jitter D]\n"
+  "         [--catch-up last|none|all] [--] KIND PAYLOAD [--time-limit D]\n"
+  "         [--retries N] [--backoff D] [--keep D]\n"
+  "                 a periodic schedule every node holds: each tick (from the\n"
+  "                 epoch, or cron in UTC) is one task, run once in a connected\n"
+  "                 cluster; ticks missed while no node ran: the latest (last,\n"
+  "                 the default), none or all\n"
+  "  schedule list | remove NAME\n"
   "  lock NAME [--timeout S] -- COMMAND [ARGS...]\n"
   "                 run COMMAND here holding cluster-wide lock NAME; exit with\n"
   "                 its status (3: no lock within S seconds, default 3600;\n"
@@ -136,7 +145,8 @@ bool is_flag(const std::string& name) {
 bool takes_value(const std::string& name) {
   for (auto* o : {"--node", "--count", "--priority", "--state", "--timeout",
                   "--token-file", "--ca-file", "--kind", "--on", "--limit", "--after",
-                  "--payload-file", "--ids-file", "--since"})
+                  "--payload-file", "--ids-file", "--since", "--every", "--cron",
+                  "--jitter", "--catch-up"})
     if (name == o)
       return true;
   for (auto* o : task_policy_options)
@@ -373,6 +383,8 @@ int main(int argc, char** argv) {
     return drain_command(node, a, cmd == "undrain", json);
   if (cmd == "workflow")
     return workflow_command(node, a, json);
+  if (cmd == "schedule")
+    return schedule_command(node, a, json);
   if (cmd == "lock" || cmd == "locks")
     return lock_subcommand(node, a, json);
   if (cmd == "event") {

@@ -1,0 +1,94 @@
+// Periodic schedules across real processes: a schedule every second on
+// three nodes gives one task per tick, and goes on, tick after tick, when
+// the node that enqueued the last tick is killed.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+#include <thread>
+
+#include "cluster.hpp"
+
+using namespace dice::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// The tick times of the schedule's tasks that `n` holds, and who
+// enqueued each.
+std::map<std::int64_t, std::string> ticks_at(node_process& n) {
+  std::map<std::int64_t, std::string> ticks;
+  auto list = n.get_json("/tasks?kind=echo&limit=1000");
+  if (!list)
+    return ticks;
+  for (const auto& t : (*list)["tasks"]) {
+    auto detail = n.get_json("/tasks/" + t["id"].get<std::string>());
+    if (detail && detail->value("schedule", "") == "beat")
+      ticks[(*detail)["tick_ms"].get<std::int64_t>()] = detail->value("enqueuer", "");
+  }
+  return ticks;
+}
+
+} // namespace
+
+TEST_CASE("a schedule every second on three nodes: one task per tick, and "
+          "none lost when the node that enqueued the last tick is killed",
+          "[process][schedules]") {
+  cluster c;
+  std::vector<node_process*> nodes;
+  for (auto& spec : seeded_specs(c, {"sch-1", "sch-2", "sch-3"})) {
+    spec.extra_args = {"--slots", "1"};
+    nodes.push_back(&c.start(spec));
+  }
+  REQUIRE(wait_until([&] {
+    for (auto* n : nodes)
+      if (n->alive_count() != 3)
+        return false;
+    return true;
+  }, millis(8000)));
+  auto add = dice_cli(c, *nodes[0], {"schedule", "add", "beat", "--every", "1s", "--",
+                                     "echo", "tick"}, "add.log");
+  INFO("dice output:\n" << add.output);
+  REQUIRE(add.code == 0);
+  auto again = dice_cli(c, *nodes[1], {"schedule", "add", "beat", "--every", "1s", "--",
+                                       "echo", "tick"}, "again.log");
+  CHECK(again.code == 0);
+  CHECK_THAT(again.output, Contains("exists already"));
+  auto list = dice_cli(c, *nodes[2], {"schedule", "list"}, "list.log");
+  CHECK_THAT(list.output, Contains("beat  every 1000 ms  echo tick"));
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(5500));
+  auto before = ticks_at(*nodes[0]);
+  INFO("node logs:\n" << c.logs());
+  REQUIRE(before.size() >= 4);
+  // Kill the node that enqueued the latest tick; the others go on.
+  auto victim_id = before.rbegin()->second;
+  auto victim = std::find_if(nodes.begin(), nodes.end(),
+                             [&](node_process* n) { return n->id() == victim_id; });
+  REQUIRE(victim != nodes.end());
+  (*victim)->proc().kill_now();
+  nodes.erase(victim);
+  std::this_thread::sleep_for(std::chrono::milliseconds(6000));
+  // Let the last ticks run and reach both survivors.
+  std::map<std::int64_t, std::string> after;
+  wait_until([&] {
+    after = ticks_at(*nodes[0]);
+    return after == ticks_at(*nodes[1]);
+  }, millis(5000));
+  REQUIRE(after.size() >= before.size() + 4);
+  // One task per tick: consecutive seconds, none missing, none twice
+  // (one id per tick time), before and after the kill.
+  std::int64_t prev = 0;
+  for (const auto& [tick, by] : after) {
+    if (prev != 0)
+      CHECK(tick - prev == 1000);
+    prev = tick;
+  }
+  auto tasks = nodes[0]->get_json("/tasks?kind=echo&state=done&limit=1000");
+  REQUIRE(tasks);
+  CHECK((*tasks)["tasks"].size() + 2 >= after.size()); // the newest may still run
+  auto removed = dice_cli(c, *nodes[0], {"schedule", "remove", "beat"}, "rm.log");
+  CHECK(removed.code == 0);
+  auto gone = dice_cli(c, *nodes[1], {"schedule", "list"}, "list2.log");
+  CHECK_THAT(gone.output, !Contains("beat"));
+}
