@@ -25,6 +25,8 @@ parents_verdict judge_parents(const wire::TaskSpec& child,
     auto& in = v.inputs.emplace_back();
     in.set_task_id(parent);
     in.set_phase(phase);
+    in.set_node(p->state.claim().node_id());
+    in.set_finished_ms(p->state.finished_time_ms());
     if (phase == wire::DONE)
       in.set_result(p->state.result());
     else

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "vocabulary/heir.hpp"
 #include "vocabulary/queue_messages.hpp"
 #include "known_tasks/task_state.hpp"
 #include "vocabulary/ranking.hpp"
@@ -162,8 +163,14 @@ bool ranking_machine::just_submitted(const ev::task_offer& e,
   // after ours and loses (criterion 3, and 5 on a tie), and the common
   // matching gives every other node something else.
   const auto& spec = *e.spec;
-  return cfg_.submit_claim_ms >= 0 && spec.enqueuer() == id_ && e.attempt <= 1
-         && spec.enqueue_time_ms() > 0 && e.ready_ms == spec.enqueue_time_ms()
+  if (cfg_.submit_claim_ms < 0 || e.attempt > 1)
+    return false;
+  // A child whose last parent ended here: the same, from that end, with a
+  // few ms more for the end to pass through this node's own actors.
+  if (auto [heir, ended] = heir_of(spec); !heir.empty())
+    return heir == id_ && now - ended <= cfg_.submit_claim_ms + heir_claim_extra_ms;
+  return spec.enqueuer() == id_ && spec.enqueue_time_ms() > 0
+         && e.ready_ms == spec.enqueue_time_ms()
          && now - e.ready_ms <= cfg_.submit_claim_ms;
 }
 

@@ -72,7 +72,8 @@ private:
   bool names(const wire::TaskState& s, std::uint32_t attempt,
              const wire::Claim& claim) const;
   // A task this node enqueued, offered within submit_claim_ms of its
-  // ENQUEUE: claimed before any peer could, so it needs no window.
+  // ENQUEUE, or a child whose last parent ended here just before
+  // (heir.hpp): claimed before any peer could, so it needs no window.
   bool just_submitted(const ev::task_offer& e, millis now) const;
   // True if this node is one of the few that tell a losing claimer about
   // the better claim.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "ready_queue/claim_matching.hpp"
+#include "vocabulary/heir.hpp"
 #include "vocabulary/queue_messages.hpp"
 
 namespace dice {
@@ -297,7 +298,9 @@ task_owners ready_queue_machine::owners(
     return owners;
   for (const auto& id : classes.front()) {
     const auto& t = tasks_.at(id);
-    const auto& enqueuer = t.spec->enqueuer();
+    // A child goes to its heir (heir.hpp), a new task to its enqueuer.
+    auto heir = heir_of(*t.spec).first;
+    const auto& enqueuer = heir.empty() ? t.spec->enqueuer() : heir;
     if (t.attempt > 1 || enqueuer.empty())
       continue;
     // Only an enqueuer that runs the task takes it first: every node must

@@ -1,10 +1,12 @@
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include <tuple>
 #include <variant>
 
 #include "vocabulary/queue_messages.hpp"
 #include "common/emitted_events.hpp"
+#include "vocabulary/heir.hpp"
 #include "vocabulary/ranking.hpp"
 #include "ranking/ranking_machine.hpp"
 #include "running_tasks/running_tasks_machine.hpp"
@@ -421,6 +423,39 @@ TEST_CASE("a task this node has just submitted starts at once; an older one, "
   auto never = cfg;
   never.submit_claim_ms = -1;
   CHECK_FALSE(starts(own(100, "a"), 100, 100, true, 1, never));
+}
+
+TEST_CASE("a child whose last parent just ended on this node starts at "
+          "once; its heir elsewhere, or a late offer, waits the window",
+          "[ranking]") {
+  // Parents p1 (ended at 90 on `first`) and p2 (ended at 100 on `last`).
+  auto child = [](const std::string& first, const std::string& last) {
+    auto s = spec_of("c");
+    s->set_enqueuer("b");
+    s->set_enqueue_time_ms(10);
+    s->add_after("p1");
+    s->add_after("p2");
+    for (auto [id, node, at] : {std::tuple<const char*, std::string, millis>{"p1", first, 90},
+                                {"p2", last, 100}}) {
+      auto* in = s->add_inputs();
+      in->set_task_id(id);
+      in->set_phase(wire::DONE);
+      in->set_node(node);
+      in->set_finished_ms(at);
+    }
+    return s;
+  };
+  auto starts = [](std::shared_ptr<wire::TaskSpec> spec, millis now) {
+    ranking_machine r("a", queue_config{});
+    ev::events out;
+    r.on(ev::task_offer{"c", 1, spec, 10, true}, now, out);
+    return !emitted<ev::start_execution>(out).empty();
+  };
+  CHECK(starts(child("b", "a"), 101));
+  CHECK(starts(child("b", "a"), 100 + 1 + heir_claim_extra_ms));
+  CHECK_FALSE(starts(child("b", "a"), 100 + 2 + heir_claim_extra_ms));
+  CHECK_FALSE(starts(child("a", "b"), 101)); // its heir is b
+  CHECK(heir_of(*child("a", "b")).first == "b");
 }
 
 TEST_CASE("a better rival claim heard only after the execution began "
