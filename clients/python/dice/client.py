@@ -326,7 +326,7 @@ class Client:
     @staticmethod
     def _task_body(kind: str, payload: Any, priority: int, locks: Sequence[str],
                    time_limit, retries, backoff, delay, at, expires, keep, key,
-                   data_objects) -> Dict[str, Any]:
+                   data_objects, after=(), on_parent_failure=None) -> Dict[str, Any]:
         if not isinstance(kind, str) or not kind:
             raise TypeError("kind: a non-empty string")
         if isinstance(payload, (bytes, bytearray)):
@@ -363,6 +363,12 @@ class Client:
             body["keep_for_ms"] = _ms(keep, "keep")
         if key is not None:
             body["key"] = str(key)
+        if isinstance(after, str):
+            after = [after]
+        if after:
+            body["after"] = list(after)
+        if on_parent_failure is not None:
+            body["on_parent_failure"] = on_parent_failure
         return body
 
     def submit_many(self, kind: str, payload: Any, count: int, *,
@@ -373,14 +379,17 @@ class Client:
                     delay: Optional[Duration] = None, at: Optional[When] = None,
                     expires: Optional[Union[Duration, _dt.datetime]] = None,
                     keep: Optional[Duration] = None, key: Optional[str] = None,
-                    data_objects: Optional[Dict[str, int]] = None) -> List[str]:
+                    data_objects: Optional[Dict[str, int]] = None,
+                    after: Sequence[str] = (),
+                    on_parent_failure: Optional[str] = None) -> List[str]:
         """Submit ``count`` (1 to 10,000) tasks alike, all or none; their ids.
 
         With a ``key`` the tasks' keys are KEY/1 … KEY/N and a repeat returns
         the same ids. Raises Busy (429/503: nothing was enqueued) or
         BadRequest (the node's reason)."""
         body = self._task_body(kind, payload, priority, locks, time_limit, retries,
-                               backoff, delay, at, expires, keep, key, data_objects)
+                               backoff, delay, at, expires, keep, key, data_objects,
+                               after, on_parent_failure)
         if int(count) != 1:
             body["count"] = int(count)
         _, answer = self._request("POST", "/tasks", body)
@@ -392,19 +401,42 @@ class Client:
                delay: Optional[Duration] = None, at: Optional[When] = None,
                expires: Optional[Union[Duration, _dt.datetime]] = None,
                keep: Optional[Duration] = None, key: Optional[str] = None,
-               data_objects: Optional[Dict[str, int]] = None) -> str:
+               data_objects: Optional[Dict[str, int]] = None,
+               after: Sequence[str] = (),
+               on_parent_failure: Optional[str] = None) -> str:
         """Submit one task; its id.
 
         Durations (``time_limit``, ``backoff``, ``delay``, ``keep``, and
         ``expires`` when not a datetime) are seconds or timedeltas; ``at``
         and a datetime ``expires`` are points in time. ``retries``: failed
         executions run again up to this many times. ``key`` makes the submit
-        idempotent: the same key gives the same task at any node."""
+        idempotent: the same key gives the same task at any node. ``after``:
+        the ids of tasks it runs after, once they are all done (a shell task
+        reads their results from $DICE_PARENT_RESULT and the JSON file
+        $DICE_PARENT_RESULTS_FILE); ``on_parent_failure="run"``: it runs
+        even if one of them did not finish (else it is canceled)."""
         return self.submit_many(kind, payload, 1, priority=priority, locks=locks,
                                 time_limit=time_limit, retries=retries,
                                 backoff=backoff, delay=delay, at=at,
                                 expires=expires, keep=keep, key=key,
-                                data_objects=data_objects)[0]
+                                data_objects=data_objects, after=after,
+                                on_parent_failure=on_parent_failure)[0]
+
+    def submit_workflow(self, steps: Sequence[Dict[str, Any]],
+                        key: Optional[str] = None) -> Dict[str, Any]:
+        """Submit a graph of steps at once, all or none (docs/workflows.md):
+        each step a dict with "name", "kind", "payload" (or "payloads", one
+        task each) and "after" (names of earlier steps). Returns the answer:
+        {"workflow": id, "steps": {name: [ids]}, "ids": [...]}."""
+        body: Dict[str, Any] = {"steps": list(steps)}
+        if key is not None:
+            body["key"] = str(key)
+        _, answer = self._request("POST", "/workflows", body)
+        return answer
+
+    def workflow(self, id: str) -> Dict[str, Any]:
+        """The workflow's graph: its state, and each step's state and tasks."""
+        return self._get("/workflows/" + self._quote(id))
 
     def status(self, id: str) -> Task:
         """The task ``id`` with its payload, result or reason and policy;

@@ -176,3 +176,24 @@ def test_lock_excludes_a_second_holder(cluster):
         assert not held.lost
     with cb.lock(name, timeout=10):
         pass
+
+
+def test_a_chain_and_a_workflow(cluster):
+    a, b = cluster
+    ca, cb = dice.Client(a.url), dice.Client(b.url)
+    first = ca.submit("echo", "one")
+    second = cb.submit("echo", "two", after=[first])
+    assert cb.wait(second, timeout=15).state == "done"
+    assert ca.status(second).started_at_ms >= ca.status(first).finished_at_ms
+    w = ca.submit_workflow([
+        {"name": "map", "kind": "echo", "payloads": ["x", "y", "z"]},
+        {"name": "reduce", "kind": "echo", "payload": "r", "after": ["map"]},
+    ])
+    assert len(w["steps"]["map"]) == 3
+    end = cb.wait(w["steps"]["reduce"][0], timeout=15)
+    assert end.state == "done"
+    graph = cb.workflow(w["workflow"])
+    assert graph["state"] == "done"
+    assert [s["name"] for s in graph["steps"]] == ["map", "reduce"]
+    with pytest.raises(dice.BadRequest):
+        ca.submit_workflow([{"name": "a", "kind": "echo", "after": ["nope"]}])
