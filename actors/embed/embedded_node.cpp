@@ -294,6 +294,11 @@ std::string node::submit_workflow(const std::string& json,
   return impl_->ask<std::string>("submit_workflow", timeout, workflow_atom_v, json);
 }
 
+std::string node::add_schedule(const std::string& json,
+                               std::chrono::milliseconds timeout) {
+  return impl_->ask<std::string>("add_schedule", timeout, schedule_atom_v, json);
+}
+
 void node::on_event(std::function<void(const task_event&)> fn) {
   auto& st = *impl_;
   std::lock_guard<std::mutex> g(st.mtx);

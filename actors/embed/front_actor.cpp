@@ -12,6 +12,7 @@
 #include "embed/event_of.hpp"
 #include "embed/front_checks.hpp"
 #include "embed/subscribers.hpp"
+#include "http_api/schedule_json.hpp"
 #include "http_api/workflow_json.hpp"
 
 namespace dice::embed {
@@ -104,7 +105,8 @@ void enqueue(front_ptr self, std::vector<wire::TaskSpec> specs, bool keyed,
 
 void enqueue(front_ptr self, wire::TaskSpec spec,
              caf::typed_response_promise<std::string> rp) {
-  bool keyed = !spec.key().empty();
+  // A schedule's id is its name's, as a key's is the key's.
+  bool keyed = !spec.key().empty() || spec.has_schedule();
   enqueue(self, {std::move(spec)}, keyed, "", rp);
 }
 
@@ -136,6 +138,31 @@ caf::result<std::string> submit_workflow(front_ptr self, const std::string& json
 void enqueue_once(front_ptr self, wire::TaskSpec spec,
                   caf::typed_response_promise<std::string> rp);
 
+caf::result<std::string> add_schedule(front_ptr self, const std::string& json) {
+  auto rp = self->make_response_promise<std::string>();
+  self->request(self->state.to.queue, caf::infinite, dice::runners_atom_v)
+    .then(
+      [self, rp, json](const std::vector<runner_capabilities>& runners) mutable {
+        auto& st = self->state;
+        std::string err;
+        auto record = parse_schedule(json, {}, st.now(), err);
+        if (!record) {
+          rp.deliver(make_error(refusal::invalid, err));
+          return;
+        }
+        const auto& task = record->schedule().task();
+        if (!st.cfg.runs(task.kind()) && !anyone_runs(runners, task)) {
+          rp.deliver(make_error(refusal::unknown_kind,
+                                "unknown kind '" + task.kind() + "'"));
+          return;
+        }
+        // Its id names the schedule: held already, that is the answer.
+        enqueue_once(self, std::move(*record), rp);
+      },
+      [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
+  return rp;
+}
+
 caf::result<std::string> submit(front_ptr self, const task& t) {
   auto& st = self->state;
   auto checked = task_spec_of(t, [](const std::string&) { return true; }, st.now());
@@ -166,7 +193,7 @@ caf::result<std::string> submit(front_ptr self, const task& t) {
 void enqueue_once(front_ptr self, wire::TaskSpec spec,
                   caf::typed_response_promise<std::string> rp) {
   auto& st = self->state;
-  if (spec.key().empty()) {
+  if (spec.key().empty() && !spec.has_schedule()) {
     enqueue(self, std::move(spec), rp);
     return;
   }
@@ -252,6 +279,7 @@ front_actor::behavior_type front_fun(front_ptr self, front_config cfg,
   return {
     [self](submit_atom, const task& t) { return submit(self, t); },
     [self](workflow_atom, const std::string& json) { return submit_workflow(self, json); },
+    [self](schedule_atom, const std::string& json) { return add_schedule(self, json); },
     [self](await_atom, const std::string& id) { return await(self, id); },
     [self](query_atom, const std::string& id) { return query(self, id); },
     [self](cancel_atom, const std::string& id) {

@@ -56,6 +56,11 @@ using node_actor = caf::typed_actor<
   // (docs/workflows.md), all or nothing: its id once another replica
   // holds its tasks; refused: unknown_kind, invalid or busy.
   caf::replies_to<workflow_atom, std::string>::with<std::string>,
+  // Adds a periodic schedule, given as POST /schedules's JSON body
+  // (docs/workflows.md): its record's id once another replica holds it
+  // (the same schedule, added before, answers its id); refused:
+  // unknown_kind, invalid or busy.
+  caf::replies_to<schedule_atom, std::string>::with<std::string>,
   // The task's end (done, failed, expired, canceled or removed) when it
   // comes, at once if it came already. With caf::infinite as the request's
   // timeout, a host actor gets the result whenever the task ends.

@@ -104,6 +104,12 @@ public:
   /// a task of the workflow, or GET /workflows/ID. Throws as submit does.
   std::string submit_workflow(const std::string& json,
                               std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  /// Adds a periodic schedule: `json` is POST /schedules's body
+  /// (docs/workflows.md); returns its record's id once another replica
+  /// holds it. The same schedule added again returns that id. Throws as
+  /// submit does.
+  std::string add_schedule(const std::string& json,
+                           std::chrono::milliseconds timeout = std::chrono::seconds(10));
   /// Calls `fn` for every task state change this node learns, from a CAF
   /// thread: keep it short and do not block. May be called before start().
   void on_event(std::function<void(const task_event&)> fn);

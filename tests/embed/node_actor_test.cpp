@@ -10,6 +10,8 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <set>
 #include <string>
 #include <vector>
@@ -202,4 +204,33 @@ TEST_CASE("an embedded kind receives its parents' results as values, and a "
   auto y = n.await(step_task_id(wf, "up", 1, 2), std::chrono::seconds(5));
   REQUIRE(y);
   CHECK(y->result == "Y");
+}
+
+TEST_CASE("an embedded node adds a schedule whose ticks run as tasks",
+          "[embed][schedules]") {
+  one_node one{"ticks"};
+  auto& n = one.n;
+  std::mutex m;
+  std::set<std::string> done;
+  n.on_event([&](const task_event& ev) {
+    std::lock_guard<std::mutex> g(m);
+    if (ev.kind == "upper" && ev.state == "done")
+      done.insert(ev.id);
+  });
+  n.start();
+  auto json = R"({"name": "beat", "every_ms": 200, "task": {"kind": "upper", "payload": "t"}})";
+  auto id = n.add_schedule(json);
+  CHECK(n.add_schedule(json) == id); // the same schedule
+  CHECK_THROWS_AS(n.add_schedule(R"({"name": "x", "every_ms": 200})"), std::invalid_argument);
+  // Ticks every 200 ms: several run within two seconds.
+  for (int i = 0; i < 100; ++i) {
+    {
+      std::lock_guard<std::mutex> g(m);
+      if (done.size() >= 3)
+        break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::lock_guard<std::mutex> g(m);
+  CHECK(done.size() >= 3);
 }
