@@ -105,34 +105,13 @@ echo "chord of $width, chain of $steps, $workers workers x $slots slots, kill ti
 echo "dice-node: $node_bin ${dice_args[*]}; logs: $logs; csv: $csv"
 
 # --- processes: pids holds the running system's top processes (server first)
-pids=()
-descendants() { # pid -> its descendants' pids
-  local c
-  for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do echo "$c"; descendants "$c"; done
-}
-stop_system() {
-  local p i all=()
-  for p in "${pids[@]}"; do mapfile -t -O "${#all[@]}" all < <(descendants "$p"); done
-  # Workers before the server, so they do not fight over a vanished socket.
-  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill -TERM "${pids[i]}" 2>/dev/null || true; done
-  local deadline=$((SECONDS + 15))
-  for p in "${pids[@]}"; do
-    while kill -0 "$p" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.1; done
-    kill -KILL "$p" 2>/dev/null || true
-    wait "$p" 2>/dev/null || true
-  done
-  # Children (Celery's pool) that outlived their parent.
-  for p in "${all[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-  pids=()
-}
-trap stop_system EXIT
-trap 'exit 130' INT TERM
+. "$(dirname "${BASH_SOURCE[0]}")/../processes.sh"
 
 # start_system SYSTEM TAG: starts it, sets pids and ports (what workflows.py
 # connects to).
 start_system() {
   local s=$1 tag=$2 i free
-  mapfile -t free < <($py "$here/workflows.py" ports $((2 * workers)))
+  mapfile -t free < <($py "$here/../peers/bench.py" ports $((2 * workers)))
   case $s in
     dice)
       ports=()

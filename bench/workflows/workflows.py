@@ -31,7 +31,6 @@ import http.client
 import json
 import os
 import signal
-import socket
 import statistics
 import sys
 import threading
@@ -40,25 +39,6 @@ import time
 POLL = 0.002       # how often a DiCE task's state (or a progress count) is read
 ENDED = ("done", "failed", "canceled", "expired", "removed")
 WATCH = []         # the system's top processes, minus the victim once killed
-
-
-def free_ports(k):
-    held, ports = [], []
-    while len(ports) < k:
-        t = socket.socket()
-        t.bind(("127.0.0.1", 0))
-        port = t.getsockname()[1]
-        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        try:  # dice-node listens on UDP at the port too
-            u.bind(("127.0.0.1", port))
-        except OSError:
-            t.close()
-            continue
-        held += [t, u]
-        ports.append(port)
-    for s in held:
-        s.close()
-    return ports
 
 
 def gone(pid):  # exited, or a zombie run.sh has not reaped yet
@@ -458,9 +438,6 @@ def summary(path, json_path):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "ports":
-        print("\n".join(map(str, free_ports(int(sys.argv[2])))))
-        return
     if len(sys.argv) >= 3 and sys.argv[1] == "summary":
         ap = argparse.ArgumentParser(usage=__doc__)
         ap.add_argument("cmd")
