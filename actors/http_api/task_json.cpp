@@ -4,8 +4,6 @@
 #include <limits>
 #include <set>
 
-#include "executor/shell_kind.hpp"
-#include "executor/task_kinds.hpp"
 #include "mutex/lock_name.hpp"
 #include "vocabulary/runner_capabilities.hpp"
 
@@ -183,15 +181,6 @@ parse_submit(const std::string& body, const std::vector<std::string>& known_kind
   if (auto p = policy_problem(pol, now); !p.empty())
     return fail(p);
   return r;
-}
-
-std::string submit_payload_problem(const std::string& kind,
-                                   const std::string& payload) {
-  std::string why = builtin_payload_problem(kind, payload);
-  if (why.empty() && kind == "shell" && shell_argv(payload, why).empty()
-      && why.empty()) // shell_argv says why, but for an empty payload
-    why = "shell: the payload names no program";
-  return why;
 }
 
 std::vector<wire::TaskSpec> specs_of(const submit_request& sub, millis now) {
