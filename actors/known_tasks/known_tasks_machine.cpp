@@ -106,6 +106,7 @@ void known_tasks_machine::follow_parents(const wire::TaskSpec& child,
   }
   dependants_.remove(child);
   parent_cancels_.erase(child.id());
+  drop_orphan(child.id());
   // A parent kept for its children is forgotten after the last one ends.
   for (const auto& parent : child.after())
     if (const auto* p = tasks_.find(parent); p != nullptr)
@@ -117,11 +118,51 @@ void known_tasks_machine::end_for_parent(const std::string& task_id,
                                          const std::string& reason, millis now,
                                          ev::events& out) {
   // One node says so for all: the node answering for the task (its
-  // enqueuer, or the coordinator that adopted it), once.
-  if (owner_of(task_id) != id_ || !parent_cancels_.insert(task_id).second)
+  // enqueuer, or the coordinator that adopted it), once. The others wait
+  // for it, but not forever (cancel_orphans).
+  if (owner_of(task_id) != id_) {
+    auto at = now + orphan_cancel_ms();
+    if (orphan_at_.emplace(task_id, at).second)
+      orphans_due_.emplace(at, task_id);
+    return;
+  }
+  if (!parent_cancels_.insert(task_id).second)
     return;
   originate_end(task_id, t.state.attempt(), reason, now, out);
   ++counters_.parent_cancels;
+}
+
+millis known_tasks_machine::orphan_cancel_ms() const {
+  // A dead owner is declared dead and its tasks adopted within about one
+  // running timeout; twice that, and nobody is going to.
+  return 2 * cfg_.running_timeout_ms;
+}
+
+void known_tasks_machine::cancel_orphans(millis now, ev::events& out) {
+  // The owner may be gone for good: dead before the coordinator that
+  // recovered it knew of the task (which it then never adopts), or an
+  // adopter that died in turn (a recovery adopts only the dead node's own
+  // tasks). Without this, its child would wait forever.
+  while (!orphans_due_.empty() && orphans_due_.begin()->first <= now) {
+    auto task_id = orphans_due_.begin()->second;
+    drop_orphan(task_id);
+    const auto* t = tasks_.find(task_id);
+    if (t == nullptr || !t->has_spec || is_terminal(t->state.phase()))
+      continue;
+    auto v = judge_parents(t->spec, tasks_);
+    if (v.what == parents_verdict::cancel
+        && parent_cancels_.insert(task_id).second) {
+      originate_end(task_id, t->state.attempt(), v.reason, now, out);
+      ++counters_.parent_cancels;
+    }
+  }
+}
+
+void known_tasks_machine::drop_orphan(const std::string& task_id) {
+  if (auto it = orphan_at_.find(task_id); it != orphan_at_.end()) {
+    orphans_due_.erase({it->second, task_id});
+    orphan_at_.erase(it);
+  }
 }
 
 void known_tasks_machine::restore(const std::vector<wire::TakeMyTask>& records,
@@ -364,6 +405,7 @@ void known_tasks_machine::forget(const std::string& task_id, millis now,
   if (t->has_spec && t->spec.after_size() > 0) {
     dependants_.remove(t->spec);
     parent_cancels_.erase(task_id);
+    drop_orphan(task_id);
   }
   tasks_.forget(task_id);
   specs_.erase(task_id);
@@ -381,6 +423,7 @@ void known_tasks_machine::on(const ev::live_nodes& e, millis, ev::events&) {
 }
 
 void known_tasks_machine::tick(millis now, ev::events& out) {
+  cancel_orphans(now, out);
   // A tick held already (another node enqueued it first) is not sent again.
   for (const auto& d : ticker_.due(now)) {
     const auto* record = tasks_.find(schedule_record_id(d.name));
@@ -421,6 +464,10 @@ std::optional<millis> known_tasks_machine::next_due() const {
   }
   if (auto at = ticker_.next_due())
     due = due ? std::min(*due, *at) : *at;
+  if (!orphans_due_.empty()) {
+    auto at = orphans_due_.begin()->first;
+    due = due ? std::min(*due, at) : at;
+  }
   return due;
 }
 

@@ -94,11 +94,18 @@ private:
                    ev::events& out);
   /// Keeps the index of waiting children as `child` changes.
   void follow_parents(const wire::TaskSpec& child, bool ended, millis now);
-  /// A parent ended the task: its owner cancels it, for every replica.
+  /// A parent ended the task: its owner cancels it, for every replica;
+  /// another replica, only if the owner stays silent (cancel_orphans).
   void end_for_parent(const std::string& task_id, const known_task& t,
                       const std::string& reason, millis now, ev::events& out);
   /// end_for_parent() if a parent ended the task (after an adoption).
   void settle_parents(const std::string& task_id, millis now, ev::events& out);
+  /// How long a replica waits for a child's owner to cancel it.
+  millis orphan_cancel_ms() const;
+  /// Cancels the children a parent ended whose owners stayed silent.
+  void cancel_orphans(millis now, ev::events& out);
+  /// The child no longer waits for its owner's cancel (it ended, or went).
+  void drop_orphan(const std::string& task_id);
   /// Originates the task's cancel (CANCELED, `reason`).
   void originate_end(const std::string& task_id, std::uint32_t attempt,
                      const std::string& reason, millis now, ev::events& out);
@@ -139,6 +146,10 @@ private:
   dependants dependants_;
   schedule_ticker ticker_;
   std::set<std::string> parent_cancels_;
+  // Children a parent ended, owned elsewhere, by when this replica cancels
+  // each itself if it has not ended by then, and that time of each.
+  std::set<std::pair<millis, std::string>> orphans_due_;
+  std::map<std::string, millis> orphan_at_;
   std::map<std::string, std::string> adopted_by_; // task id -> new owner
   std::string origin_;
   std::uint64_t created_ = 0; // tasks numbered by this incarnation

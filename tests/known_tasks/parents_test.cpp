@@ -142,6 +142,35 @@ TEST_CASE("a parent that ends badly cancels its children, said once by the "
   CHECK(cancels(owner.end("p", phase, "boom")).empty());
 }
 
+TEST_CASE("a child whose owner stays silent is canceled by a replica that "
+          "waited two running timeouts for the owner's cancel",
+          "[known_tasks][parents]") {
+  // The owner may have died before its coordinator knew of the child (so
+  // nobody adopted it), or its adopter may have died too.
+  replica other("b");
+  other.enqueue(spec_of("p", "a"));
+  other.enqueue(spec_of("c", "a", {"p"}));
+  other.enqueue(spec_of("told", "a", {"p"}));
+  CHECK(cancels(other.end("p", wire::FAILED, "boom", 100)).empty());
+  const millis wait = 2 * queue_config{}.running_timeout_ms;
+  REQUIRE(other.k.next_due());
+  CHECK(*other.k.next_due() == 100 + wait);
+  // The owner's cancel of one of them arrives in time.
+  other.end("told", wire::CANCELED, "parent p failed", 200);
+  ev::events out;
+  other.k.tick(100 + wait - 1, out);
+  CHECK(cancels(out).empty());
+  other.k.tick(100 + wait, out);
+  auto c = cancels(out);
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].op.info().task_id() == "c");
+  CHECK(c[0].op.info().reason() == "parent p failed");
+  CHECK(other.k.counters().parent_cancels == 1);
+  out.clear();
+  other.k.tick(100 + 2 * wait, out);
+  CHECK(cancels(out).empty()); // said once
+}
+
 TEST_CASE("inputs in a peer's spec are dropped: only the replica fills them",
           "[known_tasks][parents]") {
   replica r("a");
