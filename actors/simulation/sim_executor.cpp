@@ -32,6 +32,15 @@ millis duration_of(const std::string& payload) {
   return ms;
 }
 
+// A child's result names the parents its execution received, in order:
+// " after a=done,b=failed" (their results are in the run log).
+std::string after_parents(const execution_request& r) {
+  std::string out;
+  for (const auto& p : r.parents)
+    out += (out.empty() ? " after " : ",") + p.task_id + "=" + p.state;
+  return out;
+}
+
 } // namespace
 
 executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
@@ -66,7 +75,8 @@ executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
         ++log->starts[r.task_id];
         finish(r.task_id); // an older attempt of it, superseded
         st.running[r.task_id] = {r.attempt, log->runs.size()};
-        log->runs.push_back({r.task_id, node, log->now(), -1, r.attempt});
+        log->runs.push_back({r.task_id, node, log->now(), -1, r.attempt,
+                             false, r.parents});
         execution_result begun;
         begun.task_id = r.task_id;
         begun.attempt = r.attempt;
@@ -78,7 +88,7 @@ executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
         done.attempt = r.attempt;
         done.ok = !(log->fails && log->fails(r));
         if (done.ok)
-          done.result = "slept " + r.payload + " ms";
+          done.result = "slept " + r.payload + " ms" + after_parents(r);
         else
           done.reason = "failed on purpose (the simulation's --fail)";
         self->delayed_send(self, std::chrono::milliseconds(duration_of(r.payload)),

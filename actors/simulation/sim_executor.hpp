@@ -3,7 +3,9 @@
 // (node_world::spawn_executor): a task ends `payload` milliseconds after it
 // starts, unless canceled first, on `slots` slots; orders beyond the slots
 // (prefetched claims) wait in order, as in the real executor's queue, and
-// one whose expiry passed meanwhile is not run, as the real one's.
+// one whose expiry passed meanwhile is not run, as the real one's. A
+// task's result is "slept N ms", followed for a task with parents by what
+// its request said of them (" after a=done,b=failed").
 #include <cstddef>
 #include <functional>
 #include <map>

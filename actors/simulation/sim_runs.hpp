@@ -21,6 +21,8 @@ struct sim_run {
   millis end = -1;
   std::uint32_t attempt = 0;
   bool ok = false; // ended with a success (not failed, canceled or crashed)
+  /// The ends of the task's parents, as its execution request carried them.
+  std::vector<parent_end> parents;
 };
 
 /// What every simulated executor of a cluster ran; it outlives the actors,
