@@ -41,7 +41,7 @@ TEST_CASE("a task the node cannot take is refused with its reason", "[embed]") {
   CHECK(refused(bad_policy)->code == refusal::invalid);
 }
 
-TEST_CASE("a task becomes the spec the queue takes; a key names its id", "[embed]") {
+TEST_CASE("a task becomes the spec the queue takes: a key names its id", "[embed]") {
   task t{"upper", "hi", 3, {{"n1", 2}}, {"ledger"}};
   t.key = "order-17";
   auto out = task_spec_of(t, runs_upper, 1'000'000);

@@ -115,7 +115,7 @@ TEST_CASE("a child heard before its parent waits for it instead of failing",
 }
 
 TEST_CASE("a parent that ends badly cancels its children, said once by the "
-          "child's owner; a child that runs anyway gets the reason",
+          "child's owner: a child that runs anyway gets the reason",
           "[known_tasks][parents]") {
   auto phase = GENERATE(wire::FAILED, wire::CANCELED, wire::EXPIRED);
   replica owner("a");

@@ -72,7 +72,7 @@ TEST_CASE("a schedule's ticks, jitter and record are the same on every node",
   CHECK_THAT(schedule_problem(both), Contains("one of them"));
 }
 
-TEST_CASE("the first node by rank enqueues a tick on time; the next one a "
+TEST_CASE("the first node by rank enqueues a tick on time: the next one a "
           "stagger later, only if it has not heard of it",
           "[schedules]") {
   std::vector<std::string> live{"a", "b", "c"};

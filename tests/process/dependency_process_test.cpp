@@ -109,7 +109,7 @@ TEST_CASE("a chain of three shell steps: each waits for its parent and "
 }
 
 TEST_CASE("a failed parent cancels its dependants on every node, down the "
-          "chain; a dependant that runs anyway receives the failure",
+          "chain: a dependant that runs anyway receives the failure",
           "[process][dependencies]") {
   cluster c;
   auto nodes = three_shell_nodes(c, "fail");

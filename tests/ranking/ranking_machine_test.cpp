@@ -395,7 +395,7 @@ TEST_CASE("a drained node announces no free seat, takes no offer, keeps what "
   CHECK(emitted<ev::start_execution>(out).size() == 1);
 }
 
-TEST_CASE("a task this node has just submitted starts at once; an older one, "
+TEST_CASE("a task this node has just submitted starts at once: an older one, "
           "or another node's, waits the matched window",
           "[ranking]") {
   queue_config cfg; // matched window 5 ms, submit claim 1 ms
@@ -426,7 +426,7 @@ TEST_CASE("a task this node has just submitted starts at once; an older one, "
 }
 
 TEST_CASE("a child whose last parent just ended on this node starts at "
-          "once; its heir elsewhere, or a late offer, waits the window",
+          "once: its heir elsewhere, or a late offer, waits the window",
           "[ranking]") {
   // Parents p1 (ended at 90 on `first`) and p2 (ended at 100 on `last`).
   auto child = [](const std::string& first, const std::string& last) {
@@ -459,7 +459,7 @@ TEST_CASE("a child whose last parent just ended on this node starts at "
 }
 
 TEST_CASE("a better rival claim heard only after the execution began "
-          "lengthens the matched window; clean executions shorten it again",
+          "lengthens the matched window: clean executions shorten it again",
           "[ranking]") {
   queue_config cfg;
   cfg.matched_claim_window_ms = 5; // the stagger's window: 100 ms

@@ -348,7 +348,7 @@ TEST_CASE("a failure no retry can fix ends the task at its first attempt",
 }
 
 TEST_CASE("an execution that a slot took tells the others it began, once, "
-          "start_mark_delay_ms later; one that ends sooner never does",
+          "start_mark_delay_ms later: one that ends sooner never does",
           "[running_tasks]") {
   queue_config cfg;
   cfg.start_mark_delay_ms = 100;

@@ -53,7 +53,7 @@ struct long_task_running {
 } // namespace
 
 TEST_CASE("on production nodes the coordinator recovers a dead member "
-          "and announces it; its task runs again once",
+          "and announces it: its task runs again once",
           "[sim][node][coordinator]") {
   long_task_running f;
   f.c.crash(f.runner);
