@@ -68,7 +68,7 @@ const char* usage =
   "                 tasks in id order (a-2 before a-10); --on: claimed by NODE;\n"
   "                 --limit/--after: a page, and the --after of the next one\n"
   "  results ID...  results of many tasks at once (ID - reads ids from stdin)\n"
-  "  workflow submit FILE.json [--wait] [--timeout S]\n"
+  "  workflow submit FILE.json|FILE.yaml [--wait] [--timeout S]\n"
   "                 submit a graph of steps at once (docs/workflows.md): each\n"
   "                 step a task, or one per item of its \"payloads\", after the\n"
   "                 earlier steps it names; prints the workflow id (--wait:\n"

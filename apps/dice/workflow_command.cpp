@@ -5,13 +5,14 @@
 #include <sstream>
 
 #include "progress.hpp"
+#include "yaml_json.hpp"
 
 namespace dice::cli {
 
 namespace {
 
 const char* usage =
-  "usage: dice workflow submit FILE.json [--wait] [--timeout S] | status ID "
+  "usage: dice workflow submit FILE.json|FILE.yaml [--wait] [--timeout S] | status ID "
   "| cancel ID | remove ID";
 
 // A step's line: its name, state, the steps it runs after, and its
@@ -81,9 +82,16 @@ int workflow_command(client& node, const args& a, bool json) {
     return fail("cannot read " + arg, 2);
   std::stringstream text;
   text << in.rdbuf();
-  auto body = nlohmann::json::parse(text.str(), nullptr, false);
-  if (body.is_discarded())
-    return fail(arg + " is not valid JSON", 2);
+  nlohmann::json body;
+  if (is_yaml_path(arg)) {
+    std::string error;
+    if (!yaml_to_json(text.str(), body, error))
+      return fail(arg + " is not valid YAML: " + error, 2);
+  } else {
+    body = nlohmann::json::parse(text.str(), nullptr, false);
+    if (body.is_discarded())
+      return fail(arg + " is not valid JSON (a .yaml or .yml file is read as YAML)", 2);
+  }
   auto r = node.post("/workflows", body);
   if (!r.ok())
     return fail(r.error, r.status == 400 ? 2 : 1);
