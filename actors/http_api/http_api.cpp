@@ -12,6 +12,7 @@
 #include "common/ask.hpp"
 #include "http_api/bearer_token.hpp"
 #include "http_api/guarded_server.hpp"
+#include "http_api/live_runners.hpp"
 #include "http_api/request_body.hpp"
 #include "http_api/status_json.hpp"
 #include "http_api/task_json.hpp"
@@ -270,24 +271,27 @@ void http_api::enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
   reply(res, 202, body);
 }
 
+std::optional<live_runners> http_api::runners(httplib::Response& res) {
+  std::string err;
+  auto nodes = query<std::vector<runner_capabilities>>(sys_, node_.queue(), err,
+                                                       runners_atom_v);
+  if (!nodes) {
+    busy(res, err);
+    return std::nullopt;
+  }
+  return live_runners{std::move(*nodes), node_.config().api.wait_for_runner};
+}
+
 void http_api::task_routes() {
   auto& s = *server_;
   s.Post("/tasks", [this](const httplib::Request& req, httplib::Response& res,
                           const httplib::ContentReader& read) {
-    std::string err;
-    // What the live members can run, as their heartbeats advertise: a task
-    // none of them can run would wait for ever, so it is refused unless
-    // the node was told to let such tasks wait (--wait-for-runner).
-    auto runners = query<std::vector<runner_capabilities>>(sys_, node_.queue(), err,
-                                                         runners_atom_v);
+    auto runners = this->runners(res);
     if (!runners)
-      return busy(res, err);
-    const auto& api = node_.config().api;
+      return;
+    std::string err;
     auto now = wall_clock_ms();
-    auto sub = parse_submit(read_body(req, read),
-                            api.wait_for_runner ? std::vector<std::string>{}
-                                                : kinds_run(*runners),
-                            {}, err, now);
+    auto sub = parse_submit(read_body(req, read), runners->kinds(), {}, err, now);
     if (!sub) {
       ++bad_requests_;
       return reply(res, 400, error_json(err));
@@ -301,14 +305,9 @@ void http_api::task_routes() {
       ++bad_requests_;
       return reply(res, 400, error_json(why));
     }
-    if (!api.wait_for_runner && !anyone_runs(*runners, specs.front())) {
+    if (auto why = runners->problem(specs.front()); !why.empty()) {
       ++bad_requests_;
-      std::string why;
-      auto argv = shell_argv(sub->payload, why);
-      return reply(res, 400, error_json(
-        "shell: no live member allows '" + argv.front().substr(0, 128)
-        + "' (--shell-allow); start one that does, or this node with "
-          "--wait-for-runner to let the task wait"));
+      return reply(res, 400, error_json(why));
     }
     enqueue(std::move(specs), !sub->policy.key.empty(), res, {});
   });

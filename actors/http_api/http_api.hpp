@@ -7,6 +7,8 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -24,6 +26,7 @@ namespace dice {
 
 class guarded_server;
 class http_metrics;
+struct live_runners;
 struct node_metrics;
 
 class http_api {
@@ -63,6 +66,10 @@ private:
   /// already are answered, not enqueued again.
   void enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
                httplib::Response& res, nlohmann::json extra);
+  /// What the live members run, with this node's --wait-for-runner, for
+  /// the routes that take tasks; nullopt, once `res` answers 503, if the
+  /// replica did not answer.
+  std::optional<live_runners> runners(httplib::Response& res);
   /// Calls on_leave_ once the node holds no claim or execution.
   void leave_when_drained();
 

@@ -8,12 +8,12 @@
 #include "http_api/guarded_server.hpp"
 #include "http_api/http_api.hpp"
 #include "http_api/json_reply.hpp"
+#include "http_api/live_runners.hpp"
 #include "http_api/request_body.hpp"
 #include "http_api/schedule_json.hpp"
 #include "http_api/status_json.hpp"
 #include "known_tasks/schedules.hpp"
 #include "known_tasks/task_state.hpp"
-#include "vocabulary/runner_capabilities.hpp"
 
 namespace dice {
 
@@ -21,16 +21,17 @@ void http_api::schedule_routes() {
   auto& s = *server_;
   s.Post("/schedules", [this](const httplib::Request& req, httplib::Response& res,
                               const httplib::ContentReader& read) {
-    std::string err;
-    auto runners = query<std::vector<runner_capabilities>>(sys_, node_.queue(), err,
-                                                         runners_atom_v);
+    auto runners = this->runners(res);
     if (!runners)
-      return send_json(res, 503, error_json("node busy: " + err));
-    const auto& api = node_.config().api;
-    auto record = parse_schedule(read_body(req, read),
-                                 api.wait_for_runner ? std::vector<std::string>{}
-                                                     : kinds_run(*runners),
+      return;
+    std::string err;
+    auto record = parse_schedule(read_body(req, read), runners->kinds(),
                                  wall_clock_ms(), err);
+    if (record)
+      if (auto why = runners->problem(record->schedule().task()); !why.empty()) {
+        err = "task: " + why;
+        record.reset();
+      }
     if (!record) {
       ++bad_requests_;
       return send_json(res, 400, error_json(err));

@@ -10,10 +10,10 @@
 #include "http_api/guarded_server.hpp"
 #include "http_api/http_api.hpp"
 #include "http_api/json_reply.hpp"
+#include "http_api/live_runners.hpp"
 #include "http_api/request_body.hpp"
 #include "http_api/status_json.hpp"
 #include "http_api/workflow_json.hpp"
-#include "vocabulary/runner_capabilities.hpp"
 
 namespace dice {
 
@@ -21,21 +21,16 @@ void http_api::workflow_routes() {
   auto& s = *server_;
   s.Post("/workflows", [this](const httplib::Request& req, httplib::Response& res,
                               const httplib::ContentReader& read) {
-    std::string err;
-    auto runners = query<std::vector<runner_capabilities>>(sys_, node_.queue(), err,
-                                                         runners_atom_v);
+    auto runners = this->runners(res);
     if (!runners)
-      return send_json(res, 503, error_json("node busy: " + err));
-    const auto& api = node_.config().api;
-    auto w = parse_workflow(read_body(req, read),
-                            api.wait_for_runner ? std::vector<std::string>{}
-                                                : kinds_run(*runners),
+      return;
+    std::string err;
+    auto w = parse_workflow(read_body(req, read), runners->kinds(),
                             fresh_workflow_id(), err, wall_clock_ms());
-    if (w && !api.wait_for_runner)
+    if (w)
       for (const auto& spec : w->specs)
-        if (!anyone_runs(*runners, spec)) {
-          err = "step '" + spec.step() + "': shell: no live member allows its "
-                "program (--shell-allow)";
+        if (auto why = runners->problem(spec); !why.empty()) {
+          err = "step '" + spec.step() + "': " + why;
           w.reset();
           break;
         }
