@@ -110,56 +110,72 @@ void enqueue(front_ptr self, wire::TaskSpec spec,
   enqueue(self, {std::move(spec)}, keyed, "", rp);
 }
 
-caf::result<std::string> submit_workflow(front_ptr self, const std::string& json) {
-  auto rp = self->make_response_promise<std::string>();
+// The first of `tasks` that neither this node runs (its kinds) nor a live
+// member, as `runners` advertise; nullptr if each has a runner. With no
+// runners, whether this node runs them all.
+const wire::TaskSpec* first_without_runner(const front_state& st,
+                                           const std::vector<runner_capabilities>& runners,
+                                           const std::vector<wire::TaskSpec>& tasks) {
+  for (const auto& t : tasks)
+    if (!st.cfg.runs(t.kind()) && !anyone_runs(runners, t))
+      return &t;
+  return nullptr;
+}
+
+// Calls `next` once this node or a live member runs each of `tasks`:
+// the members are asked only for kinds this node does not run. If one
+// has no runner, `rp` answers unknown_kind, naming its step if it has one.
+template <class Next>
+void when_run(front_ptr self, std::vector<wire::TaskSpec> tasks,
+              caf::typed_response_promise<std::string> rp, Next next) {
+  if (!first_without_runner(self->state, {}, tasks)) {
+    next();
+    return;
+  }
   self->request(self->state.to.queue, caf::infinite, dice::runners_atom_v)
     .then(
-      [self, rp, json](const std::vector<runner_capabilities>& runners) mutable {
-        auto& st = self->state;
-        std::string err;
-        auto w = parse_workflow(json, {}, fresh_workflow_id(), err, st.now());
-        if (!w) {
-          rp.deliver(make_error(refusal::invalid, err));
+      [self, rp, tasks = std::move(tasks),
+       next](const std::vector<runner_capabilities>& runners) mutable {
+        auto* t = first_without_runner(self->state, runners, tasks);
+        if (!t) {
+          next();
           return;
         }
-        for (const auto& spec : w->specs)
-          if (!st.cfg.runs(spec.kind()) && !anyone_runs(runners, spec)) {
-            rp.deliver(make_error(refusal::unknown_kind,
-                                  "step '" + spec.step() + "': unknown kind '"
-                                    + spec.kind() + "'"));
-            return;
-          }
-        enqueue(self, std::move(w->specs), true, w->id, rp);
+        rp.deliver(make_error(refusal::unknown_kind,
+                              (t->step().empty() ? "" : "step '" + t->step() + "': ")
+                                + "unknown kind '" + t->kind() + "'"));
       },
       [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
-  return rp;
 }
 
 void enqueue_once(front_ptr self, wire::TaskSpec spec,
                   caf::typed_response_promise<std::string> rp);
 
-caf::result<std::string> add_schedule(front_ptr self, const std::string& json) {
+caf::result<std::string> submit_workflow(front_ptr self, const std::string& json) {
+  std::string err;
+  auto w = parse_workflow(json, {}, fresh_workflow_id(), err, self->state.now());
+  if (!w)
+    return make_error(refusal::invalid, err);
   auto rp = self->make_response_promise<std::string>();
-  self->request(self->state.to.queue, caf::infinite, dice::runners_atom_v)
-    .then(
-      [self, rp, json](const std::vector<runner_capabilities>& runners) mutable {
-        auto& st = self->state;
-        std::string err;
-        auto record = parse_schedule(json, {}, st.now(), err);
-        if (!record) {
-          rp.deliver(make_error(refusal::invalid, err));
-          return;
-        }
-        const auto& task = record->schedule().task();
-        if (!st.cfg.runs(task.kind()) && !anyone_runs(runners, task)) {
-          rp.deliver(make_error(refusal::unknown_kind,
-                                "unknown kind '" + task.kind() + "'"));
-          return;
-        }
-        // Its id names the schedule: held already, that is the answer.
-        enqueue_once(self, std::move(*record), rp);
-      },
-      [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
+  auto specs = w->specs;
+  when_run(self, std::move(specs), rp, [self, rp, w = std::move(*w)]() mutable {
+    enqueue(self, std::move(w.specs), true, w.id, rp);
+  });
+  return rp;
+}
+
+caf::result<std::string> add_schedule(front_ptr self, const std::string& json) {
+  std::string err;
+  auto record = parse_schedule(json, {}, self->state.now(), err);
+  if (!record)
+    return make_error(refusal::invalid, err);
+  auto rp = self->make_response_promise<std::string>();
+  std::vector<wire::TaskSpec> task{record->schedule().task()};
+  when_run(self, std::move(task), rp,
+           [self, rp, record = std::move(*record)]() mutable {
+             // Its id names the schedule: held already, that is the answer.
+             enqueue_once(self, std::move(record), rp);
+           });
   return rp;
 }
 
@@ -170,21 +186,10 @@ caf::result<std::string> submit(front_ptr self, const task& t) {
     return make_error(p->code, p->reason);
   auto spec = std::get<wire::TaskSpec>(std::move(checked));
   auto rp = self->make_response_promise<std::string>();
-  if (st.cfg.runs(spec.kind())) {
+  std::vector<wire::TaskSpec> tasks{spec};
+  when_run(self, std::move(tasks), rp, [self, rp, spec]() mutable {
     enqueue_once(self, std::move(spec), rp);
-    return rp;
-  }
-  // Not a kind of this node: taken if a live member's heartbeat names it.
-  self->request(st.to.queue, caf::infinite, dice::runners_atom_v)
-    .then(
-      [self, rp, spec](const std::vector<runner_capabilities>& runners) mutable {
-        if (anyone_runs(runners, spec))
-          enqueue_once(self, std::move(spec), rp);
-        else
-          rp.deliver(make_error(refusal::unknown_kind,
-                                "unknown kind '" + spec.kind() + "'"));
-      },
-      [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
+  });
   return rp;
 }
 
