@@ -29,7 +29,13 @@ task_spec_of(const task& t, const std::function<bool(const std::string&)>& runs,
                      + std::to_string(limits.max_payload_bytes)};
   if (auto p = lock_list_problem(t.locks); !p.empty())
     return problem{refusal::invalid, p};
-  task_policy policy;
+  submit_request sub;
+  sub.kind = t.kind;
+  sub.payload = t.payload;
+  sub.priority = t.priority;
+  sub.data_objects.assign(t.data_objects.begin(), t.data_objects.end());
+  sub.locks = t.locks;
+  auto& policy = sub.policy;
   policy.time_limit_ms = ms(t.time_limit);
   policy.max_attempts = t.max_attempts;
   policy.backoff_ms = ms(t.backoff);
@@ -42,17 +48,8 @@ task_spec_of(const task& t, const std::function<bool(const std::string&)>& runs,
   policy.run_after_failure = t.run_after_parent_failure;
   if (auto p = policy_problem(policy, now); !p.empty())
     return problem{refusal::invalid, p};
-  wire::TaskSpec spec;
-  apply_policy(policy, now, 0, 1, spec);
-  *spec.mutable_locks() = {t.locks.begin(), t.locks.end()};
-  spec.set_kind(t.kind);
-  spec.set_payload(t.payload);
-  spec.set_priority(t.priority);
-  for (auto& [node_id, count] : t.data_objects) {
-    auto* d = spec.add_data_objects();
-    d->set_node_id(node_id);
-    d->set_count(count);
-  }
+  // The spec POST /tasks makes of the same submit.
+  auto spec = std::move(specs_of(sub, now).front());
   if (auto p = spec_size_problem(spec); !p.empty())
     return problem{refusal::oversize, p};
   return spec;
