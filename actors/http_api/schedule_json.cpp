@@ -2,6 +2,7 @@
 
 #include "http_api/task_json.hpp"
 #include "known_tasks/schedules.hpp"
+#include "mutex/lock_name.hpp"
 
 namespace dice {
 
@@ -23,9 +24,10 @@ parse_schedule(const std::string& body, const std::vector<std::string>& known_ki
     return fail("body must be a JSON object: {\"name\", \"every_ms\" or \"cron\", \"task\"}");
   for (auto& [field, value] : j.items())
     if (field != "name" && field != "every_ms" && field != "cron"
-        && field != "jitter_ms" && field != "catch_up" && field != "task")
+        && field != "jitter_ms" && field != "catch_up" && field != "exclusive"
+        && field != "task")
       return fail("unknown field '" + field
-                  + "' (known: name, every_ms, cron, jitter_ms, catch_up, task)");
+                  + "' (known: name, every_ms, cron, jitter_ms, catch_up, exclusive, task)");
   wire::ScheduleSpec s;
   if (!j.contains("name") || !j["name"].is_string())
     return fail("'name' must be a string");
@@ -70,6 +72,21 @@ parse_schedule(const std::string& body, const std::vector<std::string>& known_ki
   s.set_created_ms(now);
   if (auto why = schedule_problem(s); !why.empty())
     return fail(why);
+  if (j.contains("exclusive")) {
+    if (!j["exclusive"].is_boolean())
+      return fail("'exclusive' must be true or false");
+    if (j["exclusive"].get<bool>()) {
+      // The ticks share one cluster-wide lock: none runs while another does.
+      auto lock = schedule_lock(s.name());
+      if (auto why = lock_name_problem(lock); !why.empty())
+        return fail("an exclusive schedule's lock '" + lock + "': " + why
+                    + " (a shorter name fits)");
+      s.mutable_task()->add_locks(lock);
+      if (auto why = lock_list_problem({s.task().locks().begin(), s.task().locks().end()});
+          !why.empty())
+        return fail("'task': " + why + " (an exclusive schedule adds one)");
+    }
+  }
   wire::TaskSpec record;
   record.set_id(schedule_record_id(s.name()));
   record.set_kind(schedule_kind);
@@ -84,6 +101,7 @@ nlohmann::json schedule_json(const wire::TaskSpec& record, millis now) {
                    {"jitter_ms", s.jitter_ms()},
                    {"catch_up", catch_ups[s.catch_up() < 3 ? s.catch_up() : 0]},
                    {"created_ms", s.created_ms()},
+                   {"exclusive", is_exclusive(s)},
                    {"enqueuer", record.enqueuer()},
                    {"task", task_json(s.task(), wire::TaskState{}, true)}};
   j["task"].erase("id");

@@ -13,7 +13,8 @@
 namespace dice {
 
 /// Parses {"name", "every_ms" | "cron" (five fields, UTC), "jitter_ms"?,
-/// "catch_up"? ("last", the default; "none"; "all"), "task": a POST /tasks
+/// "catch_up"? ("last", the default; "none"; "all"), "exclusive"? (each
+/// tick holds the lock schedule_lock(name) while it runs), "task": a POST /tasks
 /// body without count, key, after or times of its own} into the
 /// schedule's record (created at wall time `now`). nullopt and `error` on
 /// bad input.

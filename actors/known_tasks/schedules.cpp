@@ -166,6 +166,15 @@ std::string schedule_record_id(const std::string& name) {
   return "sch-" + keyed_task_id("schedule\n" + name).substr(4);
 }
 
+std::string schedule_lock(const std::string& name) {
+  return "schedule:" + name;
+}
+
+bool is_exclusive(const wire::ScheduleSpec& s) {
+  const auto& locks = s.task().locks();
+  return std::find(locks.begin(), locks.end(), schedule_lock(s.name())) != locks.end();
+}
+
 std::string tick_key(const std::string& name, millis tick) {
   return "schedule/" + name + "/" + std::to_string(tick);
 }

@@ -49,6 +49,10 @@ std::string schedule_record_id(const std::string& name);
 std::string tick_key(const std::string& name, millis tick);
 /// The task of tick `tick` of `s` (id, key, the task template's fields).
 wire::TaskSpec tick_task(const wire::ScheduleSpec& s, millis tick);
+/// The cluster-wide lock every tick of an exclusive schedule holds while
+/// it runs, and whether `s` is exclusive (its task template names it).
+std::string schedule_lock(const std::string& name);
+bool is_exclusive(const wire::ScheduleSpec& s);
 
 class schedule_ticker {
 public:

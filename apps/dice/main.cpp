@@ -77,12 +77,14 @@ const char* usage =
   "                 exit 1 if it ended with a step not done\n"
   "  workflow cancel|remove ID   cancel or remove every task of the workflow\n"
   "  schedule add NAME (--every DURATION | --cron \"M H D MON W\") [--jitter D]\n"
-  "         [--catch-up last|none|all] [--] KIND PAYLOAD [--time-limit D]\n"
-  "         [--retries N] [--backoff D] [--keep D]\n"
+  "         [--catch-up last|none|all] [--exclusive] [--] KIND PAYLOAD\n"
+  "         [--time-limit D] [--retries N] [--backoff D] [--keep D]\n"
   "                 a periodic schedule every node holds: each tick (from the\n"
   "                 epoch, or cron in UTC) is one task, run once in a connected\n"
   "                 cluster; ticks missed while no node ran: the latest (last,\n"
-  "                 the default), none or all\n"
+  "                 the default), none or all; --exclusive: each tick holds the\n"
+  "                 cluster-wide lock schedule:NAME while it runs, so no two\n"
+  "                 ticks run at once (docs/workflows.md)\n"
   "  schedule list | remove NAME\n"
   "  lock NAME [--timeout S] -- COMMAND [ARGS...]\n"
   "                 run COMMAND here holding cluster-wide lock NAME; exit with\n"
@@ -139,7 +141,7 @@ const char* usage =
 
 bool is_flag(const std::string& name) {
   return name == "--json" || name == "--wait" || name == "--dry-run"
-         || name == "--leave";
+         || name == "--leave" || name == "--exclusive";
 }
 
 bool takes_value(const std::string& name) {

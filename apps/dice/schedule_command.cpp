@@ -11,7 +11,8 @@ namespace {
 
 const char* usage =
   "usage: dice schedule add NAME (--every DURATION | --cron \"M H D MON W\") "
-  "[--jitter DURATION] [--catch-up last|none|all] [--] KIND PAYLOAD [task options] "
+  "[--jitter DURATION] [--catch-up last|none|all] [--exclusive] [--] KIND PAYLOAD "
+  "[task options] "
   "| list | remove NAME";
 
 std::int64_t now_ms() {
@@ -46,6 +47,8 @@ int add(client& node, const args& a, bool json) {
   }
   if (has("--catch-up"))
     body["catch_up"] = a.opts.at("--catch-up");
+  if (has("--exclusive"))
+    body["exclusive"] = true;
   nlohmann::json task{{"kind", what[0]}, {"payload", what[1]}};
   if (!add_task_policy(a.opts, now_ms(), task, why))
     return fail(why, 2);
@@ -90,6 +93,7 @@ int schedule_command(client& node, const args& a, bool json) {
                 << (s.contains("every_ms")
                       ? "every " + std::to_string(s["every_ms"].get<long long>()) + " ms"
                       : "cron " + s.value("cron", ""))
+                << (s.value("exclusive", false) ? "  exclusive" : "")
                 << "  " << s["task"].value("kind", "") << " "
                 << s["task"].value("payload", "");
       if (s.contains("next_tick_ms"))
