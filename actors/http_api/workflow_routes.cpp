@@ -1,8 +1,13 @@
 // The workflow routes of the HTTP API: POST /workflows submits a graph of
 // steps, all or nothing, and answers with every task id at once;
+// GET /workflows lists the workflows the replica holds, newest first;
 // GET /workflows/ID shows the graph with each step's state. A whole
 // workflow is canceled or removed with the bulk routes' workflow filter
 // (POST /tasks/cancel?workflow=ID, DELETE /tasks?workflow=ID).
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include <httplib.h>
 
 #include "common/ask.hpp"
@@ -14,8 +19,62 @@
 #include "http_api/request_body.hpp"
 #include "http_api/status_json.hpp"
 #include "http_api/workflow_json.hpp"
+#include "known_tasks/state_names.hpp"
+#include "known_tasks/task_state.hpp"
 
 namespace dice {
+
+namespace {
+
+/// The workflows a GET /workflows lists by default, and at most.
+constexpr std::size_t default_workflow_page = 20;
+constexpr std::size_t max_workflow_page = 1000;
+
+/// GET /workflows: {"workflows": [{"id", "state", "steps", "tasks",
+/// "counts", "enqueued_at_ms"}], "total"}, newest first, at most `limit`;
+/// `state` as GET /workflows/ID gives it, `total` the workflows held.
+nlohmann::json workflow_list_json(const std::vector<task_row>& rows, std::size_t limit) {
+  struct summary {
+    std::set<std::string> steps;
+    std::map<std::string, std::size_t> counts;
+    std::size_t tasks = 0;
+    std::int64_t enqueued = 0;
+    bool ended = true, all_done = true;
+  };
+  std::map<std::string, summary> by_id;
+  for (const auto& r : rows) {
+    if (!r.has_spec || r.spec.workflow().empty())
+      continue;
+    auto& w = by_id[r.spec.workflow()];
+    w.steps.insert(r.spec.step());
+    ++w.counts[state_name(r.state)];
+    if (w.tasks++ == 0 || r.spec.enqueue_time_ms() < w.enqueued)
+      w.enqueued = r.spec.enqueue_time_ms();
+    w.ended &= is_terminal(r.state.phase());
+    w.all_done &= r.state.phase() == wire::DONE;
+  }
+  std::vector<std::pair<const std::string*, const summary*>> order;
+  for (const auto& [id, w] : by_id)
+    order.emplace_back(&id, &w);
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second->enqueued != b.second->enqueued
+             ? a.second->enqueued > b.second->enqueued
+             : *a.first < *b.first;
+  });
+  auto list = nlohmann::json::array();
+  for (std::size_t i = 0; i < order.size() && i < limit; ++i) {
+    const auto& w = *order[i].second;
+    list.push_back({{"id", *order[i].first},
+                    {"state", !w.ended ? "running" : w.all_done ? "done" : "failed"},
+                    {"steps", w.steps.size()},
+                    {"tasks", w.tasks},
+                    {"counts", w.counts},
+                    {"enqueued_at_ms", w.enqueued}});
+  }
+  return {{"workflows", std::move(list)}, {"total", by_id.size()}};
+}
+
+} // namespace
 
 void http_api::workflow_routes() {
   auto& s = *server_;
@@ -42,6 +101,38 @@ void http_api::workflow_routes() {
     // name): submitted again, the tasks held already are not sent again.
     enqueue(std::move(w->specs), true, res,
             {{"workflow", w->id}, {"steps", w->steps}});
+  });
+  s.Get("/workflows", [this](const httplib::Request& req, httplib::Response& res) {
+    auto limit = default_workflow_page;
+    for (const auto& [name, value] : req.params) {
+      std::size_t used = 0;
+      unsigned long long n = 0;
+      if (name == "limit") {
+        try {
+          n = std::stoull(value, &used);
+        } catch (...) {
+          used = 0;
+        }
+      }
+      if (name != "limit" || used == 0 || used != value.size() || value[0] == '-'
+          || n < 1 || n > max_workflow_page) {
+        ++bad_requests_;
+        return send_json(res, 400,
+                         error_json(name != "limit"
+                                      ? "unknown parameter '" + name + "' (known: limit)"
+                                      : "limit must be an integer from 1 to "
+                                          + std::to_string(max_workflow_page)));
+      }
+      limit = static_cast<std::size_t>(n);
+    }
+    // Every task of the replica: it walks the replica as the unpaged
+    // GET /tasks does, and answers a line per workflow.
+    std::string err;
+    auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
+                                             task_query{});
+    if (!rows)
+      return send_json(res, 503, error_json("node busy: " + err));
+    send_json(res, 200, workflow_list_json(*rows, limit));
   });
   s.Get(R"(/workflows/([^/]+))", [this](const httplib::Request& req,
                                         httplib::Response& res) {

@@ -1,7 +1,7 @@
 // The DiCE dashboard: polls this node's JSON API (the same answers the CLI
 // reads) and draws members, counts, queue depth and throughput over time,
-// tasks per node, recent failures and one task's detail. No libraries, so
-// it works without the internet.
+// tasks per node, recent failures, workflows drawn as graphs of steps, and
+// one task's detail. No libraries, so it works without the internet.
 "use strict";
 
 const POLL_MS = 1000;        // members, counts, election
@@ -157,6 +157,182 @@ async function showTask(id) {
   }
 }
 
+// -- workflows: the recent ones, and the graph of the one in the URL --------
+// (#workflow=ID, so a graph can be linked; &step=NAME lists that step's
+// tasks). Steps are boxes in layers, left to right: a step's layer is one
+// more than the highest of the steps it runs after. Edges go from each
+// parent step to its children.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const BOX_W = 180, BOX_H = 64, GAP_X = 56, GAP_Y = 16, MARGIN = 8;
+function fromHash(name) {
+  const m = location.hash.match(new RegExp("[#&]" + name + "=([^&]+)"));
+  return m ? decodeURIComponent(m[1]) : "";
+}
+const selectedWorkflow = () => fromHash("workflow");
+const shownStep = () => fromHash("step"); // the step whose tasks are listed
+
+function countsText(counts) {
+  return Object.entries(counts).map(([k, n]) => k + " " + n).join(", ");
+}
+
+function svg(tag, attrs, textValue) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
+  if (textValue !== undefined) el.textContent = textValue;
+  return el;
+}
+
+function drawWorkflowList(list) {
+  const body = $("workflows").tBodies[0];
+  body.replaceChildren();
+  const selected = selectedWorkflow();
+  for (const w of list.workflows) {
+    const tr = document.createElement("tr");
+    tr.className = w.id === selected ? "workflow selected" : "workflow";
+    tr.dataset.id = w.id;
+    const link = document.createElement("a");
+    link.href = "#workflow=" + encodeURIComponent(w.id);
+    link.textContent = w.id;
+    const id = document.createElement("td");
+    id.append(link);
+    tr.append(id, text("td", w.state, "state-" + w.state), text("td", w.steps),
+              text("td", w.tasks), text("td", countsText(w.counts)),
+              text("td", new Date(w.enqueued_at_ms).toLocaleTimeString()));
+    body.append(tr);
+  }
+}
+
+// Each step's layer: 0 for a step that runs after none, else one more than
+// its highest parent's. The API lists parents first; the memo guards anyway.
+function layersOf(steps) {
+  const byName = new Map(steps.map((s) => [s.name, s]));
+  const layer = new Map();
+  const visit = (name, depth) => {
+    if (layer.has(name)) return layer.get(name);
+    const s = byName.get(name);
+    let l = 0;
+    if (s && depth < steps.length)
+      for (const p of s.after) if (byName.has(p)) l = Math.max(l, visit(p, depth + 1) + 1);
+    layer.set(name, l);
+    return l;
+  };
+  for (const s of steps) visit(s.name, 0);
+  return layer;
+}
+
+function drawWorkflowGraph(w) {
+  const graph = $("workflow-graph");
+  graph.replaceChildren();
+  const layer = layersOf(w.steps);
+  const done = new Map(w.steps.map((s) => [s.name, s.state === "done"]));
+  const columns = [];
+  for (const s of w.steps) (columns[layer.get(s.name)] ||= []).push(s);
+  const pos = new Map();
+  columns.forEach((col, l) => col.forEach((s, i) => pos.set(s.name, {
+    x: MARGIN + l * (BOX_W + GAP_X), y: MARGIN + i * (BOX_H + GAP_Y) })));
+  const rows = Math.max(1, ...columns.map((c) => c.length));
+  graph.setAttribute("width", 2 * MARGIN + columns.length * (BOX_W + GAP_X) - GAP_X);
+  graph.setAttribute("height", 2 * MARGIN + rows * (BOX_H + GAP_Y) - GAP_Y);
+  const defs = svg("defs");
+  const arrow = svg("marker", { id: "arrow", viewBox: "0 0 8 8", refX: 8, refY: 4,
+                                markerWidth: 8, markerHeight: 8, orient: "auto" });
+  arrow.append(svg("path", { d: "M0,0 L8,4 L0,8 z", class: "arrowhead" }));
+  defs.append(arrow);
+  graph.append(defs);
+  // Edges first, so the boxes lie over their ends.
+  for (const s of w.steps)
+    for (const p of s.after) {
+      const a = pos.get(p), b = pos.get(s.name);
+      if (!a || !b) continue;
+      const x1 = a.x + BOX_W, y1 = a.y + BOX_H / 2, x2 = b.x, y2 = b.y + BOX_H / 2;
+      const mid = (x1 + x2) / 2;
+      graph.append(svg("path", {
+        class: "edge", "data-from": p, "data-to": s.name, "marker-end": "url(#arrow)",
+        d: `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}` }));
+    }
+  for (const s of w.steps) {
+    const { x, y } = pos.get(s.name);
+    const counts = {};
+    for (const t of s.tasks) counts[t.state] = (counts[t.state] || 0) + 1;
+    // A ready step whose parents are not all done waits for them.
+    const waiting = s.state === "ready" && s.after.some((p) => !done.get(p));
+    const shown = waiting ? "waiting" : s.state;
+    const box = svg("g", { class: "step" + (s.name === shownStep() ? " shown" : ""),
+                           "data-step": s.name, "data-state": s.state,
+                           "data-layer": layer.get(s.name), "data-tasks": s.tasks.length,
+                           transform: `translate(${x},${y})` });
+    box.append(svg("title", {}, s.name + ": " + shown
+                   + (s.after.length ? ", after " + s.after.join(", ") : "")));
+    box.append(svg("rect", { class: "box state-" + shown, width: BOX_W, height: BOX_H, rx: 5 }));
+    const name = s.name.length > 24 ? s.name.slice(0, 23) + "…" : s.name;
+    box.append(svg("text", { class: "name", x: 8, y: 18 }, name));
+    box.append(svg("text", { class: "summary", x: 8, y: 35 },
+                   s.tasks.length + (s.tasks.length === 1 ? " task, " : " tasks, ") + shown));
+    box.append(svg("text", { class: "counts", x: 8, y: 51 }, countsText(counts)));
+    // A strip along the bottom: the step's tasks by state.
+    let at = 0;
+    for (const [state, n] of Object.entries(counts)) {
+      const wide = (BOX_W - 2) * n / s.tasks.length;
+      box.append(svg("rect", { class: "strip state-" + state, x: 1 + at, y: BOX_H - 6,
+                               width: wide, height: 5 }));
+      at += wide;
+    }
+    box.onclick = () => {
+      location.hash = "workflow=" + encodeURIComponent(w.id) + "&step="
+                      + encodeURIComponent(s.name);
+    };
+    graph.append(box);
+  }
+}
+
+function drawWorkflowTasks(w) {
+  const body = $("workflow-tasks").tBodies[0];
+  body.replaceChildren();
+  const step = w.steps.find((s) => s.name === shownStep());
+  $("workflow-tasks").hidden = !step; // until a step is clicked
+  if (!step) return;
+  $("workflow-step").textContent = step.name;
+  for (const t of step.tasks) {
+    const tr = document.createElement("tr");
+    tr.append(text("td", t.id), text("td", t.state, "state-" + t.state),
+              text("td", t.node), text("td", t.result !== undefined ? t.result : t.reason));
+    tr.onclick = () => showTask(t.id);
+    body.append(tr);
+  }
+}
+
+function drawWorkflow(w) {
+  $("workflow-state").textContent = w.state + " (" + countsText(w.counts) + ")";
+  $("workflow-state").className = "state-" + w.state;
+  drawWorkflowGraph(w);
+  drawWorkflowTasks(w);
+}
+
+async function pollWorkflows() {
+  const id = selectedWorkflow();
+  $("workflow").hidden = !id;
+  $("workflow-id").textContent = id;
+  try {
+    const [list, w] = await Promise.all([
+      api("/workflows?limit=20"),
+      id ? api("/workflows/" + encodeURIComponent(id)).catch((e) => e) : null]);
+    drawWorkflowList(list);
+    if (!id) return;
+    const failed = w instanceof Error;
+    $("workflow-error").hidden = !failed;
+    $("workflow-error").textContent = failed ? w.message : "";
+    if (failed) {
+      $("workflow-graph").replaceChildren();
+      $("workflow-tasks").tBodies[0].replaceChildren();
+    } else {
+      drawWorkflow(w);
+    }
+  } catch (e) {
+    status(e.message, true);
+  }
+}
+
 async function poll() {
   try {
     const [nodes, stats, election] = await Promise.all(
@@ -198,13 +374,18 @@ $("token-form").onsubmit = (ev) => {
   $("token-form").hidden = true;
   poll();
   slowPoll();
+  pollWorkflows();
 };
 $("task-form").onsubmit = (ev) => {
   ev.preventDefault();
   if ($("task-id").value.trim()) showTask($("task-id").value.trim());
 };
 
+window.onhashchange = pollWorkflows;
+
 poll();
 slowPoll();
+pollWorkflows();
 setInterval(poll, POLL_MS);
 setInterval(slowPoll, SLOW_POLL_MS);
+setInterval(pollWorkflows, SLOW_POLL_MS);
