@@ -438,6 +438,50 @@ class Client:
         """The workflow's graph: its state, and each step's state and tasks."""
         return self._get("/workflows/" + self._quote(id))
 
+    # ---- schedules ----------------------------------------------------------
+
+    def add_schedule(self, name: str, kind: str, payload: Any, *,
+                     every: Optional[Duration] = None, cron: Optional[str] = None,
+                     jitter: Optional[Duration] = None,
+                     catch_up: Optional[str] = None, exclusive: bool = False,
+                     priority: int = 0, locks: Sequence[str] = (),
+                     time_limit: Optional[Duration] = None,
+                     retries: Optional[int] = None,
+                     backoff: Optional[Duration] = None,
+                     keep: Optional[Duration] = None) -> Dict[str, Any]:
+        """Add a periodic schedule every node holds (docs/workflows.md): a
+        tick ``every`` so long (from the epoch) or by ``cron`` (five fields,
+        UTC), each tick one task of ``kind`` and ``payload``. ``catch_up``:
+        "last" (default), "none" or "all" ticks missed while no node ran;
+        ``exclusive``: each tick holds the lock schedule:NAME while it runs.
+        Adding the same name again is the same schedule (``existing``)."""
+        if (every is None) == (cron is None):
+            raise ValueError("give every or cron, one of them")
+        body: Dict[str, Any] = {"name": name}
+        if every is not None:
+            body["every_ms"] = _ms(every, "every")
+        else:
+            body["cron"] = cron
+        if jitter is not None:
+            body["jitter_ms"] = _ms(jitter, "jitter")
+        if catch_up is not None:
+            body["catch_up"] = catch_up
+        if exclusive:
+            body["exclusive"] = True
+        body["task"] = self._task_body(kind, payload, priority, locks, time_limit,
+                                       retries, backoff, None, None, None, keep,
+                                       None, None)
+        _, answer = self._request("POST", "/schedules", body)
+        return answer
+
+    def schedules(self) -> List[Dict[str, Any]]:
+        """Every schedule the node holds, each with its ``next_tick_ms``."""
+        return list(self._get("/schedules")["schedules"])
+
+    def remove_schedule(self, name: str) -> None:
+        """Remove the schedule ``name``; NotFound if there is none."""
+        self._request("DELETE", "/schedules/" + self._quote(name))
+
     def status(self, id: str) -> Task:
         """The task ``id`` with its payload, result or reason and policy;
         NotFound if this node does not know it."""

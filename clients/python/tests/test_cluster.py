@@ -197,3 +197,32 @@ def test_a_chain_and_a_workflow(cluster):
     assert [s["name"] for s in graph["steps"]] == ["map", "reduce"]
     with pytest.raises(dice.BadRequest):
         ca.submit_workflow([{"name": "a", "kind": "echo", "after": ["nope"]}])
+
+
+def test_a_schedule(cluster):
+    a, b = cluster
+    ca, cb = dice.Client(a.url), dice.Client(b.url)
+    added = ca.add_schedule("beat", "echo", "tick", every=1, exclusive=True)
+    assert added["schedule"] == "beat" and not added.get("existing")
+    assert cb.add_schedule("beat", "echo", "tick", every=1)["existing"]
+    listed = cb.schedules()
+    assert [s["name"] for s in listed] == ["beat"]
+    assert listed[0]["exclusive"] and listed[0]["every_ms"] == 1000
+    deadline = time.monotonic() + 15
+    ticks = []
+    while time.monotonic() < deadline and len(ticks) < 2:
+        ticks = [t for t in cb.tasks(state="done", kind="echo")
+                 if cb.status(t.id).payload == "tick"]
+        time.sleep(0.2)
+    assert len(ticks) >= 2
+    ca.remove_schedule("beat")
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and cb.schedules():
+        time.sleep(0.1)
+    assert cb.schedules() == []
+    with pytest.raises(dice.NotFound):
+        ca.remove_schedule("never-added")
+    with pytest.raises(ValueError):
+        ca.add_schedule("x", "echo", "t", every=1, cron="* * * * *")
+    with pytest.raises(dice.BadRequest):
+        ca.add_schedule("bad name!", "echo", "t", every=1)
