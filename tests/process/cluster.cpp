@@ -376,6 +376,22 @@ node_process& cluster::start(node_spec spec, millis ready_timeout) {
   return n;
 }
 
+std::vector<node_process*> cluster::start_formed(std::vector<node_spec> specs,
+                                                 millis timeout) {
+  std::vector<node_process*> formed;
+  for (auto& spec : specs)
+    formed.push_back(&start(std::move(spec)));
+  if (!wait_until([&] {
+        return std::all_of(formed.begin(), formed.end(), [&](node_process* n) {
+          return n->alive_count() == formed.size();
+        });
+      }, timeout))
+    throw std::runtime_error(std::to_string(formed.size())
+                             + " dice-nodes did not all see each other alive; logs:\n"
+                             + logs());
+  return formed;
+}
+
 std::string cluster::logs() const {
   std::string out;
   for (auto& n : nodes_)

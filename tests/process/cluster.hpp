@@ -182,6 +182,12 @@ public:
   /// Starts a node and waits (up to `ready_timeout`) for /health; throws
   /// std::runtime_error with the node's log if it never becomes healthy.
   node_process& start(node_spec spec, millis ready_timeout = millis(5000));
+  /// Starts a node for each of `specs` (start) and waits up to `timeout`
+  /// until each of them reports all of them alive: a formed cluster.
+  /// Throws std::runtime_error with the nodes' logs if it does not form.
+  /// The nodes, in the order of `specs`.
+  std::vector<node_process*> start_formed(std::vector<node_spec> specs,
+                                          millis timeout = millis(8000));
 
   std::vector<std::unique_ptr<node_process>>& nodes() { return nodes_; }
   node_process& operator[](std::size_t i) { return *nodes_.at(i); }

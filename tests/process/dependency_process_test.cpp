@@ -15,18 +15,10 @@ namespace {
 // Three nodes of one slot that run /bin/sh, formed through the first.
 std::vector<node_process*> three_shell_nodes(cluster& c, const std::string& prefix) {
   auto ini = c.dir().write(prefix + ".ini", "shell-allow = /bin/sh, /bin/false\n");
-  std::vector<node_process*> nodes;
-  for (auto& spec : seeded_specs(c, {prefix + "-1", prefix + "-2", prefix + "-3"})) {
+  auto specs = seeded_specs(c, {prefix + "-1", prefix + "-2", prefix + "-3"});
+  for (auto& spec : specs)
     spec.extra_args = {"--config", ini, "--slots", "1"};
-    nodes.push_back(&c.start(spec));
-  }
-  REQUIRE(wait_until([&] {
-    for (auto* n : nodes)
-      if (n->alive_count() != 3)
-        return false;
-    return true;
-  }, millis(8000)));
-  return nodes;
+  return c.start_formed(std::move(specs));
 }
 
 // Submits one task with the CLI at `n`; its id.

@@ -35,17 +35,10 @@ TEST_CASE("a schedule every second on three nodes: one task per tick, and "
           "none lost when the node that enqueued the last tick is killed",
           "[process][schedules]") {
   cluster c;
-  std::vector<node_process*> nodes;
-  for (auto& spec : seeded_specs(c, {"sch-1", "sch-2", "sch-3"})) {
+  auto specs = seeded_specs(c, {"sch-1", "sch-2", "sch-3"});
+  for (auto& spec : specs)
     spec.extra_args = {"--slots", "1"};
-    nodes.push_back(&c.start(spec));
-  }
-  REQUIRE(wait_until([&] {
-    for (auto* n : nodes)
-      if (n->alive_count() != 3)
-        return false;
-    return true;
-  }, millis(8000)));
+  auto nodes = c.start_formed(std::move(specs));
   auto add = dice_cli(c, *nodes[0], {"schedule", "add", "beat", "--every", "1s", "--",
                                      "echo", "tick"}, "add.log");
   INFO("dice output:\n" << add.output);
