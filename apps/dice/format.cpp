@@ -31,6 +31,27 @@ std::string utc(long long ms) {
   return out;
 }
 
+// Rows as columns two spaces apart, each as wide as its longest cell
+// (ids of any length stay apart from the next column).
+std::string columns(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      width.resize(std::max(width.size(), r.size()));
+      width[i] = std::max(width[i], r[i].size());
+    }
+  std::ostringstream out;
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      out << r[i];
+      if (i + 1 < r.size())
+        out << std::string(width[i] - r[i].size() + 2, ' ');
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
 std::vector<nlohmann::json> sorted_by_id(const nlohmann::json& tasks) {
   std::vector<nlohmann::json> rows(tasks.begin(), tasks.end());
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
@@ -173,29 +194,25 @@ std::string task_text(const nlohmann::json& t) {
 }
 
 std::string tasks_table(const nlohmann::json& body) {
-  std::ostringstream out;
-  out << std::left << std::setw(28) << "ID" << std::setw(8) << "KIND"
-      << std::setw(10) << "STATE" << std::setw(14) << "NODE" << "ATTEMPTS\n";
+  std::vector<std::vector<std::string>> rows{{"ID", "KIND", "STATE", "NODE", "ATTEMPTS"}};
   for (auto& t : sorted_by_id(body.at("tasks")))
-    out << std::left << std::setw(28) << t.value("id", "") << std::setw(8)
-        << t.value("kind", "") << std::setw(10) << t.value("state", "")
-        << std::setw(14) << str(t["node"]) << t.value("attempts", 0) << "\n";
+    rows.push_back({t.value("id", ""), t.value("kind", ""), t.value("state", ""),
+                    str(t["node"]), std::to_string(t.value("attempts", 0))});
+  auto out = columns(rows);
   if (body.contains("next_after"))
-    out << "(more: --after " << str(body["next_after"]) << ")\n";
-  return out.str();
+    out += "(more: --after " + str(body["next_after"]) + ")\n";
+  return out;
 }
 
 std::string results_table(const nlohmann::json& tasks) {
-  std::ostringstream out;
+  std::vector<std::vector<std::string>> rows;
   for (auto& t : sorted_by_id(tasks)) {
-    auto state = t.value("state", "");
     std::string what = t.contains("result") ? str(t["result"])
                        : t.contains("reason") ? str(t["reason"])
                                               : "";
-    out << std::left << std::setw(28) << t.value("id", "") << std::setw(10)
-        << state << what << "\n";
+    rows.push_back({t.value("id", ""), t.value("state", ""), what});
   }
-  return out.str();
+  return columns(rows);
 }
 
 } // namespace dice::cli

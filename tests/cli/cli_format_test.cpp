@@ -79,3 +79,23 @@ TEST_CASE("dice status: a task nobody claimed says so instead of a bare -",
   nlohmann::json ran{{"id", "a-3"}, {"state", "done"}, {"node", "b"}};
   CHECK(task_text(ran).find("node:      b\n") != std::string::npos);
 }
+
+TEST_CASE("dice tasks: columns stay apart whatever the ids' length",
+          "[cli]") {
+  auto body = nlohmann::json::parse(R"({"tasks": [
+    {"id": "key-0bb6bf4c4e7778ca0777c7a9", "kind": "shell", "state": "done",
+     "node": "y1", "attempts": 1},
+    {"id": "a-2", "kind": "echo", "state": "ready", "node": null, "attempts": 1}],
+    "next_after": "key-0bb6bf4c4e7778ca0777c7a9"})");
+  auto table = dice::cli::tasks_table(body);
+  CHECK(table ==
+        "ID                            KIND   STATE  NODE  ATTEMPTS\n"
+        "a-2                           echo   ready  -     1\n"
+        "key-0bb6bf4c4e7778ca0777c7a9  shell  done   y1    1\n"
+        "(more: --after key-0bb6bf4c4e7778ca0777c7a9)\n");
+  auto results = dice::cli::results_table(nlohmann::json::parse(R"([
+    {"id": "key-0bb6bf4c4e7778ca0777c7a9", "state": "done", "result": "alpha"},
+    {"id": "a-10", "state": "failed", "reason": "exit 1"}])"));
+  CHECK(results == "a-10                          failed  exit 1\n"
+                   "key-0bb6bf4c4e7778ca0777c7a9  done    alpha\n");
+}
