@@ -65,17 +65,10 @@ TEST_CASE("an exclusive schedule on three nodes never runs two ticks at once "
           "[process][schedules]") {
   cluster c;
   auto ini = c.dir().write("sh.ini", "shell-allow = /bin/sh\n");
-  std::vector<node_process*> nodes;
-  for (auto& spec : seeded_specs(c, {"ex-1", "ex-2", "ex-3"})) {
+  auto specs = seeded_specs(c, {"ex-1", "ex-2", "ex-3"});
+  for (auto& spec : specs)
     spec.extra_args = {"--config", ini, "--slots", "2"};
-    nodes.push_back(&c.start(spec));
-  }
-  REQUIRE(wait_until([&] {
-    for (auto* n : nodes)
-      if (n->alive_count() != 3)
-        return false;
-    return true;
-  }, millis(8000)));
+  auto nodes = c.start_formed(std::move(specs));
   auto exclusive_log = c.dir().file("exclusive.log");
   auto plain_log = c.dir().file("plain.log");
   auto add = dice_cli(c, *nodes[0], {"schedule", "add", "one-at-a-time", "--every", "1s",
