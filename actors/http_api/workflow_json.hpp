@@ -51,4 +51,9 @@ std::string keyed_workflow_id(const std::string& key);
 /// "reason"}]}]}, steps in the graph's order.
 nlohmann::json workflow_json(const std::string& id, const std::vector<task_row>& rows);
 
+/// GET /workflows: {"workflows": [{"id", "state", "steps", "tasks",
+/// "counts", "enqueued_at_ms"}], "total"}, newest first, at most `limit`;
+/// `state` as workflow_json gives it, `total` the workflows in `rows`.
+nlohmann::json workflow_list_json(const std::vector<task_row>& rows, std::size_t limit);
+
 } // namespace dice

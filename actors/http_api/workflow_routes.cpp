@@ -4,10 +4,6 @@
 // GET /workflows/ID shows the graph with each step's state. A whole
 // workflow is canceled or removed with the bulk routes' workflow filter
 // (POST /tasks/cancel?workflow=ID, DELETE /tasks?workflow=ID).
-#include <algorithm>
-#include <map>
-#include <set>
-
 #include <httplib.h>
 
 #include "common/ask.hpp"
@@ -29,50 +25,6 @@ namespace {
 /// The workflows a GET /workflows lists by default, and at most.
 constexpr std::size_t default_workflow_page = 20;
 constexpr std::size_t max_workflow_page = 1000;
-
-/// GET /workflows: {"workflows": [{"id", "state", "steps", "tasks",
-/// "counts", "enqueued_at_ms"}], "total"}, newest first, at most `limit`;
-/// `state` as GET /workflows/ID gives it, `total` the workflows held.
-nlohmann::json workflow_list_json(const std::vector<task_row>& rows, std::size_t limit) {
-  struct summary {
-    std::set<std::string> steps;
-    std::map<std::string, std::size_t> counts;
-    std::size_t tasks = 0;
-    std::int64_t enqueued = 0;
-    bool ended = true, all_done = true;
-  };
-  std::map<std::string, summary> by_id;
-  for (const auto& r : rows) {
-    if (!r.has_spec || r.spec.workflow().empty())
-      continue;
-    auto& w = by_id[r.spec.workflow()];
-    w.steps.insert(r.spec.step());
-    ++w.counts[state_name(r.state)];
-    if (w.tasks++ == 0 || r.spec.enqueue_time_ms() < w.enqueued)
-      w.enqueued = r.spec.enqueue_time_ms();
-    w.ended &= is_terminal(r.state.phase());
-    w.all_done &= r.state.phase() == wire::DONE;
-  }
-  std::vector<std::pair<const std::string*, const summary*>> order;
-  for (const auto& [id, w] : by_id)
-    order.emplace_back(&id, &w);
-  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-    return a.second->enqueued != b.second->enqueued
-             ? a.second->enqueued > b.second->enqueued
-             : *a.first < *b.first;
-  });
-  auto list = nlohmann::json::array();
-  for (std::size_t i = 0; i < order.size() && i < limit; ++i) {
-    const auto& w = *order[i].second;
-    list.push_back({{"id", *order[i].first},
-                    {"state", !w.ended ? "running" : w.all_done ? "done" : "failed"},
-                    {"steps", w.steps.size()},
-                    {"tasks", w.tasks},
-                    {"counts", w.counts},
-                    {"enqueued_at_ms", w.enqueued}});
-  }
-  return {{"workflows", std::move(list)}, {"total", by_id.size()}};
-}
 
 } // namespace
 

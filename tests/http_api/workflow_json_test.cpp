@@ -129,3 +129,48 @@ TEST_CASE("a workflow's status orders steps by the graph and sums them up",
   CHECK(j["state"] == "failed");
   CHECK(j["steps"][1]["tasks"][1]["reason"] == "parent x failed");
 }
+
+TEST_CASE("GET /workflows lists workflows newest first, each summed up, and "
+          "leaves plain tasks out",
+          "[http][workflows]") {
+  std::vector<task_row> rows;
+  // Workflow ids, their enqueue times and their tasks' phases.
+  auto add = [&](const std::string& wf, const std::string& step, std::int64_t at,
+                 wire::TaskPhase phase) {
+    task_row r;
+    r.has_spec = true;
+    r.spec.set_id(wf + "-" + step + "-" + std::to_string(rows.size()));
+    r.spec.set_workflow(wf);
+    r.spec.set_step(step);
+    r.spec.set_enqueue_time_ms(at);
+    r.state.set_attempt(1);
+    r.state.set_phase(phase);
+    rows.push_back(r);
+  };
+  add("wf-old", "a", 100, wire::DONE);
+  add("wf-old", "b", 100, wire::DONE);
+  add("wf-new", "a", 300, wire::DONE);
+  add("wf-new", "b", 300, wire::READY);
+  add("wf-new", "b", 300, wire::READY);
+  add("wf-mid", "a", 200, wire::FAILED);
+  add("", "", 400, wire::READY); // a plain task: no workflow
+  auto j = workflow_list_json(rows, 20);
+  CHECK(j["total"] == 3);
+  REQUIRE(j["workflows"].size() == 3);
+  const auto& w = j["workflows"];
+  CHECK(w[0]["id"] == "wf-new");
+  CHECK(w[0]["state"] == "running");
+  CHECK(w[0]["steps"] == 2);
+  CHECK(w[0]["tasks"] == 3);
+  CHECK(w[0]["counts"]["ready"] == 2);
+  CHECK(w[0]["counts"]["done"] == 1);
+  CHECK(w[0]["enqueued_at_ms"] == 300);
+  CHECK(w[1]["id"] == "wf-mid");
+  CHECK(w[1]["state"] == "failed");
+  CHECK(w[2]["id"] == "wf-old");
+  CHECK(w[2]["state"] == "done");
+  auto first = workflow_list_json(rows, 1);
+  CHECK(first["total"] == 3);
+  REQUIRE(first["workflows"].size() == 1);
+  CHECK(first["workflows"][0]["id"] == "wf-new");
+}
