@@ -21,7 +21,11 @@ void known_tasks::rehash(const std::string& task_id, const known_task& task) {
   old = h;
 }
 
-void known_tasks::count(const wire::TaskState& state, int by) {
+void known_tasks::count(const wire::TaskSpec& spec, const wire::TaskState& state,
+                        int by) {
+  // A schedule's record is no task: never claimed, READY until removed.
+  if (spec.has_schedule())
+    return;
   // A phase off the enum (a peer's newer or hostile message) is not counted.
   auto p = static_cast<std::size_t>(state.phase());
   if (p < counts_.by_phase.size())
@@ -42,11 +46,12 @@ bool known_tasks::learn_spec(const wire::TaskSpec& spec) {
   auto& entry = tasks_[spec.id()];
   if (entry.has_spec && !spec_precedes(spec, entry.spec))
     return false;
-  if (!entry.has_spec)
-    count(entry.state, +1);
+  if (entry.has_spec)
+    count(entry.spec, entry.state, -1);
   entry.has_spec = true;
   entry.spec = spec;
   entry.spec.clear_inputs(); // the replica's own to fill, never a peer's
+  count(entry.spec, entry.state, +1);
   rehash(spec.id(), entry);
   return true;
 }
@@ -64,8 +69,8 @@ bool known_tasks::merge_state(const std::string& task_id,
   if (changed) {
     rehash(task_id, task);
     if (task.has_spec) {
-      count(before, -1);
-      count(task.state, +1);
+      count(task.spec, before, -1);
+      count(task.spec, task.state, +1);
     }
   }
   return changed;
@@ -76,7 +81,7 @@ bool known_tasks::forget(const std::string& task_id) {
   if (i == tasks_.end())
     return false;
   if (i->second.has_spec)
-    count(i->second.state, -1);
+    count(i->second.spec, i->second.state, -1);
   if (auto h = hashes_.find(task_id); h != hashes_.end()) {
     digest_ ^= h->second;
     hashes_.erase(h);

@@ -49,12 +49,14 @@ public:
   std::uint64_t digest() const { return digest_; }
 
   /// Tasks whose spec is known, per state: kept as tasks change, so a
-  /// stats question costs nothing with 100,000 tasks held.
+  /// stats question costs nothing with 100,000 tasks held. Schedules'
+  /// records are not counted: what users see counted (/stats, /metrics,
+  /// dice status, the dashboard) are the tasks they list.
   const task_counts& counts() const { return counts_; }
 
 private:
   void rehash(const std::string& task_id, const known_task& task);
-  void count(const wire::TaskState& state, int by);
+  void count(const wire::TaskSpec& spec, const wire::TaskState& state, int by);
 
   std::map<std::string, known_task> tasks_;
   std::map<std::string, std::uint64_t> hashes_;

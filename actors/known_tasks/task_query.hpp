@@ -44,7 +44,8 @@ struct task_query {
   }
 };
 
-/// Tasks whose spec is known, per state (indexed by wire::TaskPhase).
+/// Tasks whose spec is known, per state (indexed by wire::TaskPhase);
+/// schedules' records aside.
 struct task_counts {
   std::array<std::size_t, wire::TaskPhase_ARRAYSIZE> by_phase{};
   /// Of by_phase[RUNNING], those whose execution has not begun.

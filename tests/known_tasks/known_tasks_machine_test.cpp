@@ -5,6 +5,7 @@
 #include "common/emitted_events.hpp"
 #include "vocabulary/queue_messages.hpp"
 #include "known_tasks/known_tasks_machine.hpp"
+#include "known_tasks/schedules.hpp"
 
 using namespace dice;
 
@@ -146,4 +147,36 @@ TEST_CASE("a page of the task list: filters by kind and node, ids in "
   task_query by_node;
   by_node.node = "b"; // nothing is claimed yet
   CHECK(k.query(by_node).empty());
+}
+
+TEST_CASE("a schedule's record is counted in no state: the counts of /stats "
+          "and /metrics are the tasks a user lists, whatever the record goes "
+          "through",
+          "[known_tasks][schedules]") {
+  known_tasks_machine k("a", "a#1", queue_config{});
+  auto apply = [&k](millis now, auto op) { apply_user_op(k, now, op); };
+  wire::TaskSpec task;
+  task.set_id("t1");
+  task.set_kind("echo");
+  task.set_enqueuer("a");
+  apply(0, [&](ev::events& out) { return k.submit(task, 0, out); });
+  wire::TaskSpec record;
+  record.set_id(schedule_record_id("beat"));
+  record.set_kind(schedule_kind);
+  record.set_enqueuer("a");
+  record.mutable_schedule()->set_name("beat");
+  record.mutable_schedule()->set_every_ms(1000);
+  record.mutable_schedule()->mutable_task()->set_kind("echo");
+  apply(0, [&](ev::events& out) { return k.submit(record, 0, out); });
+  REQUIRE(k.replica().has_spec(record.id()));
+  auto ready_only = [&k] {
+    const auto& c = k.counts();
+    CHECK(c.total() == 1);
+    CHECK(c.by_phase[wire::READY] == 1);
+  };
+  ready_only();
+  // Removed: its REMOVED is no task's either.
+  apply(10, [&](ev::events& out) { return k.remove(record.id(), 10, out); });
+  REQUIRE(k.replica().find(record.id())->state.phase() == wire::REMOVED);
+  ready_only();
 }

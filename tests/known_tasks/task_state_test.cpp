@@ -364,8 +364,9 @@ TEST_CASE("a claim's start mark, once merged, stays: the claim's DEQUEUE "
   CHECK(same(merge(begun, done), done));
 }
 
-TEST_CASE("the replica's counts per state match a count of its tasks after "
-          "any sequence of specs and merges",
+TEST_CASE("the replica's counts per state match a count of its tasks, "
+          "schedules' records aside, after any sequence of specs, merges "
+          "and forgets",
           "[known_tasks]") {
   auto seed = GENERATE(range<std::uint64_t>(1, 51));
   CAPTURE(seed);
@@ -374,20 +375,30 @@ TEST_CASE("the replica's counts per state match a count of its tasks after "
   known_tasks replica;
   for (int step = 0; step < 300; ++step) {
     auto id = "t" + std::to_string(pick(20));
-    if (pick(3) == 0) {
+    auto what = pick(12);
+    if (what < 4) {
+      // A spec, or a copy enqueued earlier elsewhere that replaces it: a
+      // schedule's record now and then (then a task of that id again).
       wire::TaskSpec spec;
       spec.set_id(id);
       spec.set_kind("echo");
+      spec.set_enqueue_time_ms(1000 - pick(1000));
+      if (pick(4) == 0)
+        spec.mutable_schedule()->set_name(id);
       replica.learn_spec(spec);
+    } else if (what == 4) {
+      replica.forget(id);
     } else {
       replica.merge_state(id, random_state(rng));
     }
     task_counts scanned;
     for (const auto& [task_id, t] : replica.tasks()) {
+      if (!t.has_spec || t.spec.has_schedule())
+        continue;
       auto p = static_cast<std::size_t>(t.state.phase());
-      if (t.has_spec && p < scanned.by_phase.size())
+      if (p < scanned.by_phase.size())
         ++scanned.by_phase[p];
-      if (t.has_spec && claimed_ahead(t.state))
+      if (claimed_ahead(t.state))
         ++scanned.claimed_ahead;
     }
     REQUIRE(replica.counts().by_phase == scanned.by_phase);
