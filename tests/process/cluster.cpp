@@ -267,6 +267,17 @@ std::optional<nlohmann::json> get_json(std::uint16_t port,
   return r.json();
 }
 
+nlohmann::json submit_workflow(const node_process& n, const nlohmann::json& w) {
+  httplib::Client cli("127.0.0.1", n.spec().http_port);
+  cli.set_read_timeout(10);
+  auto res = cli.Post("/workflows", w.dump(), "application/json");
+  if (!res || res->status != 201)
+    throw std::runtime_error("POST /workflows answered "
+                             + (res ? std::to_string(res->status) + ": " + res->body
+                                    : std::string("nothing")));
+  return nlohmann::json::parse(res->body);
+}
+
 nlohmann::json last_json_line(const std::string& output) {
   auto trimmed = output.substr(0, output.find_last_not_of('\n') + 1);
   return nlohmann::json::parse(trimmed.substr(trimmed.rfind('\n') + 1), nullptr,

@@ -10,24 +10,11 @@
 
 #include <catch2/catch.hpp>
 
-#include <httplib.h>
-
 #include "cluster.hpp"
 
 using namespace dice::test;
 
 namespace {
-
-// POST /workflows at `n`: the answer (status 201 expected).
-nlohmann::json submit_workflow(node_process& n, const nlohmann::json& w) {
-  httplib::Client cli("127.0.0.1", n.spec().http_port);
-  cli.set_read_timeout(10);
-  auto res = cli.Post("/workflows", w.dump(), "application/json");
-  REQUIRE(res);
-  INFO("POST /workflows answered " << res->status << ": " << res->body);
-  REQUIRE(res->status == 201);
-  return nlohmann::json::parse(res->body);
-}
 
 // a (one task), then b (a fan-out of three after a), then c (after b).
 nlohmann::json chain_with_fan(const std::string& first_kind, const std::string& first_payload) {

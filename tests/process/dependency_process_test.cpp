@@ -3,8 +3,6 @@
 // dependants on every node while a step that runs anyway sees why.
 #include <catch2/catch.hpp>
 
-#include <httplib.h>
-
 #include "cluster.hpp"
 
 using namespace dice::test;
@@ -147,21 +145,6 @@ TEST_CASE("a dependency the API cannot take is refused with its reason",
   CHECK(alone.code != 0);
   CHECK_THAT(alone.output, Contains("--on-parent-failure: needs --after"));
 }
-
-namespace {
-
-// POST /workflows at `n`: the answer's body (status 201 expected).
-nlohmann::json submit_workflow(node_process& n, const nlohmann::json& w) {
-  httplib::Client cli("127.0.0.1", n.spec().http_port);
-  cli.set_read_timeout(10);
-  auto res = cli.Post("/workflows", w.dump(), "application/json");
-  REQUIRE(res);
-  INFO("POST /workflows answered " << res->status << ": " << res->body);
-  REQUIRE(res->status == 201);
-  return nlohmann::json::parse(res->body);
-}
-
-} // namespace
 
 TEST_CASE("a workflow fans out 100 tasks and fans their 100 results into "
           "one step, though a node running them is killed mid-way",
