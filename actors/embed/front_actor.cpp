@@ -181,7 +181,7 @@ caf::result<std::string> add_schedule(front_ptr self, const std::string& json) {
 
 caf::result<std::string> submit(front_ptr self, const task& t) {
   auto& st = self->state;
-  auto checked = task_spec_of(t, [](const std::string&) { return true; }, st.now());
+  auto checked = task_spec_of(t, st.now());
   if (auto* p = std::get_if<problem>(&checked))
     return make_error(p->code, p->reason);
   auto spec = std::get<wire::TaskSpec>(std::move(checked));

@@ -16,11 +16,7 @@ millis ms(Duration d) {
 
 } // namespace
 
-std::variant<wire::TaskSpec, problem>
-task_spec_of(const task& t, const std::function<bool(const std::string&)>& runs,
-             millis now) {
-  if (!runs(t.kind))
-    return problem{refusal::unknown_kind, "unknown kind '" + t.kind + "'"};
+std::variant<wire::TaskSpec, problem> task_spec_of(const task& t, millis now) {
   submit_limits limits;
   if (t.payload.size() > limits.max_payload_bytes)
     return problem{refusal::oversize,

@@ -1,7 +1,6 @@
 #pragma once
 // What the front actor refuses before it asks the node's actors: the checks
 // POST /tasks and POST /events make, on the embedding API's values.
-#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -20,10 +19,9 @@ struct problem {
 };
 
 /// The spec the queue takes for `t` at wall time `now` (its id set only
-/// for a key), or why not. `runs` says whether this node runs a kind.
-std::variant<wire::TaskSpec, problem>
-task_spec_of(const task& t, const std::function<bool(const std::string&)>& runs,
-             millis now);
+/// for a key), or why not. Whether some member runs its kind is the
+/// front's question, asked of the cluster.
+std::variant<wire::TaskSpec, problem> task_spec_of(const task& t, millis now);
 
 /// Why an event of `topic` with `data` cannot be published, if it cannot.
 std::optional<problem> publish_problem(const std::string& topic,
