@@ -22,6 +22,8 @@
 # Usage: bench/peers/run.sh [--rounds 3] [--quick] [--out DIR]
 #                           [--systems dice,celery,rq,beanstalkd]
 #                           [--dice-args "EXTRA dice-node OPTIONS"] [--build DIR]
+#                           [--dice-slots N]  (slots of each dice-node; 1 by default,
+#                           as the other systems' workers run one task at a time)
 # Writes DIR/results.csv (system,round,workload,metric,value) and
 # DIR/peers.png (DIR defaults to bench/peers), prints medians and ratios.
 set -euo pipefail
@@ -31,7 +33,7 @@ py=/usr/bin/python3 # Debian's, where apt-get puts celery, rq and redis
 
 out=$here rounds=3 systems=dice,celery,rq,beanstalkd build=${DICE_BUILD:-$root/build}
 tasks=2000 samples=200 sleep_tasks=128
-dice_args=()
+dice_args=() dice_slots=1
 while (($#)); do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
@@ -39,12 +41,14 @@ while (($#)); do
     --systems) systems=$2; shift 2 ;;
     --dice-args) read -r -a dice_args <<<"$2"; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --dice-slots) dice_slots=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --rounds must be a positive integer" >&2; exit 2; }
+[[ $dice_slots =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --dice-slots must be a positive integer" >&2; exit 2; }
 IFS=, read -r -a systems <<<"$systems"
 for s in "${systems[@]}"; do
   [[ $s =~ ^(dice|celery|rq|beanstalkd)$ ]] || { echo "run.sh: unknown system '$s'" >&2; exit 2; }
@@ -109,7 +113,7 @@ start_system() {
       ports=()
       for ((i = 1; i <= w; i++)); do
         local args=(--id "p$i" --listen "127.0.0.1:${free[2 * i - 2]}" --http "127.0.0.1:${free[2 * i - 1]}"
-                    --slots 1 --log-level warn)
+                    --slots "$dice_slots" --log-level warn)
         # A fresh journal each run (builds before the journal lack the option).
         if [[ " ${dice_args[*]} " != *" --data-dir "* && $("$node_bin" --help) == *--data-dir* ]]; then
           args+=(--data-dir "$logs/$tag-node$i.data")
