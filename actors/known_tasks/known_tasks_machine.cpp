@@ -13,7 +13,8 @@ namespace dice {
 known_tasks_machine::known_tasks_machine(std::string id, std::string origin,
                                          queue_config cfg)
   : id_(std::move(id)), cfg_(std::move(cfg)),
-    ticker_(id_, cfg_.schedule_stagger_ms, cfg_.schedule_late_ms),
+    ticker_(id_, cfg_.schedule_stagger_ms, cfg_.schedule_late_ms,
+            cfg_.restore_hold_ms),
     origin_(std::move(origin)) {
 }
 

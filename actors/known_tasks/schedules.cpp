@@ -188,8 +188,10 @@ wire::TaskSpec tick_task(const wire::ScheduleSpec& s, millis tick) {
   return spec;
 }
 
-schedule_ticker::schedule_ticker(std::string self, millis stagger_ms, millis late_ms)
-  : self_(std::move(self)), stagger_ms_(stagger_ms), late_ms_(late_ms), live_{self_} {
+schedule_ticker::schedule_ticker(std::string self, millis stagger_ms, millis late_ms,
+                                 millis hold_ms)
+  : self_(std::move(self)), stagger_ms_(stagger_ms), late_ms_(late_ms),
+    hold_ms_(hold_ms), live_{self_} {
 }
 
 void schedule_ticker::add(const wire::ScheduleSpec& s, millis now) {
@@ -197,6 +199,7 @@ void schedule_ticker::add(const wire::ScheduleSpec& s, millis now) {
   it->second.spec = s;
   if (!fresh)
     return;
+  it->second.held_since = now;
   // Ticks before the schedule existed never run. Of those missed while no
   // node ran it (older than late_ms): none, the latest one (last), or all
   // (the last 1,000 at most, or a month of cron ticks).
@@ -249,7 +252,15 @@ millis schedule_ticker::turn(const entry& e, millis tick) const {
       auto h = rendezvous_hash(key, n);
       rank += h > mine || (h == mine && n < self_);
     }
-  return tick + tick_jitter(e.spec, tick) + static_cast<millis>(rank) * stagger_ms_;
+  auto due = tick + tick_jitter(e.spec, tick);
+  auto at = due + static_cast<millis>(rank) * stagger_ms_;
+  // Due before this node held the schedule: its peers may have enqueued it
+  // meanwhile, and a replica just restarted or catching up learns the
+  // schedule's record before the ticks. Enqueued blind, each such tick
+  // would be enqueued again, and might run again.
+  if (due < e.held_since)
+    at = std::max(at, e.held_since + hold_ms_);
+  return at;
 }
 
 std::vector<schedule_ticker::due_tick> schedule_ticker::due(millis now) {
@@ -260,7 +271,10 @@ std::vector<schedule_ticker::due_tick> schedule_ticker::due(millis now) {
       if (!t || turn(e, *t) > now)
         break;
       // Missed (no node enqueued it in time): catch_up none passes over it.
-      bool missed = now > *t + tick_jitter(e.spec, *t) + late_ms_;
+      // A tick due before this node held the schedule is judged from when
+      // it came to hold it, not from the end of the hold.
+      auto due = *t + tick_jitter(e.spec, *t);
+      bool missed = (due < e.held_since ? e.held_since : now) > due + late_ms_;
       if (!(missed && e.spec.catch_up() == 1))
         out.push_back({name, *t});
       e.last = *t;

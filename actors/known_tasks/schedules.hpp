@@ -7,7 +7,9 @@
 // the replicas merge the copies into one task. The node that enqueues a
 // tick is the first by rendezvous rank among the live nodes; each next one
 // waits a stagger more and enqueues it only if it has not heard of it, so a
-// dead first node costs a tick one stagger of delay, not the tick.
+// dead first node costs a tick one stagger of delay, not the tick. A node
+// that comes to hold a schedule late (restarted, catching up) holds back
+// the ticks that fell due before, to hear of those its peers enqueued.
 #include <bitset>
 #include <map>
 #include <optional>
@@ -58,8 +60,12 @@ class schedule_ticker {
 public:
   /// `stagger_ms`: how much later each next node in rank enqueues a tick
   /// it has not heard of; `late_ms`: a tick older than this when it could
-  /// be enqueued was missed (catch_up decides).
-  schedule_ticker(std::string self, millis stagger_ms, millis late_ms);
+  /// be enqueued was missed (catch_up decides); `hold_ms`: how long a node
+  /// that has just come to hold a schedule (restarted, or late to hear of
+  /// it) waits before it enqueues the ticks that fell due before: time to
+  /// hear of those its peers enqueued while it did not hold it.
+  schedule_ticker(std::string self, millis stagger_ms, millis late_ms,
+                  millis hold_ms = 0);
 
   /// A schedule held (again): its ticks after max(creation, `now` - late)
   /// are due unless already known.
@@ -84,12 +90,13 @@ private:
   struct entry {
     wire::ScheduleSpec spec;
     millis last = 0; // every tick up to this one is known or passed over
+    millis held_since = 0; // when this node came to hold it
   };
   // When this node enqueues tick `tick` of `e` if it has not heard of it.
   millis turn(const entry& e, millis tick) const;
 
   std::string self_;
-  millis stagger_ms_, late_ms_;
+  millis stagger_ms_, late_ms_, hold_ms_;
   std::vector<std::string> live_;
   std::map<std::string, entry> schedules_;
 };

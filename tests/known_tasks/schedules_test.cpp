@@ -132,3 +132,32 @@ TEST_CASE("ticks missed while no node ran: the latest, none or all", "[schedules
   t.remove("s");
   CHECK_FALSE(t.next_due());
 }
+
+TEST_CASE("a node that comes to hold a schedule late holds back the ticks due "
+          "before, so it does not enqueue again those its peers enqueued",
+          "[schedules]") {
+  // Every second since `friday`; this node (restarted, its replica empty)
+  // learns the schedule's record at +7.5 s, before the ticks' tasks.
+  const millis learned = friday + 7500;
+  schedule_ticker t("a", 1000, 10'000, 2000);
+  t.add(every(1000, 0, friday), learned);
+  CHECK(t.due(learned).empty());
+  CHECK(t.due(learned + 1999).empty());
+  // Meanwhile it hears of the ticks its peers enqueued, up to +6 s: after
+  // the hold it enqueues only the one it has not heard of, and the next.
+  t.seen("s", friday + 6000);
+  std::vector<millis> ticks;
+  for (const auto& d : t.due(learned + 2000))
+    ticks.push_back(d.tick);
+  CHECK(ticks == std::vector<millis>{friday + 7000, friday + 8000, friday + 9000});
+  // Missed or not is judged when the node came to hold the schedule, not
+  // after the hold: with catch_up none, the ticks older than late_ms then
+  // are passed over, and the younger ones enqueued after the hold.
+  schedule_ticker none("a", 1000, 10'000, 2000);
+  none.add(every(1000, 1, friday), friday + 12'500);
+  ticks.clear();
+  for (const auto& d : none.due(friday + 14'500))
+    ticks.push_back(d.tick);
+  CHECK(ticks.front() == friday + 3000);
+  CHECK(ticks.back() == friday + 14'000);
+}
