@@ -165,6 +165,11 @@ bool ranking_machine::just_submitted(const ev::task_offer& e,
   const auto& spec = *e.spec;
   if (cfg_.submit_claim_ms < 0 || e.attempt > 1)
     return false;
+  // A schedule's tick is enqueued by every node whose turn comes before
+  // it hears of the tick, each with an ENQUEUE of its own: two may do so
+  // at once, so a rival can exist.
+  if (!spec.scheduled_by().empty())
+    return false;
   // A child whose last parent ended here: the same, from that end, with a
   // few ms more for the end to pass through this node's own actors.
   if (auto [heir, ended] = heir_of(spec); !heir.empty())

@@ -74,6 +74,7 @@ private:
   // A task this node enqueued, offered within submit_claim_ms of its
   // ENQUEUE, or a child whose last parent ended here just before
   // (heir.hpp): claimed before any peer could, so it needs no window.
+  // Never a schedule's tick, which several nodes may enqueue.
   bool just_submitted(const ev::task_offer& e, millis now) const;
   // True if this node is one of the few that tell a losing claimer about
   // the better claim.

@@ -396,7 +396,7 @@ TEST_CASE("a drained node announces no free seat, takes no offer, keeps what "
 }
 
 TEST_CASE("a task this node has just submitted starts at once: an older one, "
-          "or another node's, waits the matched window",
+          "another node's, or a schedule's tick waits the matched window",
           "[ranking]") {
   queue_config cfg; // matched window 5 ms, submit claim 1 ms
   auto own = [](millis enqueued, const std::string& enqueuer) {
@@ -420,6 +420,9 @@ TEST_CASE("a task this node has just submitted starts at once: an older one, "
   CHECK_FALSE(starts(own(100, "a"), 100, 100, false)); // a staggered claim
   CHECK_FALSE(starts(own(100, "a"), 100, 100, true, 2)); // a retry
   CHECK_FALSE(starts(own(100, "a"), 150, 150)); // delayed to 150
+  auto tick = own(100, "a");
+  tick->set_scheduled_by("beat"); // another node may enqueue it too
+  CHECK_FALSE(starts(tick, 100, 100));
   auto never = cfg;
   never.submit_claim_ms = -1;
   CHECK_FALSE(starts(own(100, "a"), 100, 100, true, 1, never));
