@@ -282,6 +282,8 @@ void actor_cluster::start(const std::string& id) {
   cfg.incarnation_probe_ms = 0;
   cfg.queue = slot.queue.value_or(m.opts.queue);
   cfg.election_algorithm = m.opts.election;
+  cfg.mutex_algorithm = m.opts.mutex;
+  cfg.mutex = m.opts.mutex_timing;
   cfg.tester.work_dir = m.root + "/work-" + id;
   if (m.opts.journal) {
     cfg.data_dir = m.root + "/data-" + id;

@@ -19,6 +19,7 @@
 
 #include "common/time.hpp"
 #include "journal/replica_journal.hpp"
+#include "mutex/mutex.hpp"
 #include "queue/queue_trace.hpp"
 #include "queue/queue_interfaces.hpp"
 #include "simulation/sim_executor.hpp"
@@ -44,6 +45,9 @@ struct actor_cluster_options {
   /// from the seed once per node.
   millis clock_skew_ms = 0;
   std::string election = "bully";
+  /// The cluster-wide locks' algorithm (--mutex) and its timing.
+  std::string mutex = default_mutex_algorithm;
+  mutex_config mutex_timing;
   /// Each execution fails with this probability, but never on the last
   /// attempt queue.max_attempts allows, so every task can end DONE.
   double fail_probability = 0;
