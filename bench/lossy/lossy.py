@@ -14,32 +14,11 @@ executions begun on all nodes (beyond one per task: a duplicate), whether
 the replicas agree on every task's state and node, and what the proxy did.
 Every process it starts is stopped by its pid.
 """
-import argparse, csv, heapq, json, os, random, selectors, signal, socket
-import subprocess, sys, tempfile, threading, time, urllib.error, urllib.request
+import argparse, csv, heapq, os, random, selectors, signal, socket
+import subprocess, sys, tempfile, threading, time
 
-
-def free_port(kind):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def request(url, body=None, timeout=5.0):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method="POST" if data else "GET",
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        try:
-            return e.code, json.loads(e.read())
-        except ValueError:
-            return e.code, {}
-    except (OSError, ValueError):
-        return 0, {}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "backlog"))
+from backlog import free_port, request  # noqa: E402 (the same HTTP and port helpers)
 
 
 class Proxy(threading.Thread):
