@@ -10,6 +10,19 @@ const char* known_params = "state, kind, node, workflow, limit, after, ids, with
 
 } // namespace
 
+std::optional<std::size_t> parse_page_limit(const std::string& value, std::size_t max) {
+  std::size_t used = 0;
+  unsigned long long n = 0;
+  try {
+    n = std::stoull(value, &used);
+  } catch (...) {
+    return std::nullopt;
+  }
+  if (used == 0 || used != value.size() || value[0] == '-' || n < 1 || n > max)
+    return std::nullopt;
+  return static_cast<std::size_t>(n);
+}
+
 std::optional<task_list_request>
 parse_task_list(const std::multimap<std::string, std::string>& params,
                 std::string& error) {
@@ -35,18 +48,11 @@ parse_task_list(const std::multimap<std::string, std::string>& params,
         return fail(name + " must not be empty");
       (name == "kind" ? q.kind : name == "node" ? q.node : q.after) = value;
     } else if (name == "limit") {
-      std::size_t used = 0;
-      unsigned long long n = 0;
-      try {
-        n = std::stoull(value, &used);
-      } catch (...) {
-        used = 0;
-      }
-      if (used == 0 || used != value.size() || value[0] == '-' || n < 1
-          || n > max_task_page)
+      auto n = parse_page_limit(value, max_task_page);
+      if (!n)
         return fail("limit must be an integer from 1 to "
                     + std::to_string(max_task_page));
-      q.limit = static_cast<std::size_t>(n) + 1; // one more: is there a next page?
+      q.limit = *n + 1; // one more: is there a next page?
     } else if (name == "ids") {
       auto ids = parse_ids(value, error);
       if (!ids)

@@ -22,6 +22,9 @@ struct task_list_request {
   bool by_node = false;     // group=node: counts per executing node, no rows
 };
 
+/// A `limit` parameter's value: an integer from 1 to `max`, or nullopt.
+std::optional<std::size_t> parse_page_limit(const std::string& value, std::size_t max);
+
 /// GET /tasks?state=&kind=&node=&limit=&after=&ids=&with=result&group=node.
 /// An unknown parameter or a bad value is refused (nullopt, `error` set)
 /// rather than ignored. `limit` is the page the client wants; the query

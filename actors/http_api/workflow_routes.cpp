@@ -14,6 +14,7 @@
 #include "http_api/live_runners.hpp"
 #include "http_api/request_body.hpp"
 #include "http_api/status_json.hpp"
+#include "http_api/task_list.hpp"
 #include "http_api/workflow_json.hpp"
 #include "known_tasks/state_names.hpp"
 #include "known_tasks/task_state.hpp"
@@ -57,17 +58,8 @@ void http_api::workflow_routes() {
   s.Get("/workflows", [this](const httplib::Request& req, httplib::Response& res) {
     auto limit = default_workflow_page;
     for (const auto& [name, value] : req.params) {
-      std::size_t used = 0;
-      unsigned long long n = 0;
-      if (name == "limit") {
-        try {
-          n = std::stoull(value, &used);
-        } catch (...) {
-          used = 0;
-        }
-      }
-      if (name != "limit" || used == 0 || used != value.size() || value[0] == '-'
-          || n < 1 || n > max_workflow_page) {
+      auto n = name == "limit" ? parse_page_limit(value, max_workflow_page) : std::nullopt;
+      if (!n) {
         ++bad_requests_;
         return send_json(res, 400,
                          error_json(name != "limit"
@@ -75,13 +67,14 @@ void http_api::workflow_routes() {
                                       : "limit must be an integer from 1 to "
                                           + std::to_string(max_workflow_page)));
       }
-      limit = static_cast<std::size_t>(n);
+      limit = *n;
     }
-    // Every task of the replica: it walks the replica as the unpaged
+    // The tasks of every workflow: it walks the replica as the unpaged
     // GET /tasks does, and answers a line per workflow.
     std::string err;
-    auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
-                                             task_query{});
+    task_query q;
+    q.in_workflows = true;
+    auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v, q);
     if (!rows)
       return send_json(res, 503, error_json("node busy: " + err));
     send_json(res, 200, workflow_list_json(*rows, limit));

@@ -708,10 +708,11 @@ std::vector<task_row> known_tasks_machine::query(const task_query& q) const {
     // A page counts only tasks the API can show (their spec known).
     return (!q.phase || t.state.phase() == *q.phase)
            && (!q.claimed_ahead || claimed_ahead(t.state) == *q.claimed_ahead)
-           && (!(q.kind || q.limit || q.workflow) || t.has_spec)
+           && (!(q.kind || q.limit || q.workflow || q.in_workflows) || t.has_spec)
            && (q.kind ? t.spec.kind() == *q.kind
                       : q.ids.size() > 0 || !t.spec.has_schedule())
            && (!q.workflow || t.spec.workflow() == *q.workflow)
+           && (!q.in_workflows || !t.spec.workflow().empty())
            && (!q.node
                || (t.state.has_claim() && t.state.claim().node_id() == *q.node));
   };

@@ -34,6 +34,7 @@ struct task_query {
   std::optional<std::string> kind{};
   std::optional<std::string> node{};
   std::optional<std::string> workflow{}; // the tasks of one workflow
+  bool in_workflows = false; // only tasks of some workflow (GET /workflows)
   std::optional<std::string> after{};
   std::optional<std::size_t> limit{};
 

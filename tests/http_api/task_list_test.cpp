@@ -120,3 +120,10 @@ TEST_CASE("with=result brings each done task's result, group=node counts "
   CHECK(body["by_node"]["c"] == 1);
   CHECK(body["unclaimed"] == 1);
 }
+
+TEST_CASE("a page limit is an integer from 1 to the route's most", "[http]") {
+  CHECK(dice::parse_page_limit("1", 20) == std::optional<std::size_t>{1});
+  CHECK(dice::parse_page_limit("20", 20) == std::optional<std::size_t>{20});
+  for (const char* bad : {"0", "21", "-1", "", "5x", "99999999999999999999999"})
+    CHECK_FALSE(dice::parse_page_limit(bad, 20));
+}
