@@ -60,19 +60,8 @@ declare -A needs=([dice]="" [celery]="redis-server python3-redis python3-celery"
                   [rq]="redis-server python3-redis python3-rq" [beanstalkd]="beanstalkd")
 want=(python3-matplotlib)
 for s in "${systems[@]}"; do read -r -a more <<<"${needs[$s]}"; want+=("${more[@]}"); done
-missing=()
-for p in "${want[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo=""; ((EUID == 0)) || sudo=sudo
-  echo "installing ${missing[*]}"
-  # Where an init system runs, Debian may start system-wide redis/beanstalkd
-  # services on install; this script neither uses nor stops them.
-  $sudo apt-get update -qq || true
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null || echo "run.sh: apt-get install failed" >&2
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/../packages.sh"
+install_missing "${want[@]}" || echo "run.sh: apt-get install failed" >&2
 for s in "${systems[@]}"; do
   for p in ${needs[$s]}; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -80,19 +80,8 @@ workers=3
 # --- Debian packages
 want=()
 [[ " ${systems[*]} " == *" celery"* ]] && want+=(redis-server python3-redis python3-celery)
-missing=()
-for p in "${want[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo=""; ((EUID == 0)) || sudo=sudo
-  echo "installing ${missing[*]}"
-  # Debian may start a system-wide redis service on install; this script
-  # neither uses nor stops it.
-  $sudo apt-get update -qq || true
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null || { echo "run.sh: apt-get install failed" >&2; exit 2; }
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/../packages.sh"
+install_missing "${want[@]}" || { echo "run.sh: apt-get install failed" >&2; exit 2; }
 [[ " ${systems[*]} " != *" dice "* || -x $node_bin ]] || { echo "run.sh: no $node_bin" >&2; exit 2; }
 
 mkdir -p "$out"

@@ -36,17 +36,12 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+from bench import exited as gone  # noqa: E402 (exited, or a zombie run.sh has not reaped)
+
 POLL = 0.002       # how often a DiCE task's state (or a progress count) is read
 ENDED = ("done", "failed", "canceled", "expired", "removed")
 WATCH = []         # the system's top processes, minus the victim once killed
-
-
-def gone(pid):  # exited, or a zombie run.sh has not reaped yet
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
 
 
 def until(cond, seconds, what):
