@@ -41,8 +41,8 @@ echo "packages: $(basename "$deb") $(basename "$dev_deb")"
 # 2. Control data.
 [[ $(dpkg-deb -f "$deb" Package) == dice ]] || fail "main package not named dice"
 [[ $(dpkg-deb -f "$dev_deb" Package) == dice-dev ]] || fail "dev package not named dice-dev"
-dpkg-deb -f "$deb" Depends | grep -q '\badduser\b' || fail "dice does not depend on adduser"
-dpkg-deb -f "$deb" Depends | grep -q 'libcaf-core' || fail "dice's Depends lack its shared libraries"
+dpkg-deb -f "$deb" Depends | grep -c '\badduser\b' >/dev/null || fail "dice does not depend on adduser"
+dpkg-deb -f "$deb" Depends | grep -c 'libcaf-core' >/dev/null || fail "dice's Depends lack its shared libraries"
 mkdir "$tmp/control"
 dpkg-deb -e "$deb" "$tmp/control"
 grep -qx /etc/dice/dice-node.conf "$tmp/control/conffiles" || fail "dice-node.conf is not a conffile"
@@ -70,14 +70,14 @@ for f in "${expect[@]}"; do
 done
 for p in dice-node dice dice-sim; do
   [[ -x $root/usr/bin/$p ]] || fail "/usr/bin/$p not executable"
-  if readelf -S "$root/usr/bin/$p" | grep -qE '\.(symtab|debug_info)\b'; then
+  if readelf -S "$root/usr/bin/$p" | grep -cE '\.(symtab|debug_info)\b' >/dev/null; then
     fail "/usr/bin/$p is not stripped"
   fi
   gzip -t "$root/usr/share/man/man1/$p.1.gz" || fail "$p.1.gz is not gzip"
-  zcat "$root/usr/share/man/man1/$p.1.gz" | grep -q "^\.TH \"\?${p^^}\"\? " ||
+  zcat "$root/usr/share/man/man1/$p.1.gz" | grep -c "^\.TH \"\?${p^^}\"\? " >/dev/null ||
     fail "$p.1.gz is not a man page of $p"
 done
-zcat "$root/usr/share/man/man1/dice-node.1.gz" | grep -q -- 'cluster\\-key\\-file' ||
+zcat "$root/usr/share/man/man1/dice-node.1.gz" | grep -c -- 'cluster\\-key\\-file' >/dev/null ||
   fail "dice-node.1 lacks the options of --help"
 if grep -E '^/usr/(include|lib/cmake)' "$tmp/list"; then fail "dice holds dice-dev's files"; fi
 dpkg-deb -c "$dev_deb" | awk '{print $NF}' | sed 's|^\./|/|' >"$tmp/dev_list"
