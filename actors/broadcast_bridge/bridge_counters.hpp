@@ -33,6 +33,9 @@ struct bridge_counters {
   // Messages for a node id with no known address: neither membership nor
   // a datagram of its said where it listens, so they could not go.
   std::uint64_t unaddressed = 0;
+  // Datagrams passed on for their origin, as a super-peer (or as a node
+  // some peer took for one): counted in datagrams_sent too.
+  std::uint64_t relayed = 0;
   std::uint64_t sent_over_bundle_bytes = 0; // datagrams larger than --bundle-bytes
   // The messages behind them, sealed once each, by body name ("bundle" for
   // a bundle): which sender outgrew the budget.

@@ -156,7 +156,16 @@ void bridge_state::count_sent(std::size_t bytes, bool ok) {
     ++counters_.sent_over_bundle_bytes;
 }
 
-std::optional<wire::Message> bridge_state::open(const std::string& datagram) {
+std::string relay_marked(const std::string& datagram, relay_mark mark) {
+  wire::Envelope env;
+  if (!env.ParseFromString(datagram))
+    return {};
+  env.set_relay(static_cast<std::uint32_t>(mark));
+  return env.SerializeAsString();
+}
+
+std::optional<wire::Message> bridge_state::open(const std::string& datagram,
+                                                relay_mark* relay) {
   ++counters_.datagrams_received;
   counters_.bytes_received += datagram.size();
   auto drop = [](std::uint64_t& counter) -> std::optional<wire::Message> {
@@ -217,6 +226,10 @@ std::optional<wire::Message> bridge_state::open(const std::string& datagram) {
   count_kind(m, false);
   if (m.has_bundle())
     ++counters_.bundles_received;
+  if (relay)
+    *relay = env.relay() <= static_cast<std::uint32_t>(relay_mark::to_members)
+               ? static_cast<relay_mark>(env.relay())
+               : relay_mark::none; // a mark from a later version: read only
   return m;
 }
 

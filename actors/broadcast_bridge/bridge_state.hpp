@@ -10,6 +10,7 @@
 
 #include "broadcast_bridge/bridge_counters.hpp"
 #include "broadcast_bridge/keyring.hpp"
+#include "broadcast_bridge/relay_routes.hpp"
 #include "broadcast_bridge/replay_floors.hpp"
 #include "broadcast_bridge/replay_window.hpp"
 #include "common/defaults.hpp"
@@ -39,6 +40,10 @@ struct bridge_limits {
 std::size_t bundle_budget(const bridge_identity& self,
                           const bridge_limits& limits);
 
+/// A sealed datagram with its relay mark set to `mark` (the mark is
+/// outside the tag: the signature still holds); "" if it is no datagram.
+std::string relay_marked(const std::string& datagram, relay_mark mark);
+
 class bridge_state {
 public:
   /// Datagrams are signed with the keyring's primary and accepted under
@@ -65,7 +70,9 @@ public:
   /// bundle comes back whole and checked: take it apart with unbundle().
   /// An IncarnationProbe passes without the replay check (it asserts
   /// nothing): answer it with answer_probe(), nothing else.
-  std::optional<wire::Message> open(const std::string& datagram);
+  /// `relay`, when given, is set to the datagram's relay mark.
+  std::optional<wire::Message> open(const std::string& datagram,
+                                    relay_mark* relay = nullptr);
 
   /// The IncarnationNotice (body only) for an opened probe: the highest
   /// incarnation of the prober's id heard here, from any address, to be
@@ -81,6 +88,8 @@ public:
 
   /// Counts one datagram handed to the transport (or that failed to go).
   void count_sent(std::size_t bytes, bool ok);
+  /// Counts datagrams passed on for their origin (super-peer relaying).
+  void count_relayed(std::size_t datagrams) { counters_.relayed += datagrams; }
   /// Counts a message for a node whose address is unknown.
   void count_unaddressed() { ++counters_.unaddressed; }
 

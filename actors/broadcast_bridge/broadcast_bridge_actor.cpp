@@ -72,6 +72,28 @@ void queue_broadcast(bridge_ptr self, wire::Message& m) {
   st.pending.push_back(std::move(m));
 }
 
+// Sends a sealed datagram, which carries the mark `carried`, where `f`
+// says, each group with its relay mark. Returns how many copies were
+// handed to the network.
+std::size_t fan_out(bridge_ptr self, const relay_fan_out& f,
+                    const std::string& bytes, relay_mark carried) {
+  auto& st = self->state;
+  std::size_t total = 0;
+  auto go = [&](const std::vector<std::string>& to, relay_mark mark) {
+    if (to.empty())
+      return;
+    auto marked = mark == carried ? std::string{} : relay_marked(bytes, mark);
+    const auto& out = mark == carried ? bytes : marked;
+    auto sent = st.net->broadcast(to, out);
+    count_sent(self, out.size(), sent);
+    total += sent;
+  };
+  go(f.plain, relay_mark::none);
+  go(f.first_hand, relay_mark::first_hand);
+  go(f.to_members, relay_mark::to_members);
+  return total;
+}
+
 // Seals `m` and sends it to one HOST:PORT.
 void send_one(bridge_ptr self, const std::string& to, wire::Message& m) {
   auto& st = self->state;
@@ -169,6 +191,20 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
       for (auto& m : st.held)
         parts.push_back(std::move(m));
       st.held.clear();
+      const auto& relays = st.addresses->relays();
+      if (relays.active()) {
+        // The queue's broadcasts (per task) go through the super-peers;
+        // the rest (per node and second) go direct, membership's heartbeats
+        // above all: a dead super-peer must not silence its members.
+        auto direct = std::stable_partition(parts.begin(), parts.end(), [](const auto& m) {
+          return topic_of(m) == "queue";
+        });
+        std::vector<wire::Message> queue(std::make_move_iterator(parts.begin()),
+                                         std::make_move_iterator(direct));
+        parts.erase(parts.begin(), direct);
+        for (const auto& bytes : st.logic->seal_all(std::move(queue), st.clock()))
+          fan_out(self, relays.own(), bytes, relay_mark::none);
+      }
       auto datagrams = st.logic->seal_all(std::move(parts), st.clock());
       if (datagrams.empty())
         return;
@@ -202,7 +238,8 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
       auto& st = self->state;
       std::vector<std::pair<wire_listener, std::vector<wire::Message>>> to;
       for (const auto& d : batch) {
-        auto opened = st.logic->open(d.bytes);
+        auto mark = relay_mark::none;
+        auto opened = st.logic->open(d.bytes, &mark);
         if (!opened)
           continue;
         if (opened->has_incarnation_probe()) {
@@ -214,6 +251,11 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
         }
         // Authenticated: an answer to it may go where it came from.
         st.addresses->heard(opened->sender_id(), opened->sender_addr());
+        if (st.addresses->relays().serves() || mark != relay_mark::none)
+          // accepted as new: passed on once
+          st.logic->count_relayed(fan_out(
+            self, st.addresses->relays().pass_on(mark, opened->sender_addr()),
+            d.bytes, mark));
         for (auto& m : unbundle(std::move(*opened))) {
           auto it = st.listeners.find(topic_of(m));
           if (it == st.listeners.end())

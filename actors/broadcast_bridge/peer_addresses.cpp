@@ -10,7 +10,8 @@ peer_addresses::peer_addresses(std::string self_id, std::string self_addr,
                                std::size_t max_heard)
   : self_id_(std::move(self_id)),
     self_addr_(std::move(self_addr)),
-    max_heard_(max_heard) {}
+    max_heard_(max_heard),
+    relays_(self_id_) {}
 
 void peer_addresses::set_members(peer_directory d) {
   members_ = std::move(d);
@@ -22,6 +23,10 @@ void peer_addresses::set_members(peer_directory d) {
   targets.erase(self_addr_);
   targets.erase(std::string{});
   targets_.assign(targets.begin(), targets.end());
+  relays_.set(
+    members_.relay,
+    [this](const std::string& id) { return resolve(id).value_or(std::string{}); },
+    targets_);
 }
 
 void peer_addresses::heard(const std::string& id, const std::string& addr) {

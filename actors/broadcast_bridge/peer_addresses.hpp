@@ -11,14 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "broadcast_bridge/relay_routes.hpp"
+
 namespace dice {
 
 /// Membership's view as the bridge takes it.
 struct peer_directory {
   std::map<std::string, std::string> members; // id -> address, self excluded
   std::vector<std::string> seeds;              // addresses with no id yet
+  relay_view relay;                            // empty: broadcasts go direct
   bool operator==(const peer_directory& o) const {
-    return members == o.members && seeds == o.seeds;
+    return members == o.members && seeds == o.seeds && relay == o.relay;
   }
   bool operator!=(const peer_directory& o) const { return !(*this == o); }
 };
@@ -38,6 +41,8 @@ public:
   std::optional<std::string> resolve(const std::string& id) const;
   /// Where a broadcast goes: members and unresolved seeds, sorted, once each.
   const std::vector<std::string>& targets() const { return targets_; }
+  /// Where queue broadcasts go through super-peers (inactive: direct).
+  const relay_routes& relays() const { return relays_; }
 
 private:
   std::string self_id_, self_addr_;
@@ -46,6 +51,7 @@ private:
   std::map<std::string, std::string> heard_; // ids membership does not list
   std::vector<std::string> heard_order_;     // oldest first, for the bound
   std::vector<std::string> targets_;
+  relay_routes relays_;
 };
 
 } // namespace dice

@@ -35,7 +35,8 @@ void publish(membership_ptr self, const std::vector<peer_change>& changes) {
   }
   // Keep the bridge's map of where peers listen current (only when it
   // changed): it resolves ids and fans broadcasts out with it.
-  peer_directory d{st.logic->addresses(), st.logic->seeds_to_connect()};
+  peer_directory d{st.logic->addresses(), st.logic->seeds_to_connect(),
+                   st.logic->relay()};
   if (d != st.last_directory) {
     st.last_directory = d;
     self->send(st.bridge, peers_atom_v, std::move(d));

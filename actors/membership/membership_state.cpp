@@ -208,6 +208,11 @@ std::vector<peer_change> membership_state::on_heartbeat(const wire::Message& m,
         super_peers_stale_ = true;
       }
     }
+    auto& through = peers_.at(m.sender_id()).relays_through;
+    if (through != m.heartbeat().super_peer()) {
+      through = m.heartbeat().super_peer();
+      super_peers_stale_ = true;
+    }
     merge_gossip(m.heartbeat().peers(), now, changes);
   }
   if (!changes.empty())
@@ -332,6 +337,7 @@ bool membership_state::heartbeat_due(millis now) {
 wire::Message membership_state::make_heartbeat() {
   wire::Message m;
   auto* hb = m.mutable_heartbeat();
+  hb->set_super_peer(relay_.super_peer);
   auto gossip = [hb](const std::string& id, const peer_entry& peer) {
     auto* p = hb->add_peers();
     p->set_id(id);
@@ -461,7 +467,37 @@ void membership_state::elect_super_peers() {
   for (const auto& [id, peer] : peers_)
     if (peer.state != peer_state::dead)
       live.push_back({id, peer.heard_directly, peer.capacity});
-  super_peers_.update(std::move(live));
+  const auto& elected = super_peers_.update(std::move(live));
+  relay_ = {};
+  auto mine = elected.super_peer_of(self_id_);
+  if (mine.empty())
+    return;
+  if (auto it = peers_.find(mine);
+      it != peers_.end() && it->second.state != peer_state::alive)
+    return; // in doubt: direct until it is heard again or replaced
+  relay_.super_peer = mine;
+  // Views may differ (one that started later attaches some members
+  // elsewhere; views of a changing cluster differ for a while). What peers
+  // say in their heartbeats closes the gap: a super-peer passes on to every
+  // node that says it relays through it, and to every node some peer says
+  // it relays through, so each node hears what it chose to hear through.
+  std::set<std::string> serving(elected.super_peers.begin(),
+                                elected.super_peers.end());
+  std::set<std::string> attached;
+  if (mine == self_id_)
+    for (const auto& [member, to] : elected.attached_to)
+      if (to == self_id_ && member != self_id_)
+        attached.insert(member);
+  for (const auto& [id, peer] : peers_) {
+    if (peer.state == peer_state::dead || peer.relays_through.empty())
+      continue;
+    serving.insert(peer.relays_through);
+    if (peer.relays_through == self_id_)
+      attached.insert(id);
+  }
+  serving.erase(self_id_);
+  relay_.super_peers.assign(serving.begin(), serving.end());
+  relay_.attached.assign(attached.begin(), attached.end());
 }
 
 } // namespace dice

@@ -20,6 +20,7 @@
 #include "common/time.hpp"
 #include "dice.pb.h"
 #include "membership/node_view.hpp"
+#include "broadcast_bridge/relay_routes.hpp"
 #include "super_peers/super_peer_machine.hpp"
 
 namespace dice {
@@ -151,6 +152,10 @@ public:
   const super_peer_assignment& super_peers() const {
     return super_peers_.current();
   }
+  /// The election as the bridge relays by it: empty while the election is
+  /// off, and while this node's super-peer is suspected (its broadcasts
+  /// then go direct until the election replaces it).
+  const relay_view& relay() const { return relay_; }
 
   std::uint64_t incarnation() const { return incarnation_; }
   const std::string& id() const { return self_id_; }
@@ -174,6 +179,8 @@ private:
     bool heard_directly = false;
     /// What its heartbeats advertise, for the super-peer election.
     super_peer_capacity capacity{};
+    /// The super-peer its heartbeats say it sends through ("": none).
+    std::string relays_through;
   };
   using peer_table = std::map<std::string, peer_entry>;
 
@@ -201,6 +208,7 @@ private:
   super_peer_machine super_peers_;
   /// The view changed in a way the election weighs since it last ran.
   bool super_peers_stale_ = true;
+  relay_view relay_;
 };
 
 } // namespace dice

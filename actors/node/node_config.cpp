@@ -46,6 +46,12 @@ std::string node_config::problem() const {
     if (first < 224 || first > 239)
       return "--multicast " + multicast->to_string()
              + ": not an IPv4 multicast group (224.0.0.0 to 239.255.255.255)";
+    // The group already carries each broadcast in one datagram; a relay
+    // would only add hops.
+    if (timing.super_peers.mode != super_peer_mode::off)
+      return "--super-peers " + to_string(timing.super_peers)
+             + " with --multicast: super-peers relay unicast broadcasts, the "
+               "multicast group needs no relays (use --super-peers off)";
   }
   if (auto p = timing.problem(); !p.empty())
     return p;

@@ -141,8 +141,10 @@ private:
       queue_traffic = true;
       sums.count_sent(m);
     }
-    if (queue_traffic)
+    if (queue_traffic) {
       sums.queue_bytes += copies * bytes.size();
+      sums.queue_datagrams_by_node[id_] += copies;
+    }
   }
   std::shared_ptr<transport> inner_;
   sent_traffic* t_;
@@ -284,6 +286,7 @@ void actor_cluster::start(const std::string& id) {
   cfg.election_algorithm = m.opts.election;
   cfg.mutex_algorithm = m.opts.mutex;
   cfg.mutex = m.opts.mutex_timing;
+  cfg.timing.super_peers = m.opts.super_peers;
   cfg.tester.work_dir = m.root + "/work-" + id;
   if (m.opts.journal) {
     cfg.data_dir = m.root + "/data-" + id;

@@ -48,6 +48,8 @@ struct actor_cluster_options {
   /// The cluster-wide locks' algorithm (--mutex) and its timing.
   std::string mutex = default_mutex_algorithm;
   mutex_config mutex_timing;
+  /// --super-peers on every node.
+  super_peer_config super_peers;
   /// Each execution fails with this probability, but never on the last
   /// attempt queue.max_attempts allows, so every task can end DONE.
   double fail_probability = 0;

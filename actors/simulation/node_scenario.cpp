@@ -290,6 +290,7 @@ sim_report run_node_scenario(const sim_options& o) {
   co.journal = o.journal;
   co.clock_skew_ms = o.clock_skew_ms;
   co.fail_probability = o.fail_probability;
+  co.super_peers = o.super_peers;
   actor_cluster c(co);
   record rec;
   std::mt19937_64 rng(o.seed);
@@ -498,6 +499,15 @@ sim_report run_node_scenario(const sim_options& o) {
   r.messages_per_task = per_task(static_cast<double>(r.queue_messages));
   r.heartbeats_per_task = per_task(static_cast<double>(r.running_heartbeats));
   r.bytes_per_task = per_task(static_cast<double>(r.queue_bytes));
+  std::uint64_t all = 0, busiest = 0;
+  for (const auto& [id, n] : r.queue_datagrams_by_node) {
+    all += n;
+    busiest = std::max(busiest, n);
+  }
+  if (!ids.empty())
+    r.node_datagrams_per_task =
+      per_task(static_cast<double>(all) / static_cast<double>(ids.size()));
+  r.busiest_node_datagrams_per_task = per_task(static_cast<double>(busiest));
   return r;
 }
 

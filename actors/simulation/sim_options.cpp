@@ -37,7 +37,10 @@ std::string sim_report::summary() const {
       << " makespan_ms=" << makespan_ms
       << " msgs/task=" << messages_per_task
       << " running_hb/task=" << heartbeats_per_task << " acks=" << acks
-      << " bytes/task=" << bytes_per_task << " crashes=" << crashes
+      << " bytes/task=" << bytes_per_task
+      << " node_datagrams/task=" << node_datagrams_per_task
+      << " busiest_node_datagrams/task=" << busiest_node_datagrams_per_task
+      << " crashes=" << crashes
       << " snapshots=" << snapshots << " canceled=" << canceled
       << " requeues=" << requeues << " reclaims=" << reclaims
       << " claims_lost=" << claims_lost << " claims=" << claims
@@ -75,6 +78,7 @@ void sim_report::take_traffic(const sim_report& t) {
   sync_messages = t.sync_messages;
   membership_heartbeats = t.membership_heartbeats;
   queue_bytes = t.queue_bytes;
+  queue_datagrams_by_node = t.queue_datagrams_by_node;
   bundles = t.bundles;
   bundles_with_claims = t.bundles_with_claims;
   by_kind = t.by_kind;

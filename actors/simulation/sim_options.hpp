@@ -60,6 +60,9 @@ struct sim_options {
   /// Every third task names one cluster-wide lock, and no two of them may
   /// run at once.
   bool locks = false;
+  /// The super-peer election every node runs (--super-peers); on, queue
+  /// broadcasts go through the super-peers.
+  super_peer_config super_peers;
   /// Faults happen before this; afterwards the cluster must converge alone.
   millis faults_until_ms = 6000;
   /// Once converged, run this much longer (time for retention to pass).
@@ -115,6 +118,10 @@ struct sim_report {
   std::uint64_t sync_messages = 0;
   std::uint64_t membership_heartbeats = 0;
   std::uint64_t queue_bytes = 0; // on the wire, every copy
+  /// Datagrams carrying queue traffic each node handed to the network,
+  /// every copy (what a node pays per task: N-1 per broadcast sent direct,
+  /// one through a super-peer).
+  std::map<std::string, std::uint64_t> queue_datagrams_by_node;
   /// Broadcast datagrams carrying several queue messages (bundles), and
   /// those of them carrying two or more DEQUEUEs (claims lost together).
   std::uint64_t bundles = 0;
@@ -124,6 +131,10 @@ struct sim_report {
   double messages_per_task = 0;
   double heartbeats_per_task = 0;
   double bytes_per_task = 0;
+  /// queue_datagrams_by_node per task: the mean over the nodes, and the
+  /// busiest node's.
+  double node_datagrams_per_task = 0;
+  double busiest_node_datagrams_per_task = 0;
   std::uint64_t crashes = 0;
   /// Death verdicts given a node whose process ran:
   /// with any, two nodes may hold one lock, so locks go unchecked.

@@ -10,8 +10,8 @@ namespace dice {
 enum class super_peer_mode { off, automatic, fixed };
 
 struct super_peer_config {
-  /// Off by default: the election is computed and shown, but nothing
-  /// relays through super-peers yet, so it would only cost CPU.
+  /// Off by default: relays pay off where a sender's N-1 unicasts are the
+  /// cost (many nodes, no multicast); on a few nodes they only add a hop.
   super_peer_mode mode = super_peer_mode::off;
   /// super_peer_mode::fixed: the count (at least 1).
   std::size_t count = 0;

@@ -206,7 +206,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("dead-after-ms", po::value(&n.timing.dead_after_ms)->default_value(n.timing.dead_after_ms), "silence after which a peer is dead")
     ("failure-check-ms", po::value(&n.timing.failure_check_ms)->default_value(n.timing.failure_check_ms), "how often silence is judged (at most the heartbeat interval)")
     ("gossip-peers", po::value(&gossip_peers)->default_value(gossip_peers), "peers listed in one heartbeat (the rest rotate through later ones)")
-    ("super-peers", po::value(&super_peers)->default_value(super_peers), "super-peer election: auto (ceil(sqrt(N)) of the N live nodes), off, or a count; each live node is attached to one. Computed and shown in GET /nodes, not used for relaying yet")
+    ("super-peers", po::value(&super_peers)->default_value(super_peers), "super-peer election: auto (ceil(sqrt(N)) of the N live nodes), off, or a count; each live node is attached to one and sends its queue broadcasts through it (shown in GET /nodes)")
     ("max-datagram-bytes", po::value(&n.limits.max_datagram_bytes)->default_value(defaults::max_datagram_bytes), "larger datagrams are dropped")
     ("bundle-bytes", po::value(&bundle_bytes)->default_value(bundle_bytes), "broadcasts sent at once share datagrams up to this size (0: one message per datagram); replies and announcements are cut to fit it")
     ("op-log-limit", po::value(&op_log_limit)->default_value(op_log_limit), "queue operations kept for retransmission to a peer that missed them; one further behind gets the replica by state transfer")

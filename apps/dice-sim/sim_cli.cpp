@@ -6,6 +6,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "super_peers/super_peer_config.hpp"
+
 namespace po = boost::program_options;
 
 namespace dice {
@@ -26,6 +28,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   const sim_options defaults;
   long long nodes = 16, tasks = 256, crashes = 0, removes = 0;
   long long partition_ms = 0, max_time_ms = 0, timeline_every_ms = 100;
+  std::string super_peers;
   po::options_description desc(
     "dice-sim: one seeded, deterministic simulation of a whole DiCE cluster:\n"
     "every node is the composition dice-node runs (its actors, sealing,\n"
@@ -55,6 +58,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("down-ms", po::value(&o.down_ms)->default_value(defaults.down_ms), "how long a crashed node stays down")
     ("journal", po::bool_switch(&o.journal), "each node keeps a journal across its crashes and restores its replica from it at restart, as dice-node does (default: a restarted node starts empty)")
     ("clock-skew-ms", po::value(&o.clock_skew_ms)->default_value(0), "each node's clock runs ahead of virtual time by a random 0..this, drawn again at each restart")
+    ("super-peers", po::value(&super_peers)->default_value("off"), "super-peer election on every node: auto (ceil(sqrt(N))), off, or a count; on, queue broadcasts go through the super-peers")
     ("locks", po::bool_switch(&o.locks), "every third task names one cluster-wide lock; the run checks that no two of them ran at once, unless a node was declared dead while it ran")
     ("remove", po::value(&removes)->default_value(0), "tasks removed (removeByID) during the run")
     ("fail", po::value(&o.fail_probability)->default_value(0.0, "0"), "probability that an execution fails transiently (never the last attempt)")
@@ -119,6 +123,11 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     throw std::runtime_error("--timeline-every-ms must be positive");
   if (!out.timeline.empty())
     o.timeline_every_ms = timeline_every_ms;
+  try {
+    o.super_peers = parse_super_peers(super_peers);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
   if (o.faults.loss >= 1.0)
     throw std::runtime_error("--loss must be below 1 (nothing would arrive)");
 

@@ -95,3 +95,42 @@ TEST_CASE("with the election off no node is shown as a super-peer",
     CHECK(r.attached_to.empty());
   }
 }
+
+TEST_CASE("membership gives the bridge whom it relays through, and passes "
+          "on to every node that names it, elected or not",
+          "[membership][super_peers][relay]") {
+  membership_state self{"n1", "127.0.0.1:7001", 1, with_super_peers("2")};
+  wire::NodeInfo mine;
+  mine.set_slots(1);
+  self.set_self_capacity(mine);
+  self.on_heartbeat(heartbeat_from("n2", 8), 10);
+  self.on_heartbeat(heartbeat_from("n3", 4), 10);
+  // n2 and n3 serve; n1 relays through one of them and says so.
+  auto sp = self.super_peers().super_peer_of("n1");
+  REQUIRE((sp == "n2" || sp == "n3"));
+  CHECK(self.relay().super_peer == sp);
+  CHECK(self.relay().super_peers == std::vector<std::string>{"n2", "n3"});
+  CHECK(self.relay().attached.empty());
+  CHECK(self.make_heartbeat().heartbeat().super_peer() == sp);
+
+  // n4's view, started elsewhere, makes n1 its super-peer: n1 passes on to
+  // it, and n1 stays in the list of super-peers of everyone who hears n4.
+  auto hb = heartbeat_from("n4", 1);
+  hb.mutable_heartbeat()->set_super_peer("n1");
+  self.on_heartbeat(hb, 20);
+  CHECK(self.relay().attached == std::vector<std::string>{"n4"});
+  // n5 names a node nobody elected: n1 passes to_members there too.
+  auto hb5 = heartbeat_from("n5", 1);
+  hb5.mutable_heartbeat()->set_super_peer("n4");
+  self.on_heartbeat(hb5, 20);
+  CHECK(self.relay().super_peers == std::vector<std::string>{"n2", "n3", "n4"});
+
+  // Its super-peer falls silent: while it is in doubt, n1 sends direct.
+  for (const auto& id : {"n2", "n3", "n4", "n5"})
+    if (id != sp)
+      self.on_heartbeat(heartbeat_from(id, id == std::string("n2") ? 8 : id == std::string("n3") ? 4 : 1), 1100);
+  self.tick(1100);
+  REQUIRE(self.state_of(sp) == peer_state::suspect);
+  CHECK(self.relay().super_peer.empty());
+  CHECK(self.make_heartbeat().heartbeat().super_peer().empty());
+}

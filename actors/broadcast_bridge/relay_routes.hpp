@@ -1,0 +1,93 @@
+#pragma once
+// Super-peer relaying (seed 001, "large-scale election"): where a queue
+// broadcast goes once the cluster elects super-peers (--super-peers). A
+// member sends it to its super-peer alone, marked first-hand; the
+// super-peer passes it on to its other members and, marked to-members, to
+// the other super-peers, which pass it on to theirs. A member then sends
+// one datagram per broadcast instead of N-1, and a super-peer about
+// 2*sqrt(N) per broadcast it relays.
+//
+// Views may disagree while membership settles. Each node's heartbeat names
+// the super-peer it relays through, and super-peers pass on to those names
+// too (membership_state), so a node hears through the one it chose. A node
+// handed a datagram to pass on that does not serve in its own view passes
+// it to every peer it knows. Nothing is lost then, some nodes get it twice
+// (their replay window drops the copy). Plain class, no CAF.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dice {
+
+/// What a node that takes a datagram does with it besides reading it (the
+/// Envelope's `relay` field).
+enum class relay_mark : std::uint32_t { none = 0, first_hand = 1, to_members = 2 };
+
+/// The election as this node relays by it (membership's, by node id).
+struct relay_view {
+  /// This node's super-peer (itself when it serves); "": no relaying.
+  std::string super_peer;
+  /// The other super-peers: elected in this view, or named by a peer's
+  /// heartbeat as the one it relays through.
+  std::vector<std::string> super_peers;
+  /// Its members in this view when it is elected, and every peer whose
+  /// heartbeat names it (named, it serves even where it is not elected).
+  std::vector<std::string> attached;
+  bool operator==(const relay_view& o) const {
+    return super_peer == o.super_peer && super_peers == o.super_peers
+           && attached == o.attached;
+  }
+  bool operator!=(const relay_view& o) const { return !(*this == o); }
+};
+
+/// Addresses one datagram goes to, by the mark it carries there.
+struct relay_fan_out {
+  std::vector<std::string> plain;      // relay_mark::none
+  std::vector<std::string> first_hand; // this node's super-peer
+  std::vector<std::string> to_members; // the other super-peers
+  std::size_t datagrams() const {
+    return plain.size() + first_hand.size() + to_members.size();
+  }
+};
+
+class relay_routes {
+public:
+  explicit relay_routes(std::string self_id = {}) : self_id_(std::move(self_id)) {}
+
+  /// The view, with its ids resolved by `where` (id -> HOST:PORT, "" if
+  /// unknown), and `everyone`: the targets of a direct broadcast.
+  void set(const relay_view& view,
+           const std::function<std::string(const std::string&)>& where,
+           const std::vector<std::string>& everyone);
+
+  /// This node's queue broadcasts are relayed: it has a super-peer (itself
+  /// included) whose address is known.
+  bool active() const { return active_; }
+  /// It passes on what it is handed: elected in its own view, or named by
+  /// some peer as the one that peer relays through.
+  bool serves() const {
+    return !view_.super_peer.empty()
+           && (view_.super_peer == self_id_ || !view_.attached.empty());
+  }
+
+  /// Where this node's own relayed broadcast goes.
+  const relay_fan_out& own() const { return own_; }
+
+  /// Where a datagram that came marked `mark` from the node at
+  /// `origin_addr` goes on. A node that serves passes even an unmarked one
+  /// on to its members (in one agreed view it never gets one).
+  relay_fan_out pass_on(relay_mark mark, const std::string& origin_addr) const;
+
+private:
+  void plan_own();
+
+  std::string self_id_;
+  relay_view view_;
+  std::vector<std::string> everyone_, others_, members_;
+  std::string super_peer_addr_;
+  bool active_ = false;
+  relay_fan_out own_;
+};
+
+} // namespace dice
