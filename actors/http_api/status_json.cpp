@@ -30,6 +30,8 @@ nlohmann::json bridge_json(const bridge_counters& c) {
     {"bytes_sent", c.bytes_sent},
     {"send_errors", c.send_errors},
     {"bundles_sent", c.bundles_sent},
+    // queue datagrams passed on for their origin, as a super-peer
+    {"relayed", c.relayed},
     {"unaddressed", c.unaddressed},
     {"sent_over_bundle_bytes", c.sent_over_bundle_bytes},
     {"over_bundle_bytes_by_body", c.over_bundle_bytes_by_body},

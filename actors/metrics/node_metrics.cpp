@@ -59,6 +59,9 @@ void wire_families(families& f, const bridge_counters& w) {
            "Datagrams that carried several messages (bundles)", counter)
     .sample(w.bundles_sent, {{"direction", "sent"}})
     .sample(w.bundles_received, {{"direction", "received"}});
+  f.one("dice_relayed_datagrams_total",
+        "Queue datagrams passed on for their origin, as a super-peer", counter,
+        static_cast<double>(w.relayed));
   // Every family is shown, at 0 until its first message, so a dashboard's
   // query finds the series before the traffic does.
   auto by_kind = w.by_kind;

@@ -482,6 +482,11 @@ queue_counters actor_cluster::counters_of(const std::string& id) {
   return m.ask<queue_counters>(m.at(id).queue(), stats_atom_v);
 }
 
+std::vector<node_view> actor_cluster::view_of(const std::string& id) {
+  auto& m = *impl_;
+  return m.ask<std::vector<node_view>>(m.at(id).members(), nodes_atom_v);
+}
+
 std::optional<std::string> actor_cluster::coordinator_of(const std::string& id) {
   auto& m = *impl_;
   return m.ask<election_view>(m.at(id).elect(), election_atom_v).coordinator;

@@ -122,6 +122,9 @@ public:
   millis skew_of(const std::string& id) const;
   /// Node `id`'s queue counters (since its last start).
   queue_counters counters_of(const std::string& id);
+  /// Node `id`'s membership view (GET /nodes' rows: states, super-peers
+  /// and attachments).
+  std::vector<node_view> view_of(const std::string& id);
   /// The coordinator node `id`'s election names; nullopt while none.
   std::optional<std::string> coordinator_of(const std::string& id);
   /// Publishes a causal event at node `id`; its origin sequence number.

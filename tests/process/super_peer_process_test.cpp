@@ -1,6 +1,7 @@
 // The super-peer election across real dice-node processes on 127.0.0.1:
-// GET /nodes shows the super-peers and every node's attachment, and a
-// killed super-peer is replaced once it is found dead.
+// GET /nodes shows the super-peers and every node's attachment, a killed
+// super-peer is replaced once it is found dead, and queue broadcasts
+// relayed through super-peers lose no task when every super-peer dies.
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -8,6 +9,7 @@
 #include <set>
 
 #include <catch2/catch.hpp>
+#include <httplib.h>
 
 #include "cluster.hpp"
 
@@ -122,5 +124,98 @@ TEST_CASE("five nodes with --super-peers 2 elect two, and replace one that "
       if (was.attached_to[id] != victim_id && came.count(id) == 0)
         CHECK(sp == was.attached_to[id]);
     }
+  }
+}
+
+namespace {
+
+// Submits `count` echo tasks to node `n`; true if accepted.
+bool submit_echoes(const node_process& n, int count) {
+  httplib::Client cli(url_of(n));
+  cli.set_read_timeout(10);
+  auto res = cli.Post("/tasks",
+                      R"({"kind":"echo","payload":"sp","count":)" + std::to_string(count) + "}",
+                      "application/json");
+  return res && (res->status == 201 || res->status == 202);
+}
+
+std::uint64_t stat_of(const node_process& n, const char* group, const char* name) {
+  auto s = n.stats();
+  if (!s || !s->contains(group) || !(*s)[group].is_object())
+    return 0;
+  return (*s)[group].value(name, std::uint64_t{0});
+}
+
+} // namespace
+
+TEST_CASE("sixteen nodes relay their queue broadcasts through four "
+          "super-peers; when all four are killed the twelve left elect four "
+          "others and run every task",
+          "[process][super_peers]") {
+  cluster c;
+  std::vector<std::string> names;
+  for (int i = 1; i <= 16; ++i)
+    names.push_back("node-" + std::to_string(i));
+  auto specs = seeded_specs(c, names);
+  for (auto& spec : specs)
+    spec.extra_args = {"--super-peers", "auto"};
+  c.start_formed(specs, millis(20000));
+  std::set<std::string> ids(names.begin(), names.end());
+  std::vector<std::size_t> everyone;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    everyone.push_back(i);
+  if (!wait_until([&] { return elected_everywhere(c, everyone, ids, 4); },
+                  millis(15000)))
+    FAIL("no agreement on 4 super-peers (ceil(sqrt(16))) within 15 s\n" << c.logs());
+  auto before = election_seen_by(c[0]);
+  REQUIRE(before);
+
+  // 16 x 8 tasks, each to another node: all done on every node, and the
+  // super-peers passed datagrams on while members sent theirs to one.
+  for (auto i : everyone)
+    REQUIRE(submit_echoes(c[i], 8));
+  auto all_done = [&](const std::vector<std::size_t>& on, std::uint64_t total) {
+    for (auto i : on)
+      if (stat_of(c[i], "tasks", "done") != total)
+        return false;
+    return true;
+  };
+  if (!wait_until([&] { return all_done(everyone, 128); }, millis(20000)))
+    FAIL("128 tasks not done on all 16 nodes within 20 s\n" << c.logs());
+  std::uint64_t relayed = 0;
+  for (auto i : everyone) {
+    auto r = stat_of(c[i], "wire", "relayed");
+    if (before->super_peers.count(names[i]))
+      relayed += r;
+  }
+  CHECK(relayed > 0);
+
+  // SIGKILL every super-peer at once.
+  std::vector<std::size_t> survivors;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (before->super_peers.count(names[i])) {
+      c[i].proc().kill_now();
+      ids.erase(names[i]);
+    } else {
+      survivors.push_back(i);
+    }
+  }
+  REQUIRE(survivors.size() == 12);
+  // Tasks submitted right away, while the members still relay through the
+  // dead: none is lost.
+  for (std::size_t k = 0; k < 4; ++k)
+    REQUIRE(submit_echoes(c[survivors[k * 3]], 10));
+  if (!wait_until([&] { return elected_everywhere(c, survivors, ids, 4); },
+                  millis(10000)))
+    FAIL("the 12 survivors did not agree on 4 new super-peers within 10 s\n"
+         << c.logs());
+  auto after = election_seen_by(c[survivors.front()]);
+  REQUIRE(after);
+  for (const auto& sp : after->super_peers)
+    CHECK(before->super_peers.count(sp) == 0);
+  if (!wait_until([&] { return all_done(survivors, 168); }, millis(20000))) {
+    for (auto i : survivors)
+      UNSCOPED_INFO(names[i] << " done " << stat_of(c[i], "tasks", "done"));
+    FAIL("168 tasks not done on all 12 survivors within 20 s\n" << c.logs());
   }
 }
