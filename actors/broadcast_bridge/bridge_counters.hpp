@@ -36,6 +36,9 @@ struct bridge_counters {
   // Datagrams passed on for their origin, as a super-peer (or as a node
   // some peer took for one): counted in datagrams_sent too.
   std::uint64_t relayed = 0;
+  // Datagrams handed to this node to pass on that it passed to everyone:
+  // a peer took it for a super-peer it is not (views differ for a while).
+  std::uint64_t relayed_to_everyone = 0;
   std::uint64_t sent_over_bundle_bytes = 0; // datagrams larger than --bundle-bytes
   // The messages behind them, sealed once each, by body name ("bundle" for
   // a bundle): which sender outgrew the budget.

@@ -89,7 +89,10 @@ public:
   /// Counts one datagram handed to the transport (or that failed to go).
   void count_sent(std::size_t bytes, bool ok);
   /// Counts datagrams passed on for their origin (super-peer relaying).
-  void count_relayed(std::size_t datagrams) { counters_.relayed += datagrams; }
+  void count_relayed(std::size_t datagrams, bool to_everyone) {
+    counters_.relayed += datagrams;
+    counters_.relayed_to_everyone += to_everyone ? 1 : 0;
+  }
   /// Counts a message for a node whose address is unknown.
   void count_unaddressed() { ++counters_.unaddressed; }
 

@@ -94,6 +94,30 @@ std::size_t fan_out(bridge_ptr self, const relay_fan_out& f,
   return total;
 }
 
+// With super-peers: seals and relays the queue's broadcasts (per task) of
+// `parts` and `held`, and leaves the rest (per node and second) in `parts`
+// to go direct, membership's heartbeats above all: a dead super-peer must
+// not silence its members.
+void relay_queue(bridge_ptr self, std::vector<wire::Message>& parts,
+                 std::vector<wire::Message> held) {
+  auto& st = self->state;
+  auto is_queue = [](const wire::Message& m) { return topic_of(m) == "queue"; };
+  auto direct = std::stable_partition(parts.begin(), parts.end(), is_queue);
+  std::vector<wire::Message> queue(std::make_move_iterator(parts.begin()),
+                                   std::make_move_iterator(direct));
+  parts.erase(parts.begin(), direct);
+  std::vector<wire::Message> held_queue;
+  for (auto& m : held)
+    (is_queue(m) ? held_queue : parts).push_back(std::move(m));
+  // A held queue message (a RUNNING heartbeat) rides along with a direct
+  // datagram that leaves anyway, as it waited to; alone, it is relayed.
+  auto& ride = parts.empty() ? queue : parts;
+  for (auto& m : held_queue)
+    ride.push_back(std::move(m));
+  for (const auto& bytes : st.logic->seal_all(std::move(queue), st.clock()))
+    fan_out(self, st.addresses->relays().own(), bytes, relay_mark::none);
+}
+
 // Seals `m` and sends it to one HOST:PORT.
 void send_one(bridge_ptr self, const std::string& to, wire::Message& m) {
   auto& st = self->state;
@@ -188,23 +212,13 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
       auto& st = self->state;
       auto parts = std::move(st.pending);
       st.pending.clear();
-      for (auto& m : st.held)
-        parts.push_back(std::move(m));
+      auto held = std::move(st.held);
       st.held.clear();
-      const auto& relays = st.addresses->relays();
-      if (relays.active()) {
-        // The queue's broadcasts (per task) go through the super-peers;
-        // the rest (per node and second) go direct, membership's heartbeats
-        // above all: a dead super-peer must not silence its members.
-        auto direct = std::stable_partition(parts.begin(), parts.end(), [](const auto& m) {
-          return topic_of(m) == "queue";
-        });
-        std::vector<wire::Message> queue(std::make_move_iterator(parts.begin()),
-                                         std::make_move_iterator(direct));
-        parts.erase(parts.begin(), direct);
-        for (const auto& bytes : st.logic->seal_all(std::move(queue), st.clock()))
-          fan_out(self, relays.own(), bytes, relay_mark::none);
-      }
+      if (st.addresses->relays().active())
+        relay_queue(self, parts, std::move(held));
+      else
+        for (auto& m : held)
+          parts.push_back(std::move(m));
       auto datagrams = st.logic->seal_all(std::move(parts), st.clock());
       if (datagrams.empty())
         return;
@@ -251,11 +265,11 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
         }
         // Authenticated: an answer to it may go where it came from.
         st.addresses->heard(opened->sender_id(), opened->sender_addr());
-        if (st.addresses->relays().serves() || mark != relay_mark::none)
+        if (st.addresses->relays().serves() || mark != relay_mark::none) {
           // accepted as new: passed on once
-          st.logic->count_relayed(fan_out(
-            self, st.addresses->relays().pass_on(mark, opened->sender_addr()),
-            d.bytes, mark));
+          auto on = st.addresses->relays().pass_on(mark, opened->sender_addr());
+          st.logic->count_relayed(fan_out(self, on, d.bytes, mark), on.to_everyone);
+        }
         for (auto& m : unbundle(std::move(*opened))) {
           auto it = st.listeners.find(topic_of(m));
           if (it == st.listeners.end())

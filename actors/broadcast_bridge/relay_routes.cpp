@@ -80,6 +80,7 @@ relay_fan_out relay_routes::pass_on(relay_mark mark,
     // Someone takes this node for a super-peer it is not (yet, or any
     // more): everyone gets it from here rather than no one.
     out.plain = without(everyone_, origin_addr);
+    out.to_everyone = true;
     return out;
   }
   // Unmarked too: where views differ, a node may take a plain copy from

@@ -46,6 +46,8 @@ struct relay_fan_out {
   std::vector<std::string> plain;      // relay_mark::none
   std::vector<std::string> first_hand; // this node's super-peer
   std::vector<std::string> to_members; // the other super-peers
+  /// To everyone: this node was taken for a super-peer it is not.
+  bool to_everyone = false;
   std::size_t datagrams() const {
     return plain.size() + first_hand.size() + to_members.size();
   }

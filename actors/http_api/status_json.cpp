@@ -32,6 +32,8 @@ nlohmann::json bridge_json(const bridge_counters& c) {
     {"bundles_sent", c.bundles_sent},
     // queue datagrams passed on for their origin, as a super-peer
     {"relayed", c.relayed},
+    // ... of them, passed to everyone: taken for a super-peer it is not
+    {"relayed_to_everyone", c.relayed_to_everyone},
     {"unaddressed", c.unaddressed},
     {"sent_over_bundle_bytes", c.sent_over_bundle_bytes},
     {"over_bundle_bytes_by_body", c.over_bundle_bytes_by_body},

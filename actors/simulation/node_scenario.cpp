@@ -1,6 +1,7 @@
 #include "simulation/node_scenario.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <map>
 #include <optional>
 #include <random>
@@ -499,15 +500,21 @@ sim_report run_node_scenario(const sim_options& o) {
   r.messages_per_task = per_task(static_cast<double>(r.queue_messages));
   r.heartbeats_per_task = per_task(static_cast<double>(r.running_heartbeats));
   r.bytes_per_task = per_task(static_cast<double>(r.queue_bytes));
-  std::uint64_t all = 0, busiest = 0;
-  for (const auto& [id, n] : r.queue_datagrams_by_node) {
-    all += n;
-    busiest = std::max(busiest, n);
+  // Every node, a silent one at 0.
+  std::vector<std::uint64_t> by_node;
+  for (const auto& id : ids) {
+    auto it = r.queue_datagrams_by_node.find(id);
+    by_node.push_back(it == r.queue_datagrams_by_node.end() ? 0 : it->second);
   }
-  if (!ids.empty())
+  std::sort(by_node.begin(), by_node.end());
+  if (!by_node.empty()) {
+    auto all = std::accumulate(by_node.begin(), by_node.end(), std::uint64_t{0});
     r.node_datagrams_per_task =
-      per_task(static_cast<double>(all) / static_cast<double>(ids.size()));
-  r.busiest_node_datagrams_per_task = per_task(static_cast<double>(busiest));
+      per_task(static_cast<double>(all) / static_cast<double>(by_node.size()));
+    r.busiest_node_datagrams_per_task = per_task(static_cast<double>(by_node.back()));
+    r.median_node_datagrams_per_task =
+      per_task(static_cast<double>(by_node[by_node.size() / 2]));
+  }
   return r;
 }
 

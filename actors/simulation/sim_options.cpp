@@ -40,6 +40,7 @@ std::string sim_report::summary() const {
       << " bytes/task=" << bytes_per_task
       << " node_datagrams/task=" << node_datagrams_per_task
       << " busiest_node_datagrams/task=" << busiest_node_datagrams_per_task
+      << " median_node_datagrams/task=" << median_node_datagrams_per_task
       << " crashes=" << crashes
       << " snapshots=" << snapshots << " canceled=" << canceled
       << " requeues=" << requeues << " reclaims=" << reclaims

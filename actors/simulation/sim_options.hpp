@@ -131,10 +131,12 @@ struct sim_report {
   double messages_per_task = 0;
   double heartbeats_per_task = 0;
   double bytes_per_task = 0;
-  /// queue_datagrams_by_node per task: the mean over the nodes, and the
-  /// busiest node's.
+  /// queue_datagrams_by_node per task: the mean over the nodes, the
+  /// busiest node's (a super-peer's, with super-peers) and the median
+  /// node's (a member's).
   double node_datagrams_per_task = 0;
   double busiest_node_datagrams_per_task = 0;
+  double median_node_datagrams_per_task = 0;
   std::uint64_t crashes = 0;
   /// Death verdicts given a node whose process ran:
   /// with any, two nodes may hold one lock, so locks go unchecked.

@@ -51,6 +51,7 @@ nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
   j["bytes_per_task"] = r.bytes_per_task;
   j["node_datagrams_per_task"] = r.node_datagrams_per_task;
   j["busiest_node_datagrams_per_task"] = r.busiest_node_datagrams_per_task;
+  j["median_node_datagrams_per_task"] = r.median_node_datagrams_per_task;
   j["sync_messages"] = r.sync_messages;
   // Datagrams carrying several queue messages, and two or more claims.
   j["bundles"] = r.bundles;

@@ -12,7 +12,9 @@
 # makespan): 1.0 means no time lost at all, whatever N=1 pays), plus the
 # summed executions.canceled and queue.claims_lost counters that explain them,
 # and the p50/p99 time from a task becoming ready to the start of the
-# execution that ended it (ready_at_ms/started_at_ms of node 1's /tasks).
+# execution that ended it (ready_at_ms/started_at_ms of node 1's /tasks),
+# and the datagrams a node sent per task (mean over the nodes, and the
+# busiest node's and the median node's; heartbeats included).
 # With --rounds K the same cluster runs the workload K times, one CSV row
 # per round (its tasks are those that became ready after it began; counters
 # are what the round added); speedups are against N=1's first round. The
@@ -43,7 +45,7 @@ while (($#)); do
     --rounds) rounds=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --node-args) read -r -a node_args <<<"$2"; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -e/{/^#/p}' "$0" | cut -c3-; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -86,7 +88,7 @@ alive_count() { # node http port -> number of alive members node 1 sees (incl. i
     jq '[.nodes[] | select(.state == "alive")] | length' 2>/dev/null || echo 0
 }
 
-echo "nodes,tasks,task_ms,makespan_s,cli_s,ideal_s,speedup,efficiency,duplicates,canceled,claims_lost,done,failed,nodes_used,min_per_node,max_per_node,ready_start_p50_ms,ready_start_p99_ms,round,limit_efficiency" >"$csv"
+echo "nodes,tasks,task_ms,makespan_s,cli_s,ideal_s,speedup,efficiency,duplicates,canceled,claims_lost,done,failed,nodes_used,min_per_node,max_per_node,ready_start_p50_ms,ready_start_p99_ms,round,limit_efficiency,node_datagrams_per_task,busiest_node_datagrams_per_task,median_node_datagrams_per_task" >"$csv"
 base=""
 has_data_dir=0
 [[ $("$node_bin" --help) == *--data-dir* ]] && has_data_dir=1
@@ -111,24 +113,27 @@ for n in $sizes; do
   sleep 1 # let the last joiners learn everyone too
   # Counters are cumulative: each round reports what it added.
   prev_started=0 prev_canceled=0 prev_lost=0
+  declare -A prev_sent=()
   for r in $(seq 1 "$rounds"); do
     t0=$(date +%s%3N) # tasks of this round became ready after this
     json=$("$cli" --node "http://127.0.0.1:$seed" --json submit sleep "$ms" --count "$tasks" --wait --timeout 600 | tail -n 1) || true
     sleep 0.5
     "$cli" --node "http://127.0.0.1:$seed" --json tasks --state done >"$logs/n$n-r$r-tasks.json" || true
-    started=0 canceled=0 lost=0
+    started=0 canceled=0 lost=0 sent_each=""
     for i in $(seq 1 "$n"); do
-      read -r s c l < <("$cli" --node "http://127.0.0.1:$(http_port "$n" "$i")" --json stats |
-        jq -r '[.executions.started, .executions.canceled, .queue.claims_lost] | @tsv')
+      read -r s c l d < <("$cli" --node "http://127.0.0.1:$(http_port "$n" "$i")" --json stats |
+        jq -r '[.executions.started, .executions.canceled, .queue.claims_lost, .wire.datagrams_sent] | @tsv')
       started=$((started + s)) canceled=$((canceled + c)) lost=$((lost + l))
+      # What this node sent during the round (heartbeats included).
+      sent_each+=" $((d - ${prev_sent[$i]:-0}))" prev_sent[$i]=$d
     done
     read -r secs done failed used minp maxp < <(jq -r \
       '[.seconds, .done, .failed, (.per_node|length), ([.per_node[]]|min // 0), ([.per_node[]]|max // 0)] | @tsv' <<<"$json")
     row=$(/usr/bin/python3 - "$n" "$tasks" "$ms" "$secs" "${base:-}" "$((started - prev_started - tasks))" \
           "$((canceled - prev_canceled))" "$((lost - prev_lost))" "$done" "$failed" "$used" "$minp" "$maxp" \
-          "$logs/n$n-r$r-tasks.json" "$t0" "$r" <<'EOF'
+          "$logs/n$n-r$r-tasks.json" "$t0" "$r" "$sent_each" <<'EOF'
 import json, sys, math
-n, tasks, ms, secs, base, dup, canc, lost, done, failed, used, minp, maxp, tasks_json, t0, rnd = sys.argv[1:]
+n, tasks, ms, secs, base, dup, canc, lost, done, failed, used, minp, maxp, tasks_json, t0, rnd, sent_each = sys.argv[1:]
 n, tasks, ms, secs, t0 = int(n), int(tasks), int(ms), float(secs), int(t0)
 ideal = math.ceil(tasks / n) * ms / 1000.0
 try:
@@ -151,7 +156,14 @@ def pct(p):  # nearest rank
     return str(lat[max(0, math.ceil(p / 100 * len(lat)) - 1)]) if lat else ""
 # Against the physical limit: the work itself, spread over every slot.
 limit = f"{tasks * ms / 1000.0 / n / span:.3f}"
-print(",".join(map(str, [n, tasks, ms, f"{span:.3f}", f"{secs:.3f}", f"{ideal:.3f}", sp, eff, dup, canc, lost, done, failed, used, minp, maxp, pct(50), pct(99), rnd, limit])))
+# Datagrams each node sent per task of the round: the mean over the nodes,
+# the busiest node's (a super-peer's, with --super-peers) and the median
+# node's (a member's, with --super-peers).
+sent = sorted(int(x) for x in sent_each.split())
+per_node = f"{sum(sent) / n / tasks:.2f}"
+busiest = f"{sent[-1] / tasks:.2f}"
+median = f"{sent[len(sent) // 2] / tasks:.2f}"
+print(",".join(map(str, [n, tasks, ms, f"{span:.3f}", f"{secs:.3f}", f"{ideal:.3f}", sp, eff, dup, canc, lost, done, failed, used, minp, maxp, pct(50), pct(99), rnd, limit, per_node, busiest, median])))
 EOF
 )
     prev_started=$started prev_canceled=$canceled prev_lost=$lost

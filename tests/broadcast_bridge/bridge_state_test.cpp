@@ -539,3 +539,47 @@ TEST_CASE("hmac_sha256 matches RFC 4231", "[bridge]") {
   CHECK_FALSE(tags_equal("abc", "ab"));
   CHECK_FALSE(tags_equal("", "a"));
 }
+
+TEST_CASE("bridge state: a relay re-marks a sealed datagram without breaking "
+          "its tag, the receiver reads the mark, and a replayed copy is not "
+          "passed on again whatever its mark",
+          "[bridge][relay]") {
+  bridge_state origin(who("n1"), key);
+  bridge_state relay(who("n2"), key);
+  bridge_state member(who("n3"), key);
+  auto bytes = seal(origin, with_payload(10));
+
+  auto mark = relay_mark::to_members;
+  REQUIRE(relay.open(bytes, &mark));
+  CHECK(mark == relay_mark::none); // the origin's own copy: read only
+
+  auto first_hand = relay_marked(bytes, relay_mark::first_hand);
+  REQUIRE(first_hand.size() > bytes.size());
+  bridge_state sp(who("n4"), key);
+  mark = relay_mark::none;
+  auto opened = sp.open(first_hand, &mark);
+  REQUIRE(opened);
+  CHECK(mark == relay_mark::first_hand);
+  CHECK(opened->sender_id() == "n1"); // still the origin's, signed by it
+
+  // Passed on to a member, unmarked again: it takes it once.
+  auto plain = relay_marked(first_hand, relay_mark::none);
+  mark = relay_mark::to_members;
+  REQUIRE(member.open(plain, &mark));
+  CHECK(mark == relay_mark::none);
+  // A copy with a stronger mark is still a replay: dropped, never passed on.
+  CHECK_FALSE(member.open(relay_marked(plain, relay_mark::first_hand), &mark));
+  CHECK(member.counters().dropped_replayed == 1);
+
+  // The mark is outside the tag, the message is not: a forged body fails.
+  auto forged = first_hand;
+  forged[forged.size() / 2] ^= 0x20;
+  bridge_state other(who("n5"), key);
+  CHECK_FALSE(other.open(forged));
+  // A mark this version does not know is read as none.
+  mark = relay_mark::first_hand;
+  REQUIRE(other.open(relay_marked(bytes, static_cast<relay_mark>(9)), &mark));
+  CHECK(mark == relay_mark::none);
+  // Bytes that are no datagram cannot be re-marked.
+  CHECK(relay_marked("not a datagram \xff\xff", relay_mark::first_hand).empty());
+}
