@@ -227,7 +227,7 @@ std::optional<wire::Message> bridge_state::open(const std::string& datagram,
   if (m.has_bundle())
     ++counters_.bundles_received;
   if (relay)
-    *relay = env.relay() <= static_cast<std::uint32_t>(relay_mark::to_members)
+    *relay = env.relay() <= static_cast<std::uint32_t>(relay_mark::relayed)
                ? static_cast<relay_mark>(env.relay())
                : relay_mark::none; // a mark from a later version: read only
   return m;

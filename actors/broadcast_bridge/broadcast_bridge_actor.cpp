@@ -88,9 +88,10 @@ std::size_t fan_out(bridge_ptr self, const relay_fan_out& f,
     count_sent(self, out.size(), sent);
     total += sent;
   };
-  go(f.plain, relay_mark::none);
+  go(f.relayed, relay_mark::relayed);
   go(f.first_hand, relay_mark::first_hand);
   go(f.to_members, relay_mark::to_members);
+  go(f.direct, relay_mark::none);
   return total;
 }
 
@@ -265,10 +266,9 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
         }
         // Authenticated: an answer to it may go where it came from.
         st.addresses->heard(opened->sender_id(), opened->sender_addr());
-        if (st.addresses->relays().serves() || mark != relay_mark::none) {
-          // accepted as new: passed on once
+        if (mark != relay_mark::none) { // accepted as new: passed on once
           auto on = st.addresses->relays().pass_on(mark, opened->sender_addr());
-          st.logic->count_relayed(fan_out(self, on, d.bytes, mark), on.to_everyone);
+          st.logic->count_relayed(fan_out(self, on, d.bytes, mark), !on.direct.empty());
         }
         for (auto& m : unbundle(std::move(*opened))) {
           auto it = st.listeners.find(topic_of(m));

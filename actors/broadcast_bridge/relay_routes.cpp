@@ -21,7 +21,7 @@ void keep_strongest(relay_fan_out& f) {
   auto in = [](const std::vector<std::string>& xs, const std::string& x) {
     return std::find(xs.begin(), xs.end(), x) != xs.end();
   };
-  auto& p = f.plain;
+  auto& p = f.relayed;
   p.erase(std::remove_if(p.begin(), p.end(), [&](const std::string& a) {
             return in(f.first_hand, a) || in(f.to_members, a);
           }), p.end());
@@ -60,12 +60,12 @@ void relay_routes::set(const relay_view& view,
 void relay_routes::plan_own() {
   own_ = {};
   if (view_.super_peer == self_id_) {
-    own_.plain = members_;
+    own_.relayed = members_;
     own_.to_members = others_;
   } else if (!super_peer_addr_.empty()) {
     own_.first_hand = {super_peer_addr_};
     // Named by peers without being elected here: they hear it from here.
-    own_.plain = members_;
+    own_.relayed = members_;
   }
   keep_strongest(own_);
   active_ = own_.datagrams() > 0 || view_.super_peer == self_id_;
@@ -74,19 +74,16 @@ void relay_routes::plan_own() {
 relay_fan_out relay_routes::pass_on(relay_mark mark,
                                     const std::string& origin_addr) const {
   relay_fan_out out;
-  if (mark == relay_mark::none && !serves())
+  if (mark == relay_mark::none)
     return out;
   if (!serves()) {
     // Someone takes this node for a super-peer it is not (yet, or any
     // more): everyone gets it from here rather than no one.
-    out.plain = without(everyone_, origin_addr);
-    out.to_everyone = true;
+    if (mark != relay_mark::relayed)
+      out.direct = without(everyone_, origin_addr);
     return out;
   }
-  // Unmarked too: where views differ, a node may take a plain copy from
-  // one super-peer before the marked one from another, and the first copy
-  // is the one it takes. Each node passes a datagram on once.
-  out.plain = without(members_, origin_addr);
+  out.relayed = without(members_, origin_addr);
   if (mark == relay_mark::first_hand)
     out.to_members = without(others_, origin_addr);
   keep_strongest(out);

@@ -22,7 +22,13 @@ namespace dice {
 
 /// What a node that takes a datagram does with it besides reading it (the
 /// Envelope's `relay` field).
-enum class relay_mark : std::uint32_t { none = 0, first_hand = 1, to_members = 2 };
+/// none: sent direct, read only; first_hand: from its origin, pass it on to
+/// your members and the other super-peers; to_members: from a super-peer,
+/// pass it on to your members; relayed: a relayed copy, read it (and, if
+/// you serve, pass it on to your members: see pass_on).
+enum class relay_mark : std::uint32_t {
+  none = 0, first_hand = 1, to_members = 2, relayed = 3
+};
 
 /// The election as this node relays by it (membership's, by node id).
 struct relay_view {
@@ -43,13 +49,14 @@ struct relay_view {
 
 /// Addresses one datagram goes to, by the mark it carries there.
 struct relay_fan_out {
-  std::vector<std::string> plain;      // relay_mark::none
+  std::vector<std::string> relayed;    // members: relay_mark::relayed
   std::vector<std::string> first_hand; // this node's super-peer
   std::vector<std::string> to_members; // the other super-peers
-  /// To everyone: this node was taken for a super-peer it is not.
-  bool to_everyone = false;
+  /// relay_mark::none, to everyone: this node was taken for a super-peer
+  /// it is not.
+  std::vector<std::string> direct;
   std::size_t datagrams() const {
-    return plain.size() + first_hand.size() + to_members.size();
+    return relayed.size() + first_hand.size() + to_members.size() + direct.size();
   }
 };
 
@@ -77,8 +84,11 @@ public:
   const relay_fan_out& own() const { return own_; }
 
   /// Where a datagram that came marked `mark` from the node at
-  /// `origin_addr` goes on. A node that serves passes even an unmarked one
-  /// on to its members (in one agreed view it never gets one).
+  /// `origin_addr` goes on (a direct one, unmarked: nowhere). A node that
+  /// serves passes a relayed copy on to its members too: in one agreed
+  /// view it never gets one, but where views differ it may take a relayed
+  /// copy from one super-peer before the marked one from another, and the
+  /// first copy is the one it takes.
   relay_fan_out pass_on(relay_mark mark, const std::string& origin_addr) const;
 
 private:

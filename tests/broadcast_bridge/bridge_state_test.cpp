@@ -562,11 +562,11 @@ TEST_CASE("bridge state: a relay re-marks a sealed datagram without breaking "
   CHECK(mark == relay_mark::first_hand);
   CHECK(opened->sender_id() == "n1"); // still the origin's, signed by it
 
-  // Passed on to a member, unmarked again: it takes it once.
-  auto plain = relay_marked(first_hand, relay_mark::none);
-  mark = relay_mark::to_members;
+  // Passed on to a member as a relayed copy: it takes it once.
+  auto plain = relay_marked(first_hand, relay_mark::relayed);
+  mark = relay_mark::none;
   REQUIRE(member.open(plain, &mark));
-  CHECK(mark == relay_mark::none);
+  CHECK(mark == relay_mark::relayed);
   // A copy with a stronger mark is still a replay: dropped, never passed on.
   CHECK_FALSE(member.open(relay_marked(plain, relay_mark::first_hand), &mark));
   CHECK(member.counters().dropped_replayed == 1);

@@ -46,7 +46,9 @@ delivery broadcast(const std::map<std::string, peer_addresses>& tables,
   delivery out;
   std::deque<std::pair<std::string, relay_mark>> wire;
   auto send = [&](const relay_fan_out& f) {
-    for (const auto& a : f.plain)
+    for (const auto& a : f.relayed)
+      wire.emplace_back(a, relay_mark::relayed);
+    for (const auto& a : f.direct)
       wire.emplace_back(a, relay_mark::none);
     for (const auto& a : f.first_hand)
       wire.emplace_back(a, relay_mark::first_hand);
@@ -55,7 +57,7 @@ delivery broadcast(const std::map<std::string, peer_addresses>& tables,
     out.datagrams += f.datagrams();
   };
   const auto& own = tables.at(origin).relays();
-  send(own.active() ? own.own() : relay_fan_out{tables.at(origin).targets(), {}, {}});
+  send(own.active() ? own.own() : relay_fan_out{{}, {}, {}, tables.at(origin).targets()});
   out.by_origin = out.datagrams;
   while (!wire.empty()) {
     auto [to, mark] = wire.front();
@@ -84,26 +86,28 @@ TEST_CASE("relay routes: a member sends to its super-peer alone, a super-peer "
   auto member = table("n3", ids, {"n1", {"n2"}, {}});
   REQUIRE(member.relays().active());
   CHECK(member.relays().own().first_hand == strings{addr_of("n1")});
-  CHECK(member.relays().own().plain.empty());
+  CHECK(member.relays().own().relayed.empty());
   CHECK(member.relays().own().to_members.empty());
 
   auto sp = table("n1", ids, {"n1", {"n2"}, {"n3", "n4"}});
   REQUIRE(sp.relays().serves());
-  CHECK(sp.relays().own().plain == strings{addr_of("n3"), addr_of("n4")});
+  CHECK(sp.relays().own().relayed == strings{addr_of("n3"), addr_of("n4")});
   CHECK(sp.relays().own().to_members == strings{addr_of("n2")});
   // First-hand from n3: to n4 and n2, never back to n3.
   auto on = sp.relays().pass_on(relay_mark::first_hand, addr_of("n3"));
-  CHECK(on.plain == strings{addr_of("n4")});
+  CHECK(on.relayed == strings{addr_of("n4")});
   CHECK(on.to_members == strings{addr_of("n2")});
   // From a super-peer: to its own members only.
   on = sp.relays().pass_on(relay_mark::to_members, addr_of("n5"));
-  CHECK(on.plain == strings{addr_of("n3"), addr_of("n4")});
+  CHECK(on.relayed == strings{addr_of("n3"), addr_of("n4")});
   CHECK(on.to_members.empty());
-  // Unmarked: a member reads it only; a super-peer passes it to its members
-  // (views differ: it may be the first copy it gets).
-  CHECK(member.relays().pass_on(relay_mark::none, addr_of("n1")).datagrams() == 0);
-  CHECK(sp.relays().pass_on(relay_mark::none, addr_of("n5")).plain
+  // A relayed copy: a member reads it only; a super-peer passes it to its
+  // members (views differ: it may be the first copy it gets).
+  CHECK(member.relays().pass_on(relay_mark::relayed, addr_of("n1")).datagrams() == 0);
+  CHECK(sp.relays().pass_on(relay_mark::relayed, addr_of("n5")).relayed
         == strings{addr_of("n3"), addr_of("n4")});
+  // Sent direct (membership's heartbeats, say): read only, by anyone.
+  CHECK(sp.relays().pass_on(relay_mark::none, addr_of("n5")).datagrams() == 0);
 }
 
 TEST_CASE("relay routes: no view, or a super-peer whose address is unknown, "
@@ -120,11 +124,14 @@ TEST_CASE("relay routes: a node asked to pass on that does not serve in its "
   strings ids = {"n1", "n2", "n3", "n4"};
   auto member = table("n2", ids, {"n1", {}, {}});
   auto on = member.relays().pass_on(relay_mark::first_hand, addr_of("n3"));
-  CHECK(on.plain == strings{addr_of("n1"), addr_of("n4")});
-  // And a node with the election off (no view) alike.
+  CHECK(on.direct == strings{addr_of("n1"), addr_of("n4")});
+  CHECK(on.datagrams() == 2);
+  // And a node with the election off (no view) alike; a relayed copy it
+  // only reads.
   auto off = table("n2", ids, {});
-  CHECK(off.relays().pass_on(relay_mark::to_members, addr_of("n3")).plain
+  CHECK(off.relays().pass_on(relay_mark::to_members, addr_of("n3")).direct
         == strings{addr_of("n1"), addr_of("n4")});
+  CHECK(off.relays().pass_on(relay_mark::relayed, addr_of("n3")).datagrams() == 0);
 }
 
 TEST_CASE("relay routes: with one agreed election every broadcast of 64 "
