@@ -63,7 +63,14 @@ void relay_routes::plan_own() {
     own_.relayed = members_;
     own_.to_members = others_;
   } else if (!super_peer_addr_.empty()) {
+    // Its super-peer, and the next super-peer after it as a second way in:
+    // a relayed copy crosses three links, and one datagram lost on the
+    // first would keep it from everyone.
     own_.first_hand = {super_peer_addr_};
+    auto at = std::find(others_.begin(), others_.end(), super_peer_addr_);
+    auto next = at == others_.end() || at + 1 == others_.end() ? others_.begin() : at + 1;
+    if (next != others_.end() && *next != super_peer_addr_)
+      own_.first_hand.push_back(*next);
     // Named by peers without being elected here: they hear it from here.
     own_.relayed = members_;
   }
@@ -77,10 +84,18 @@ relay_fan_out relay_routes::pass_on(relay_mark mark,
   if (mark == relay_mark::none)
     return out;
   if (!serves()) {
-    // Someone takes this node for a super-peer it is not (yet, or any
-    // more): everyone gets it from here rather than no one.
-    if (mark != relay_mark::relayed)
+    // Some peer takes this node for a super-peer (views differ for a
+    // while). With the election off here (no view), to everyone. Else a
+    // first-hand copy it passes to the super-peers it knows, doing its
+    // origin's super-peer's work; a copy for its members it only reads:
+    // whoever relays through it is not in its view, and anti-entropy is
+    // cheaper than a flood on every stale view.
+    if (mark == relay_mark::relayed)
+      return out;
+    if (others_.empty())
       out.direct = without(everyone_, origin_addr);
+    else if (mark == relay_mark::first_hand)
+      out.to_members = without(others_, origin_addr);
     return out;
   }
   out.relayed = without(members_, origin_addr);

@@ -472,9 +472,9 @@ void membership_state::elect_super_peers() {
   auto mine = elected.super_peer_of(self_id_);
   if (mine.empty())
     return;
-  if (auto it = peers_.find(mine);
-      it != peers_.end() && it->second.state != peer_state::alive)
-    return; // in doubt: direct until it is heard again or replaced
+  // A suspected super-peer keeps its members until it is found dead: on a
+  // lossy network suspicion comes and goes, and every change of whom a
+  // node relays through leaves views apart for a heartbeat or two.
   relay_.super_peer = mine;
   // Views may differ (one that started later attaches some members
   // elsewhere; views of a changing cluster differ for a while). What peers

@@ -153,8 +153,9 @@ public:
     return super_peers_.current();
   }
   /// The election as the bridge relays by it: empty while the election is
-  /// off, and while this node's super-peer is suspected (its broadcasts
-  /// then go direct until the election replaces it).
+  /// off. A super-peer that dies is replaced once it is found dead; what
+  /// its members sent through it meanwhile is lost, and anti-entropy
+  /// brings it.
   const relay_view& relay() const { return relay_; }
 
   std::uint64_t incarnation() const { return incarnation_; }

@@ -3,6 +3,7 @@
 // clusters of routing tables, that every broadcast reaches every node.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <random>
@@ -83,9 +84,14 @@ TEST_CASE("relay routes: a member sends to its super-peer alone, a super-peer "
           "[bridge][relay]") {
   strings ids = {"n1", "n2", "n3", "n4", "n5"};
   // n1 and n2 serve; n3 and n4 are n1's, n5 is n2's.
-  auto member = table("n3", ids, {"n1", {"n2"}, {}});
+  auto member = table("n3", ids, {"n1", {"n1", "n2"}, {}});
   REQUIRE(member.relays().active());
-  CHECK(member.relays().own().first_hand == strings{addr_of("n1")});
+  // Its super-peer, and the next one as a second way in.
+  CHECK(member.relays().own().first_hand == strings{addr_of("n1"), addr_of("n2")});
+  CHECK(table("n5", ids, {"n2", {"n1", "n2"}, {}}).relays().own().first_hand
+        == strings{addr_of("n2"), addr_of("n1")});
+  CHECK(table("n5", ids, {"n2", {"n2"}, {}}).relays().own().first_hand
+        == strings{addr_of("n2")});
   CHECK(member.relays().own().relayed.empty());
   CHECK(member.relays().own().to_members.empty());
 
@@ -118,24 +124,32 @@ TEST_CASE("relay routes: no view, or a super-peer whose address is unknown, "
   CHECK_FALSE(table("n2", ids, {"n7", {}, {}}).relays().active());
 }
 
-TEST_CASE("relay routes: a node asked to pass on that does not serve in its "
-          "own view passes it to everyone but the origin",
+TEST_CASE("relay routes: a node its origin takes for its super-peer, that "
+          "does not serve in its own view, passes the datagram to the "
+          "super-peers it knows, or, with the election off, to everyone",
           "[bridge][relay]") {
-  strings ids = {"n1", "n2", "n3", "n4"};
-  auto member = table("n2", ids, {"n1", {}, {}});
+  strings ids = {"n1", "n2", "n3", "n4", "n5"};
+  // n2 relays through n1; n5 serves too; nobody names n2.
+  auto member = table("n2", ids, {"n1", {"n1", "n5"}, {}});
+  REQUIRE_FALSE(member.relays().serves());
   auto on = member.relays().pass_on(relay_mark::first_hand, addr_of("n3"));
-  CHECK(on.direct == strings{addr_of("n1"), addr_of("n4")});
+  CHECK(on.to_members == strings{addr_of("n1"), addr_of("n5")});
   CHECK(on.datagrams() == 2);
-  // And a node with the election off (no view) alike; a relayed copy it
-  // only reads.
+  // A copy for its members, or a relayed one: it has none, it reads it.
+  CHECK(member.relays().pass_on(relay_mark::to_members, addr_of("n3")).datagrams() == 0);
+  CHECK(member.relays().pass_on(relay_mark::relayed, addr_of("n3")).datagrams() == 0);
+  // With the election off (no view): to everyone but the origin.
   auto off = table("n2", ids, {});
+  CHECK(off.relays().pass_on(relay_mark::first_hand, addr_of("n3")).direct
+        == strings{addr_of("n1"), addr_of("n4"), addr_of("n5")});
   CHECK(off.relays().pass_on(relay_mark::to_members, addr_of("n3")).direct
-        == strings{addr_of("n1"), addr_of("n4")});
+        == strings{addr_of("n1"), addr_of("n4"), addr_of("n5")});
   CHECK(off.relays().pass_on(relay_mark::relayed, addr_of("n3")).datagrams() == 0);
 }
 
 TEST_CASE("relay routes: with one agreed election every broadcast of 64 "
-          "nodes reaches each node once, and a member sends one datagram",
+          "nodes reaches each node, super-peers twice from a member's two "
+          "ways in, and a member sends two datagrams",
           "[bridge][relay]") {
   auto ids = ids_of(64);
   strings sps = {"n1", "n9", "n17", "n25", "n33", "n41", "n49", "n57"};
@@ -156,12 +170,20 @@ TEST_CASE("relay routes: with one agreed election every broadcast of 64 "
   }
   for (const auto& origin : {std::string("n1"), std::string("n2"), std::string("n64")}) {
     auto d = broadcast(tables, origin);
-    for (const auto& id : ids)
-      if (id != origin)
-        CHECK(d.got[addr_of(id)] == 1);
-    // No second copy anywhere: N-1 copies in all.
-    CHECK(d.datagrams == ids.size() - 1);
-    CHECK(d.by_origin == (sp_of[origin] == origin ? 7u + 7u : 1u));
+    bool member = sp_of[origin] != origin;
+    for (const auto& id : ids) {
+      if (id == origin)
+        continue;
+      // Every super-peer hears a member's broadcast twice, through both
+      // ways in; everyone else once.
+      bool twice = member && std::find(sps.begin(), sps.end(), id) != sps.end();
+      CAPTURE(origin, id);
+      CHECK(d.got[addr_of(id)] == (twice ? 2 : 1));
+    }
+    // N-1 copies from a super-peer; from a member, 8 more: its second
+    // datagram, and the second way in passes it to the 7 other super-peers.
+    CHECK(d.datagrams == ids.size() - 1 + (member ? 8u : 0u));
+    CHECK(d.by_origin == (member ? 2u : 7u + 7u));
   }
 }
 
@@ -199,6 +221,10 @@ TEST_CASE("relay routes: whatever the views, once super-peers heard whom "
     std::map<std::string, peer_addresses> tables;
     for (const auto& id : ids) {
       auto v = views[id];
+      if (v.super_peer.empty()) { // membership gives no view at all then
+        tables.emplace(id, table(id, ids, v));
+        continue;
+      }
       std::set<std::string> serving(v.super_peers.begin(), v.super_peers.end());
       std::set<std::string> attached(v.attached.begin(), v.attached.end());
       for (const auto& [other, ov] : views) {

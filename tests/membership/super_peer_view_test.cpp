@@ -125,12 +125,23 @@ TEST_CASE("membership gives the bridge whom it relays through, and passes "
   self.on_heartbeat(hb5, 20);
   CHECK(self.relay().super_peers == std::vector<std::string>{"n2", "n3", "n4"});
 
-  // Its super-peer falls silent: while it is in doubt, n1 sends direct.
-  for (const auto& id : {"n2", "n3", "n4", "n5"})
-    if (id != sp)
-      self.on_heartbeat(heartbeat_from(id, id == std::string("n2") ? 8 : id == std::string("n3") ? 4 : 1), 1100);
+  // Its super-peer falls silent: suspected, it keeps n1 (suspicion comes
+  // and goes under loss); found dead, it is replaced.
+  auto beat_all_but_sp = [&](millis at) {
+    for (const auto& id : {"n2", "n3", "n4", "n5"})
+      if (id != sp)
+        self.on_heartbeat(heartbeat_from(id, id == std::string("n2") ? 8 : id == std::string("n3") ? 4 : 1), at);
+  };
+  beat_all_but_sp(1100);
   self.tick(1100);
   REQUIRE(self.state_of(sp) == peer_state::suspect);
-  CHECK(self.relay().super_peer.empty());
-  CHECK(self.make_heartbeat().heartbeat().super_peer().empty());
+  CHECK(self.relay().super_peer == sp);
+  for (millis t = 1200; t <= 1700; t += 100) { // ticks as the actor's: no pause
+    beat_all_but_sp(t);
+    self.tick(t);
+  }
+  REQUIRE(self.state_of(sp) == peer_state::dead);
+  CHECK_FALSE(self.relay().super_peer.empty());
+  CHECK(self.relay().super_peer != sp);
+  CHECK(self.make_heartbeat().heartbeat().super_peer() == self.relay().super_peer);
 }
