@@ -1,18 +1,21 @@
 #pragma once
 // Super-peer relaying (seed 001, "large-scale election"): where a queue
 // broadcast goes once the cluster elects super-peers (--super-peers). A
-// member sends it to its super-peer alone, marked first-hand; the
-// super-peer passes it on to its other members and, marked to-members, to
+// member sends it, marked first-hand, to its super-peer and to the next
+// super-peer (a second way in: a relayed copy crosses three links); each
+// passes it on to its members (marked relayed) and, marked to-members, to
 // the other super-peers, which pass it on to theirs. A member then sends
-// one datagram per broadcast instead of N-1, and a super-peer about
+// two datagrams per broadcast instead of N-1, and a super-peer about
 // 2*sqrt(N) per broadcast it relays.
 //
 // Views may disagree while membership settles. Each node's heartbeat names
 // the super-peer it relays through, and super-peers pass on to those names
 // too (membership_state), so a node hears through the one it chose. A node
-// handed a datagram to pass on that does not serve in its own view passes
-// it to every peer it knows. Nothing is lost then, some nodes get it twice
-// (their replay window drops the copy). Plain class, no CAF.
+// handed a first-hand copy that does not serve in its own view passes it
+// to the super-peers it knows (with the election off here, to everyone).
+// Some nodes then get a copy twice (their replay window drops it); one
+// whose chooser's view is stale may miss it, and anti-entropy brings it.
+// Plain class, no CAF.
 #include <cstdint>
 #include <functional>
 #include <string>
