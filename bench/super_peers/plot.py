@@ -27,7 +27,9 @@ def main():
         ax.plot(*series("auto", "busiest_node_datagrams_per_task"), "^--", label="relayed: busiest super-peer")
         ax.plot(*series("auto", "node_datagrams_per_task"), "x:", label="relayed: mean over nodes")
         plotting.finish_axes(ax, f"queue datagrams a node sends per task, loss {float(loss):.0%}",
-                             "nodes (N)", "datagrams per task", log2_x=True)
+                             "nodes (N)", "datagrams per task (log)", log2_x=True)
+        ax.set_yscale("log")  # a super-peer's load is two orders above a member's
+        ax.set_ylim(bottom=0.3)
     ax = axes[-1]
     for loss in losses:
         for sp, style in (("off", "o-"), ("auto", "s--")):

@@ -79,8 +79,8 @@ strings ids_of(std::size_t n) {
 
 } // namespace
 
-TEST_CASE("relay routes: a member sends to its super-peer alone, a super-peer "
-          "to its members and the other super-peers",
+TEST_CASE("relay routes: a member sends to its super-peer and the next one, "
+          "a super-peer to its members and the other super-peers",
           "[bridge][relay]") {
   strings ids = {"n1", "n2", "n3", "n4", "n5"};
   // n1 and n2 serve; n3 and n4 are n1's, n5 is n2's.

@@ -171,7 +171,7 @@ TEST_CASE("sixteen nodes relay their queue broadcasts through four "
   REQUIRE(before);
 
   // 16 x 8 tasks, each to another node: all done on every node, and the
-  // super-peers passed datagrams on while members sent theirs to one.
+  // super-peers passed datagrams on for the members.
   for (auto i : everyone)
     REQUIRE(submit_echoes(c[i], 8));
   auto all_done = [&](const std::vector<std::size_t>& on, std::uint64_t total) {
