@@ -4,7 +4,8 @@
 // nodes claiming one id); an id membership does not list yet resolves to
 // the address its authenticated datagrams come from, so an answer reaches a
 // sender before membership has heard of it. Broadcasts fan out to every
-// member and every seed not yet resolved. Plain class, no CAF.
+// member and every seed not yet resolved; with super-peers elected, the
+// queue's go by relays() instead (relay_routes.hpp). Plain class, no CAF.
 #include <cstddef>
 #include <map>
 #include <optional>

@@ -120,7 +120,7 @@ struct sim_report {
   std::uint64_t queue_bytes = 0; // on the wire, every copy
   /// Datagrams carrying queue traffic each node handed to the network,
   /// every copy (what a node pays per task: N-1 per broadcast sent direct,
-  /// one through a super-peer).
+  /// two when a member sends through super-peers).
   std::map<std::string, std::uint64_t> queue_datagrams_by_node;
   /// Broadcast datagrams carrying several queue messages (bundles), and
   /// those of them carrying two or more DEQUEUEs (claims lost together).
