@@ -279,7 +279,15 @@ std::optional<live_runners> http_api::runners(httplib::Response& res) {
     busy(res, err);
     return std::nullopt;
   }
-  return live_runners{std::move(*nodes), node_.config().api.wait_for_runner};
+  auto view = query<std::vector<node_view>>(sys_, node_.members(), err, nodes_atom_v);
+  if (!view) {
+    busy(res, err);
+    return std::nullopt;
+  }
+  auto live = static_cast<std::size_t>(std::count_if(
+    view->begin(), view->end(), [](const node_view& n) { return n.state != peer_state::dead; }));
+  auto unheard = live > nodes->size() ? live - nodes->size() : 0;
+  return live_runners{std::move(*nodes), node_.config().api.wait_for_runner, unheard};
 }
 
 void http_api::task_routes() {

@@ -1,15 +1,23 @@
 #include "http_api/live_runners.hpp"
 
+#include <algorithm>
+
 #include "executor/shell_kind.hpp"
 
 namespace dice {
 
+bool live_runners::any_may_run() const {
+  return wait_for_runner || unheard > 0
+         || std::any_of(nodes.begin(), nodes.end(),
+                        [](const runner_capabilities& n) { return !n.advertised(); });
+}
+
 std::vector<std::string> live_runners::kinds() const {
-  return wait_for_runner ? std::vector<std::string>{} : kinds_run(nodes);
+  return any_may_run() ? std::vector<std::string>{} : kinds_run(nodes);
 }
 
 std::string live_runners::problem(const wire::TaskSpec& task) const {
-  if (wait_for_runner || anyone_runs(nodes, task))
+  if (any_may_run() || anyone_runs(nodes, task))
     return {};
   // The kind was checked against kinds(): only a shell program's allow
   // list can leave a task without a runner.

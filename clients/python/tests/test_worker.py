@@ -75,8 +75,9 @@ def trio(start_node):
 def test_a_kind_served_at_one_node_runs_what_another_node_took(trio):
     a, _, c = trio
     cc = dice.Client(c.url)
-    with pytest.raises(dice.BadRequest, match="unknown kind 'py.upper'"):
-        cc.submit("py.upper", "hello")  # nobody serves it yet
+    # Nobody serves it yet: refused, once c has heard what every member runs
+    # (until then a member might run anything, and nothing is refused).
+    until(lambda: _refused(cc, "py.upper"), 15, "py.upper refused")
     w = dice.Worker(a.url, concurrency=2)
 
     @w.kind("py.upper")
