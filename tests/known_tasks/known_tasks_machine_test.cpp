@@ -22,18 +22,6 @@ std::size_t count_claims_heard(const ev::events& out) {
   return test::emitted<ev::claim_heard>(out).size();
 }
 
-// The record of schedule "beat": an echo every second, enqueued at a.
-wire::TaskSpec beat_record() {
-  wire::TaskSpec record;
-  record.set_id(schedule_record_id("beat"));
-  record.set_kind(schedule_kind);
-  record.set_enqueuer("a");
-  record.mutable_schedule()->set_name("beat");
-  record.mutable_schedule()->set_every_ms(1000);
-  record.mutable_schedule()->mutable_task()->set_kind("echo");
-  return record;
-}
-
 } // namespace
 
 TEST_CASE("our own claim is always answered with where it stands: by the "
@@ -172,7 +160,13 @@ TEST_CASE("a schedule's record is counted in no state: the counts of /stats "
   task.set_kind("echo");
   task.set_enqueuer("a");
   apply(0, [&](ev::events& out) { return k.submit(task, 0, out); });
-  auto record = beat_record();
+  wire::TaskSpec record;
+  record.set_id(schedule_record_id("beat"));
+  record.set_kind(schedule_kind);
+  record.set_enqueuer("a");
+  record.mutable_schedule()->set_name("beat");
+  record.mutable_schedule()->set_every_ms(1000);
+  record.mutable_schedule()->mutable_task()->set_kind("echo");
   apply(0, [&](ev::events& out) { return k.submit(record, 0, out); });
   REQUIRE(k.replica().has_spec(record.id()));
   auto ready_only = [&k] {
@@ -192,7 +186,14 @@ TEST_CASE("a tick held by id alone is enqueued when its turn comes: its "
           "[known_tasks][schedules]") {
   known_tasks_machine k("a", "a#1", queue_config{});
   auto apply = [&k](millis now, auto op) { apply_user_op(k, now, op); };
-  auto record = beat_record();
+  wire::TaskSpec record;
+  record.set_id(schedule_record_id("beat"));
+  record.set_kind(schedule_kind);
+  record.set_enqueuer("a");
+  record.mutable_schedule()->set_name("beat");
+  record.mutable_schedule()->set_every_ms(1000);
+  record.mutable_schedule()->set_created_ms(0);
+  record.mutable_schedule()->mutable_task()->set_kind("echo");
   apply(0, [&](ev::events& out) { return k.submit(record, 0, out); });
   // Its peer enqueued tick 1000 and claimed it; only the claim got here
   // before that peer crashed.
