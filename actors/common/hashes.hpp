@@ -21,13 +21,6 @@ std::uint64_t fnv1a_64(std::string_view bytes,
 std::uint64_t rendezvous_hash(std::string_view task_id,
                               std::string_view node_id);
 
-/// Whether `self` is one of about `few` of `nodes` nodes that pick
-/// themselves for `key`, each from its own hash alone (no view to agree
-/// on): the few that back up a message whose one sender may not get
-/// through.
-bool picks_itself(std::string_view key, const std::string& self,
-                  std::size_t nodes, std::size_t few);
-
 /// How many of `nodes` (but `self` and `skip`) come before `self` for
 /// `key`: a higher rendezvous_hash first, ties to the smaller id. Nodes
 /// that agree on the list agree on every rank, with no message.

@@ -260,9 +260,17 @@ void known_tasks_machine::on(const ev::merge_message& e, millis now,
                      && m.info().attempt() == task->state.attempt()
                      && m.info().claim().node_id()
                           == task->state.claim().node_id();
-    if (e.from_peer && !overtaken && !is_terminal(state->phase())
-        && task->has_spec && is_terminal(task->state.phase()))
-      tell_ended(*task, witness_of(m), out);
+    bool ended = !overtaken && !is_terminal(state->phase())
+                 && is_terminal(task->state.phase());
+    // The sender claims what another claim holds (the DEQUEUE that took
+    // the task did not reach it): tell it (TAKE_MY_TASK, with the winning
+    // claim) before its claim window ends, or it runs the task too.
+    bool outclaimed = m.has_dequeue() && task->state.phase() == wire::RUNNING
+                      && task->state.attempt() >= m.dequeue().attempt()
+                      && task->state.claim().node_id()
+                           != m.dequeue().claim().node_id();
+    if (e.from_peer && task->has_spec && (ended || outclaimed))
+      tell_behind(*task, witness_of(m), out);
     if (m.has_info() && m.info().phase() == wire::RUNNING)
       out.push_back(ev::running_heard{task_id, m.info().attempt(),
                                       m.info().claim().node_id()});
@@ -429,14 +437,12 @@ void known_tasks_machine::on(const ev::live_nodes& e, millis, ev::events&) {
 void known_tasks_machine::tick(millis now, ev::events& out) {
   cancel_orphans(now, out);
   // A tick held already (another node enqueued it first) is not sent again.
-  // One held by id alone is: its ENQUEUE may be lost for good (its
-  // enqueuer crashed), and every node can build the tick's spec.
   for (const auto& d : ticker_.due(now)) {
     const auto* record = tasks_.find(schedule_record_id(d.name));
     if (record == nullptr || !record->has_spec)
       continue;
     auto spec = tick_task(record->spec.schedule(), d.tick);
-    if (!tasks_.has_spec(spec.id()) && !forgotten_lately(spec.id())) {
+    if (tasks_.find(spec.id()) == nullptr && !forgotten_lately(spec.id())) {
       submit(std::move(spec), now, out, false);
       ++counters_.schedule_ticks;
     }
@@ -576,19 +582,23 @@ known_tasks_machine::answer_about(const std::string& task_id) const {
   return make_take_my_task(task->spec, task->state);
 }
 
-void known_tasks_machine::tell_ended(const known_task& task,
-                                     const std::string& sender, ev::events& out) {
+void known_tasks_machine::tell_behind(const known_task& task,
+                                      const std::string& sender, ev::events& out) {
   if (sender.empty() || sender == id_)
     return;
-  // The node whose claim ended the task, and about claim_helpers others
-  // (as for a losing claim, ranking/), tell the sender at once and to it
-  // alone: a few datagrams however large the cluster, where answers to
-  // everyone cost every node one each.
-  bool ended_it = task.state.claim().node_id() == id_;
-  if (ended_it
-      || picks_itself(task.spec.id(), id_ + "/" + sender,
-                      ticker_.members().size(), cfg_.claim_helpers))
-    out.push_back(ev::send_to{sender, make_already_finished(task.spec, task.state)});
+  // The node whose claim holds the task (it runs or ended it), and the
+  // first few of the live ones by rendezvous rank (the same few wherever
+  // views agree), tell the sender at once and to it alone: a few datagrams
+  // however large the cluster, where answers to everyone cost every node
+  // one each.
+  bool holds_it = task.state.claim().node_id() == id_;
+  auto key = task.spec.id() + "/" + sender;
+  if (!holds_it
+      && rendezvous_rank(key, id_, ticker_.members(), sender)
+           >= cfg_.resolver.stale_answerers)
+    return;
+  if (auto answer = answer_about(task.spec.id()))
+    out.push_back(ev::send_to{sender, std::move(*answer)});
 }
 
 void known_tasks_machine::on(const ev::member_recovered& e, millis now,

@@ -58,8 +58,7 @@ struct queue_config {
   /// free slot claims the head of its own walk at once.
   millis claim_stagger_ms = 50;
   /// Besides the winner, about this many nodes tell a losing claimer that a
-  /// better claim holds the task (either message may be lost); the same for
-  /// a claimer of a task that ended, besides the node that ended it.
+  /// better claim holds the task (either message may be lost).
   std::size_t claim_helpers = 2;
   /// Replicas that acknowledge a node's ENQUEUEs at once (by unicast), so
   /// its submit is answered without waiting for a heartbeat: two, in case
