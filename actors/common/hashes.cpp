@@ -44,18 +44,4 @@ std::uint64_t rendezvous_hash(std::string_view task_id,
   return fmix64(h);
 }
 
-std::size_t rendezvous_rank(std::string_view key, const std::string& self,
-                            const std::vector<std::string>& nodes,
-                            const std::string& skip) {
-  auto mine = rendezvous_hash(key, self);
-  std::size_t rank = 0;
-  for (const auto& n : nodes) {
-    if (n == self || n == skip)
-      continue;
-    auto h = rendezvous_hash(key, n);
-    rank += h > mine || (h == mine && n < self);
-  }
-  return rank;
-}
-
 } // namespace dice

@@ -27,14 +27,8 @@ struct resolver_config {
   millis ask_delay_ms = 60;
   /// How long an asker waits for an answer before asking again.
   millis resolve_window_ms = 600;
-  /// DO_YOU_KNOW_THIS_TASK questions per unknown task (the first to the
-  /// witness alone); anti-entropy does the rest.
+  /// DO_YOU_KNOW_THIS_TASK questions per unknown task; anti-entropy does the rest.
   std::uint32_t resolve_tries = 3;
-  /// Nodes besides the one whose claim holds it that tell a sender still
-  /// taking an ended task for live, or a claimed one for free (to it alone):
-  /// chosen by rendezvous rank, so that a lost answer, or a node that
-  /// missed the end too, still leaves it told.
-  std::uint32_t stale_answerers = 3;
 };
 
 } // namespace dice
