@@ -44,4 +44,26 @@ std::uint64_t rendezvous_hash(std::string_view task_id,
   return fmix64(h);
 }
 
+bool picks_itself(std::string_view key, const std::string& self,
+                  std::size_t nodes, std::size_t few) {
+  if (few == 0)
+    return false;
+  auto u = static_cast<double>(rendezvous_hash(key, self) >> 11) * 0x1.0p-53;
+  return u * static_cast<double>(nodes) < static_cast<double>(few);
+}
+
+std::size_t rendezvous_rank(std::string_view key, const std::string& self,
+                            const std::vector<std::string>& nodes,
+                            const std::string& skip) {
+  auto mine = rendezvous_hash(key, self);
+  std::size_t rank = 0;
+  for (const auto& n : nodes) {
+    if (n == self || n == skip)
+      continue;
+    auto h = rendezvous_hash(key, n);
+    rank += h > mine || (h == mine && n < self);
+  }
+  return rank;
+}
+
 } // namespace dice

@@ -168,7 +168,9 @@ void communication_machine::on_message(const wire::Message& m, millis now,
       out.push_back(ev::merge_message{m, true});
       return;
     case queue_message::question:
-      out.push_back(ev::question_heard{m.do_you_know_this_task().task_id()});
+      out.push_back(ev::question_heard{m.do_you_know_this_task().task_id(),
+                                       m.sender_id(),
+                                       m.do_you_know_this_task().direct()});
       return;
     case queue_message::answer: {
       const auto& spec = m.has_take_my_task()

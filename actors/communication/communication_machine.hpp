@@ -24,12 +24,6 @@
 
 namespace dice {
 
-/// The node id and incarnation of an origin_of() string
-/// (vocabulary/queue_messages.hpp); nullopt if it is
-/// not one.
-std::optional<std::pair<std::string, std::uint64_t>>
-split_origin(const std::string& origin);
-
 class communication_machine {
 public:
   /// `joins`: the node was started with peers to join, so before it has

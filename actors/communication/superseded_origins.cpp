@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "communication/communication_machine.hpp"
+#include "vocabulary/queue_messages.hpp"
 
 namespace dice {
 
@@ -22,18 +23,6 @@ namespace {
 constexpr std::size_t pruned_origins_kept = 65'536;
 
 } // namespace
-
-std::optional<std::pair<std::string, std::uint64_t>>
-split_origin(const std::string& origin) {
-  auto hash = origin.rfind('#');
-  if (hash == std::string::npos || hash + 1 >= origin.size())
-    return std::nullopt;
-  char* end = nullptr;
-  auto inc = std::strtoull(origin.c_str() + hash + 1, &end, 10);
-  if (end == nullptr || *end != '\0')
-    return std::nullopt;
-  return std::make_pair(origin.substr(0, hash), inc);
-}
 
 void communication_machine::note_incarnation(const std::string& node,
                                              std::uint64_t incarnation,

@@ -115,6 +115,14 @@ private:
   void unschedule(const std::string& task_id);
   /// The id joins the recent list (refused by id for forgotten_ids_ms).
   void note_recent(const std::string& task_id, millis now);
+  /// What this replica answers a question about the task: the task
+  /// (TAKE_MY_TASK, ALREADY_FINISHED_TASK), that it forgot it, or nothing.
+  std::optional<wire::Message> answer_about(const std::string& task_id) const;
+  /// `sender` still takes `task` for live when it ended, or for free when
+  /// another claim holds it: tell it, if this node is one of the few that
+  /// do.
+  void tell_behind(const known_task& task, const std::string& sender,
+                  ev::events& out);
   /// Forgotten here lately and not held again: asked about, the replica
   /// answers that it forgot the task.
   bool forgotten_lately(const std::string& task_id) const;

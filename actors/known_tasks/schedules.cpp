@@ -245,13 +245,7 @@ void schedule_ticker::members(std::vector<std::string> live) {
 
 millis schedule_ticker::turn(const entry& e, millis tick) const {
   auto key = tick_key(e.spec.name(), tick);
-  auto mine = rendezvous_hash(key, self_);
-  std::size_t rank = 0;
-  for (const auto& n : live_)
-    if (n != self_) {
-      auto h = rendezvous_hash(key, n);
-      rank += h > mine || (h == mine && n < self_);
-    }
+  auto rank = rendezvous_rank(key, self_, live_);
   auto due = tick + tick_jitter(e.spec, tick);
   auto at = due + static_cast<millis>(rank) * stagger_ms_;
   // Due before this node held the schedule: its peers may have enqueued it

@@ -75,6 +75,7 @@ public:
   void seen(const std::string& name, millis tick);
   /// The live nodes, this one included.
   void members(std::vector<std::string> live);
+  const std::vector<std::string>& members() const { return live_; }
 
   struct due_tick {
     std::string name;

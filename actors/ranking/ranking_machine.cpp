@@ -106,14 +106,7 @@ void ranking_machine::on(const ev::claim_heard& e, millis now,
 
 bool ranking_machine::helps(const std::string& task_id,
                             const std::string& claimer) const {
-  if (cfg_.claim_helpers == 0)
-    return false;
-  // About claim_helpers nodes pick themselves, each from its own hash alone.
-  auto u = static_cast<double>(rendezvous_hash(task_id, id_ + "/" + claimer)
-                               >> 11)
-           * 0x1.0p-53;
-  return u * static_cast<double>(live_)
-         < static_cast<double>(cfg_.claim_helpers);
+  return picks_itself(task_id, id_ + "/" + claimer, live_, cfg_.claim_helpers);
 }
 
 void ranking_machine::on(const ev::task_offer& e, millis now,

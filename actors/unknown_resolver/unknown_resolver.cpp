@@ -8,26 +8,42 @@ unknown_resolver::unknown_resolver(resolver_config cfg) : cfg_(cfg) {
   cfg_.backoff_max_ms = std::max(cfg_.backoff_max_ms, cfg_.backoff_min_ms);
 }
 
-bool unknown_resolver::unknown(const std::string& task_id, millis now) {
+std::optional<unknown_resolver::ask>
+unknown_resolver::unknown(const std::string& task_id, const std::string& witness,
+                          millis now) {
   if (cfg_.strategy == resolve_strategy::never_want || cfg_.resolve_tries == 0)
-    return false;
+    return std::nullopt;
   auto [i, added] = asking_.try_emplace(task_id);
-  if (!added)
-    return false; // answers are on the way, or asks_due will retry
-  if (cfg_.ask_delay_ms > 0) {
-    i->second = question{now + cfg_.ask_delay_ms, 0};
-    return false;
+  if (!added) {
+    if (i->second.witness.empty())
+      i->second.witness = witness;
+    return std::nullopt; // answers are on the way, or asks_due will retry
   }
-  i->second = question{now + cfg_.resolve_window_ms, 1};
-  return true;
+  i->second.witness = witness;
+  if (cfg_.ask_delay_ms > 0) {
+    i->second.next_at = now + cfg_.ask_delay_ms;
+    return std::nullopt;
+  }
+  return next_try(task_id, i->second, now);
+}
+
+unknown_resolver::ask unknown_resolver::next_try(const std::string& task_id,
+                                                 question& q, millis now) {
+  ++q.tries;
+  q.next_at = now + cfg_.resolve_window_ms;
+  // The witness first, alone; everyone after (it died, or a datagram of
+  // the two was lost).
+  if (q.tries == 1 && !q.witness.empty())
+    return {task_id, q.witness};
+  return {task_id, {}};
 }
 
 void unknown_resolver::resolved(const std::string& task_id) {
   asking_.erase(task_id);
 }
 
-std::vector<std::string> unknown_resolver::asks_due(millis now) {
-  std::vector<std::string> result;
+std::vector<unknown_resolver::ask> unknown_resolver::asks_due(millis now) {
+  std::vector<ask> result;
   for (auto i = asking_.begin(); i != asking_.end();) {
     auto& q = i->second;
     if (q.next_at > now) {
@@ -39,9 +55,7 @@ std::vector<std::string> unknown_resolver::asks_due(millis now) {
       i = asking_.erase(i);
       continue;
     }
-    ++q.tries;
-    q.next_at = now + cfg_.resolve_window_ms;
-    result.push_back(i->first);
+    result.push_back(next_try(i->first, q, now));
     ++i;
   }
   return result;
@@ -57,18 +71,6 @@ void unknown_resolver::asked(const std::string& task_id, millis now,
   // Raw draws, not <random> distributions, so a seed replays everywhere.
   auto wait = cfg_.backoff_min_ms + static_cast<millis>(rng() % span);
   answering_[task_id] = now + wait;
-}
-
-void unknown_resolver::stale(const std::string& task_id, millis now,
-                             std::mt19937_64& rng, millis max_wait) {
-  ++stale_;
-  auto at = now + static_cast<millis>(
-                    rng() % (static_cast<std::uint64_t>(std::max<millis>(
-                               max_wait, 0))
-                             + 1));
-  auto [i, added] = answering_.try_emplace(task_id, at);
-  if (!added && at < i->second)
-    i->second = at;
 }
 
 void unknown_resolver::answer_seen(const std::string& task_id) {

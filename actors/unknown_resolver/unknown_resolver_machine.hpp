@@ -1,7 +1,9 @@
 #pragma once
 // The unknown_resolver subsystem: asks about tasks this replica has no spec
-// for, and answers others' questions about tasks it holds, after a random
-// back-off so that usually one node answers (seed 000, algorithm 2).
+// for (the witness first, then everyone), and answers others' broadcast
+// questions about tasks it holds, after a random back-off so that usually
+// one node answers (seed 000, algorithm 2). Direct questions and stale
+// senders are answered at once by known_tasks, which holds the task.
 #include <optional>
 #include <random>
 #include <string>
@@ -14,14 +16,10 @@ namespace dice {
 
 class unknown_resolver_machine {
 public:
-  /// `stale_wait`: how soon a node that missed a task's end is told (within
-  /// its claim window: half the shorter of the claim windows).
-  unknown_resolver_machine(resolver_config cfg, millis stale_wait,
-                           std::uint64_t seed);
+  unknown_resolver_machine(resolver_config cfg, std::uint64_t seed);
 
   void on(const ev::unknown_seen& e, millis now, ev::events& out);
   void on(const ev::spec_learned& e, millis now, ev::events& out);
-  void on(const ev::stale_seen& e, millis now, ev::events& out);
   void on(const ev::known_question& e, millis now, ev::events& out);
   void on(const ev::answer_seen& e, millis now, ev::events& out);
   /// Questions and answers whose time has come.
@@ -37,7 +35,6 @@ public:
 
 private:
   unknown_resolver resolver_;
-  millis stale_wait_;
   std::mt19937_64 rng_;
 };
 

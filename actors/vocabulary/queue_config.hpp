@@ -60,6 +60,10 @@ struct queue_config {
   /// Besides the winner, about this many nodes tell a losing claimer that a
   /// better claim holds the task (either message may be lost).
   std::size_t claim_helpers = 2;
+  /// Besides the node whose claim holds it, this many (the first by
+  /// rendezvous rank) tell a node that claims a task whose claim or end it
+  /// missed, with the task (TAKE_MY_TASK or ALREADY_FINISHED_TASK).
+  std::size_t behind_tellers = 3;
   /// Replicas that acknowledge a node's ENQUEUEs at once (by unicast), so
   /// its submit is answered without waiting for a heartbeat: two, in case
   /// one Ack is lost; heartbeats still carry what every replica holds.

@@ -45,13 +45,10 @@ struct running_heard {
 /// A message named a task this replica has no spec for (to the resolver).
 struct unknown_seen {
   std::string task_id;
+  std::string witness; // whose message named it: asked first (may be empty)
 };
 /// The spec of a task is known now (to the resolver).
 struct spec_learned {
-  std::string task_id;
-};
-/// A peer still thinks an ended task is live: answer it (to the resolver).
-struct stale_seen {
   std::string task_id;
 };
 /// Someone asked about a task this replica knows: answer after a back-off
@@ -108,6 +105,8 @@ struct snapshot_wanted {
 /// answer if it knows the task).
 struct question_heard {
   std::string task_id;
+  std::string asker;
+  bool direct = false; // asked of this node alone: answer at once
 };
 /// An unknown-task answer heard: stay silent (to the resolver).
 struct answer_seen {
@@ -286,7 +285,7 @@ struct acknowledged {
 /// list and from the machines' `on` overloads.
 #define DICE_QUEUE_EVENTS(X)                                                   \
   X(task_changed) X(claim_heard) X(running_heard) X(unknown_seen)              \
-  X(spec_learned) X(stale_seen) X(known_question) X(replica_digest)            \
+  X(spec_learned) X(known_question) X(replica_digest)            \
   X(merge_message) X(merge_task) X(merge_forgotten) X(snapshot_wanted)         \
   X(replica_restored) X(tasks_forgotten)                                       \
   X(question_heard)                                                            \

@@ -1,5 +1,7 @@
 #include "vocabulary/queue_messages.hpp"
 
+#include <cstdlib>
+
 namespace dice {
 
 queue_message classify(const wire::Message& m) {
@@ -34,6 +36,18 @@ queue_message classify(const wire::Message& m) {
 
 std::string origin_of(const std::string& id, std::uint64_t incarnation) {
   return id + "#" + std::to_string(incarnation);
+}
+
+std::optional<std::pair<std::string, std::uint64_t>>
+split_origin(const std::string& origin) {
+  auto hash = origin.rfind('#');
+  if (hash == std::string::npos || hash + 1 >= origin.size())
+    return std::nullopt;
+  char* end = nullptr;
+  auto inc = std::strtoull(origin.c_str() + hash + 1, &end, 10);
+  if (end == nullptr || *end != '\0')
+    return std::nullopt;
+  return std::make_pair(origin.substr(0, hash), inc);
 }
 
 wire::OpId make_op_id(const std::string& origin, std::uint64_t seq) {
@@ -98,9 +112,10 @@ wire::Message make_info(const std::string& task_id,
   return m;
 }
 
-wire::Message make_do_you_know(const std::string& task_id) {
+wire::Message make_do_you_know(const std::string& task_id, bool direct) {
   wire::Message m;
   m.mutable_do_you_know_this_task()->set_task_id(task_id);
+  m.mutable_do_you_know_this_task()->set_direct(direct);
   return m;
 }
 
@@ -176,6 +191,15 @@ std::optional<wire::OpId> op_of(const wire::Message& m) {
   if (op == nullptr || op->origin().empty() || op->seq() == 0)
     return std::nullopt;
   return *op;
+}
+
+std::string witness_of(const wire::Message& m) {
+  if (auto op = op_of(m))
+    if (auto parts = split_origin(op->origin()))
+      return parts->first;
+  if (m.has_info() && m.info().phase() == wire::RUNNING)
+    return m.info().claim().node_id();
+  return {};
 }
 
 wire::TaskState removed_state(millis time_ms) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "common/time.hpp"
 #include "dice.pb.h"
@@ -35,6 +36,11 @@ queue_message classify(const wire::Message& m);
 /// (a restarted node remembers nothing, so it numbers afresh).
 std::string origin_of(const std::string& id, std::uint64_t incarnation);
 
+/// The node id and incarnation of an origin_of() string; nullopt if it is
+/// not one.
+std::optional<std::pair<std::string, std::uint64_t>>
+split_origin(const std::string& origin);
+
 wire::OpId make_op_id(const std::string& origin, std::uint64_t seq);
 
 wire::Message make_enqueue(const wire::TaskSpec& spec, const wire::OpId& op);
@@ -48,7 +54,9 @@ wire::Message make_info(const std::string& task_id,
                         const wire::TaskState& state, millis time_ms,
                         const wire::OpId* op);
 
-wire::Message make_do_you_know(const std::string& task_id);
+/// DO_YOU_KNOW_THIS_TASK; `direct`: asked of one node alone (the witness),
+/// which answers the asker at once instead of after a back-off.
+wire::Message make_do_you_know(const std::string& task_id, bool direct = false);
 wire::Message make_take_my_task(const wire::TaskSpec& spec,
                                 const wire::TaskState& state);
 wire::Message make_already_finished(const wire::TaskSpec& spec,
@@ -63,6 +71,11 @@ std::string task_id_of(const wire::Message& m);
 
 /// The operation id of an operation message.
 std::optional<wire::OpId> op_of(const wire::Message& m);
+
+/// The node a queue message shows to hold its task (it originated the
+/// operation, or it runs the task: a RUNNING heartbeat's claim), whom a
+/// replica that lacks the task asks first; empty if none.
+std::string witness_of(const wire::Message& m);
 
 /// The task state a message asserts, built the same way on every replica so
 /// that the same message yields the same state everywhere (nullopt for

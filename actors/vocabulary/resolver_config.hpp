@@ -27,7 +27,8 @@ struct resolver_config {
   millis ask_delay_ms = 60;
   /// How long an asker waits for an answer before asking again.
   millis resolve_window_ms = 600;
-  /// DO_YOU_KNOW_THIS_TASK questions per unknown task; anti-entropy does the rest.
+  /// DO_YOU_KNOW_THIS_TASK questions per unknown task (the first to the
+  /// witness alone); anti-entropy does the rest.
   std::uint32_t resolve_tries = 3;
 };
 

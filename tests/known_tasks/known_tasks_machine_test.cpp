@@ -22,6 +22,18 @@ std::size_t count_claims_heard(const ev::events& out) {
   return test::emitted<ev::claim_heard>(out).size();
 }
 
+// The record of schedule "beat": an echo every second, enqueued at a.
+wire::TaskSpec beat_record() {
+  wire::TaskSpec record;
+  record.set_id(schedule_record_id("beat"));
+  record.set_kind(schedule_kind);
+  record.set_enqueuer("a");
+  record.mutable_schedule()->set_name("beat");
+  record.mutable_schedule()->set_every_ms(1000);
+  record.mutable_schedule()->mutable_task()->set_kind("echo");
+  return record;
+}
+
 } // namespace
 
 TEST_CASE("our own claim is always answered with where it stands: by the "
@@ -160,13 +172,7 @@ TEST_CASE("a schedule's record is counted in no state: the counts of /stats "
   task.set_kind("echo");
   task.set_enqueuer("a");
   apply(0, [&](ev::events& out) { return k.submit(task, 0, out); });
-  wire::TaskSpec record;
-  record.set_id(schedule_record_id("beat"));
-  record.set_kind(schedule_kind);
-  record.set_enqueuer("a");
-  record.mutable_schedule()->set_name("beat");
-  record.mutable_schedule()->set_every_ms(1000);
-  record.mutable_schedule()->mutable_task()->set_kind("echo");
+  auto record = beat_record();
   apply(0, [&](ev::events& out) { return k.submit(record, 0, out); });
   REQUIRE(k.replica().has_spec(record.id()));
   auto ready_only = [&k] {
@@ -179,4 +185,31 @@ TEST_CASE("a schedule's record is counted in no state: the counts of /stats "
   apply(10, [&](ev::events& out) { return k.remove(record.id(), 10, out); });
   REQUIRE(k.replica().find(record.id())->state.phase() == wire::REMOVED);
   ready_only();
+}
+
+TEST_CASE("a tick held by id alone is enqueued when its turn comes: its "
+          "ENQUEUE may be lost for good, and every node can build its spec",
+          "[known_tasks][schedules]") {
+  known_tasks_machine k("a", "a#1", queue_config{});
+  auto apply = [&k](millis now, auto op) { apply_user_op(k, now, op); };
+  auto record = beat_record();
+  apply(0, [&](ev::events& out) { return k.submit(record, 0, out); });
+  // Its peer enqueued tick 1000 and claimed it; only the claim got here
+  // before that peer crashed.
+  auto tick = tick_task(record.schedule(), 1000);
+  wire::Claim claim;
+  claim.set_node_id("b");
+  claim.set_dequeue_time_ms(1000);
+  ev::events out;
+  k.on(ev::merge_message{make_dequeue(tick.id(), 1, claim, make_op_id("b#1", 2)), true},
+       1000, out);
+  REQUIRE(k.replica().find(tick.id()) != nullptr);
+  REQUIRE_FALSE(k.replica().has_spec(tick.id()));
+  // Past every node's turn (a stagger per rank; this node alone is live).
+  out.clear();
+  k.tick(5000, out);
+  bool enqueued = false;
+  for (const auto& o : test::emitted<ev::originate>(out))
+    enqueued |= o.op.has_enqueue() && o.op.enqueue().spec().id() == tick.id();
+  CHECK(enqueued);
 }

@@ -229,6 +229,29 @@ TEST_CASE("a re-queued attempt waits out the backoff its state carries",
   CHECK(offered(out) == std::set<std::string>{"t"});
 }
 
+// A node that missed attempt 2's claim still holds it claimable when
+// attempt 3 arrives with a backoff (seed 83 of the policy sweep started it
+// early).
+TEST_CASE("a claimable attempt replaced by a later one with a backoff is not "
+          "offered before that backoff ends",
+          "[ready_queue][policy]") {
+  ready_queue_machine m("a", queue_config{});
+  ev::events out;
+  auto second = ready("t", "echo");
+  second.state.set_attempt(2);
+  m.on(second, 1000, out);
+  auto third = ready("t", "echo");
+  third.state.set_attempt(3);
+  third.state.set_not_before_ms(3000);
+  m.on(third, 1500, out);
+  m.on(ev::free_slots{1, 1, 1500, {}}, 1500, out);
+  m.tick(1500, out);
+  m.tick(2999, out);
+  CHECK(offered(out).empty());
+  m.tick(3000, out);
+  CHECK(offered(out) == std::set<std::string>{"t"});
+}
+
 TEST_CASE("an expired task is never offered, its enqueuer says EXPIRED at "
           "once, another node a re-queue timeout later",
           "[ready_queue][policy]") {

@@ -1,0 +1,97 @@
+// The asker's side of unknown-task resolution: the witness first, alone;
+// everyone after; never more than resolve_tries questions.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "unknown_resolver/unknown_resolver.hpp"
+
+using namespace dice;
+
+namespace {
+
+resolver_config asking() {
+  resolver_config cfg;
+  cfg.ask_delay_ms = 60;
+  cfg.resolve_window_ms = 600;
+  cfg.resolve_tries = 3;
+  return cfg;
+}
+
+} // namespace
+
+TEST_CASE("unknown resolver: the first question goes to the witness alone, "
+          "the next ones to everyone, at most resolve_tries in all",
+          "[unknown]") {
+  unknown_resolver r(asking());
+  CHECK_FALSE(r.unknown("t", "b", 0)); // waits the ask delay
+  CHECK(r.asks_due(59).empty());
+  auto first = r.asks_due(60);
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].task_id == "t");
+  CHECK(first[0].peer == "b");
+  CHECK(r.asks_due(659).empty()); // its answer window
+  auto second = r.asks_due(660);
+  REQUIRE(second.size() == 1);
+  CHECK(second[0].peer.empty()); // broadcast
+  auto third = r.asks_due(1260);
+  REQUIRE(third.size() == 1);
+  CHECK(third[0].peer.empty());
+  CHECK(r.asks_due(1860).empty()); // given up: anti-entropy brings it
+  CHECK_FALSE(r.asking("t"));
+}
+
+TEST_CASE("unknown resolver: with no witness the question is broadcast; a "
+          "witness heard before the first question is asked",
+          "[unknown]") {
+  unknown_resolver r(asking());
+  r.unknown("t", "", 0);
+  r.unknown("u", "", 0);
+  r.unknown("u", "c", 10); // a later message names who holds it
+  auto due = r.asks_due(60);
+  REQUIRE(due.size() == 2);
+  CHECK(due[0].task_id == "t");
+  CHECK(due[0].peer.empty());
+  CHECK(due[1].task_id == "u");
+  CHECK(due[1].peer == "c");
+}
+
+TEST_CASE("unknown resolver: without an ask delay the first question leaves "
+          "at once, and an answer or the spec ends the asking",
+          "[unknown]") {
+  auto cfg = asking();
+  cfg.ask_delay_ms = 0;
+  unknown_resolver r(cfg);
+  auto now = r.unknown("t", "b", 0);
+  REQUIRE(now);
+  CHECK(now->peer == "b");
+  CHECK_FALSE(r.unknown("t", "b", 5)); // asked already
+  r.answer_seen("t");
+  CHECK_FALSE(r.asking("t"));
+  r.unknown("u", "b", 0);
+  r.resolved("u");
+  CHECK(r.asks_due(10'000).empty());
+  CHECK(r.idle());
+}
+
+TEST_CASE("unknown resolver: never_want asks nothing", "[unknown]") {
+  auto cfg = asking();
+  cfg.strategy = resolve_strategy::never_want;
+  unknown_resolver r(cfg);
+  CHECK_FALSE(r.unknown("t", "b", 0));
+  CHECK(r.asks_due(10'000).empty());
+}
+
+TEST_CASE("unknown resolver: a broadcast question is answered after a "
+          "back-off unless another answer is heard first",
+          "[unknown]") {
+  unknown_resolver r(asking());
+  std::mt19937_64 rng(7);
+  r.asked("t", 0, rng);
+  r.asked("u", 0, rng);
+  r.answer_seen("u");
+  CHECK(r.answers_suppressed() == 1);
+  auto due = r.answers_due(250);
+  REQUIRE(due.size() == 1);
+  CHECK(due[0] == "t");
+}
