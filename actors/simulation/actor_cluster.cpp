@@ -139,7 +139,7 @@ private:
       if (classify(m) == queue_message::none)
         continue;
       queue_traffic = true;
-      sums.count_sent(m);
+      sums.count_sent(m, copies);
     }
     if (queue_traffic) {
       sums.queue_bytes += copies * bytes.size();

@@ -54,7 +54,7 @@ std::string sim_report::summary() const {
   return out.str();
 }
 
-void sim_report::count_sent(const wire::Message& m) {
+void sim_report::count_sent(const wire::Message& m, std::size_t copies) {
   auto kind = classify(m);
   if (kind == queue_message::running)
     ++running_heartbeats;
@@ -70,6 +70,7 @@ void sim_report::count_sent(const wire::Message& m) {
   if (m.has_info())
     name += " " + wire::TaskPhase_Name(m.info().phase());
   ++by_kind[name];
+  copies_by_kind[name] += copies;
 }
 
 void sim_report::take_traffic(const sim_report& t) {
@@ -83,6 +84,7 @@ void sim_report::take_traffic(const sim_report& t) {
   bundles = t.bundles;
   bundles_with_claims = t.bundles_with_claims;
   by_kind = t.by_kind;
+  copies_by_kind = t.copies_by_kind;
   largest_heartbeat_bytes = t.largest_heartbeat_bytes;
 }
 

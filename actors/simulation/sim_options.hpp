@@ -128,6 +128,9 @@ struct sim_report {
   std::uint64_t bundles_with_claims = 0;
   /// Queue messages sent, by body (e.g. "dequeue", "info DONE").
   std::map<std::string, std::uint64_t> by_kind;
+  /// The same, every copy: datagrams handed to the network, by what they
+  /// carried (a bundle counts once for each message it carries).
+  std::map<std::string, std::uint64_t> copies_by_kind;
   double messages_per_task = 0;
   double heartbeats_per_task = 0;
   double bytes_per_task = 0;
@@ -160,7 +163,7 @@ struct sim_report {
   void add(const queue_counters& c);
   /// One queue message sent (a broadcast counts once): to the traffic
   /// sums by kind.
-  void count_sent(const wire::Message& m);
+  void count_sent(const wire::Message& m, std::size_t copies);
   /// One broadcast datagram bundling several messages.
   void count_bundle(const wire::Message& bundle);
   /// Takes the traffic fields of `t` (what count_sent, count_bundle and

@@ -59,6 +59,7 @@ nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
   j["snapshots"] = r.snapshots;
   j["membership_heartbeats"] = r.membership_heartbeats;
   j["sent_by_kind"] = r.by_kind;
+  j["copies_by_kind"] = r.copies_by_kind;
   // A bounded list: a run that never converged lists every task per node.
   constexpr std::size_t shown = 20;
   j["violation_count"] = r.violations.size();

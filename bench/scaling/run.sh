@@ -19,11 +19,16 @@
 # per round (its tasks are those that became ready after it began; counters
 # are what the round added); speedups are against N=1's first round. The
 # cluster is stopped by pid after each size (and on any exit).
+# With --netns (root, iproute2) each node runs in a network namespace of
+# its own, with its own address (10.77.0.0/16) on one bridge in a hub
+# namespace, as separate machines on a LAN would; the run creates them and
+# deletes them when the size is done. Sizes up to 1,000; nodes use a
+# cluster key made for the run, as off-loopback nodes must.
 #
 # Usage: bench/scaling/run.sh [--out DIR] [--nodes "1 2 4 8 16 32"]
 #                             [--tasks 128] [--ms 250] [--rounds 1]
 #                             [--build DIR]
-#                             [--node-args "EXTRA dice-node OPTIONS"]
+#                             [--node-args "EXTRA dice-node OPTIONS"] [--netns]
 # Writes DIR/results.csv and DIR/speedup.png (DIR defaults to bench/scaling).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +41,7 @@ ms=250
 rounds=1
 build=${DICE_BUILD:-}
 node_args=()
+netns=""
 while (($#)); do
   case $1 in
     --out) out=$2; shift 2 ;;
@@ -45,6 +51,7 @@ while (($#)); do
     --rounds) rounds=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --node-args) read -r -a node_args <<<"$2"; shift 2 ;;
+    --netns) netns=1; shift ;;
     -h|--help) sed -n '2,/^set -e/{/^#/p}' "$0" | cut -c3-; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -68,6 +75,39 @@ logs=$(mktemp -d /tmp/dice-scaling.XXXXXX)
 udp_port() { echo $((27000 + 40 * $1 + $2)); }
 http_port() { echo $((28000 + 40 * $1 + $2)); }
 
+# --netns: node i's namespace and address; `at I CMD` runs CMD in it.
+ns_of() { echo "dice-sc$$-$1"; }
+hub_ns="dice-sc$$-hub"
+node_ip() { echo "10.77.$(($1 / 250)).$(($1 % 250 + 1))"; }
+at() {
+  local i=$1; shift
+  if [[ -n $netns ]]; then ip netns exec "$(ns_of "$i")" "$@"; else "$@"; fi
+}
+made_ns=0
+make_netns() { # N: a hub with a bridge, and N namespaces wired to it
+  ip netns add "$hub_ns"
+  ip -n "$hub_ns" link add br0 type bridge mcast_snooping 0
+  ip -n "$hub_ns" link set br0 up
+  local i ns
+  for i in $(seq 1 "$1"); do
+    ns=$(ns_of "$i")
+    ip netns add "$ns"
+    made_ns=$i
+    ip -n "$ns" link set lo up
+    ip -n "$hub_ns" link add "h$i" type veth peer name eth0 netns "$ns"
+    ip -n "$hub_ns" link set "h$i" master br0 up
+    ip -n "$ns" addr add "$(node_ip "$i")/16" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$ns" route add 224.0.0.0/4 dev eth0 # for --multicast
+  done
+}
+drop_netns() {
+  local i
+  for i in $(seq 1 "$made_ns"); do ip netns del "$(ns_of "$i")" 2>/dev/null || true; done
+  ip netns del "$hub_ns" 2>/dev/null || true
+  made_ns=0
+}
+
 pids=()
 stop_cluster() {
   local p
@@ -79,12 +119,22 @@ stop_cluster() {
     wait "$p" 2>/dev/null || true
   done
   pids=()
+  [[ -z $netns ]] || drop_netns
 }
 trap stop_cluster EXIT
 trap 'exit 130' INT TERM
 
-alive_count() { # node http port -> number of alive members node 1 sees (incl. itself)
-  "$cli" --node "http://127.0.0.1:$1" --json nodes 2>/dev/null |
+# The dice CLI against node I of size N.
+cli_at() {
+  local n=$1 i=$2; shift 2
+  if [[ -n $netns ]]; then
+    at "$i" "$cli" --node "http://127.0.0.1:8401" "$@"
+  else
+    "$cli" --node "http://127.0.0.1:$(http_port "$n" "$i")" "$@"
+  fi
+}
+alive_count() { # N -> number of alive members node 1 sees (incl. itself)
+  cli_at "$1" 1 --json nodes 2>/dev/null |
     jq '[.nodes[] | select(.state == "alive")] | length' 2>/dev/null || echo 0
 }
 
@@ -93,20 +143,39 @@ base=""
 has_data_dir=0
 [[ $("$node_bin" --help) == *--data-dir* ]] && has_data_dir=1
 echo "binaries: $build; logs: $logs; csv: $csv"
+if [[ -n $netns ]]; then
+  [[ $(id -u) == 0 ]] || { echo "run.sh: --netns needs root (ip netns)" >&2; exit 2; }
+  key=$logs/cluster.key
+  head -c 32 /dev/urandom >"$key"
+  chmod 600 "$key"
+fi
 for n in $sizes; do
-  ((n >= 1 && n <= 39)) || { echo "run.sh: N must be 1..39" >&2; exit 2; }
+  if [[ -n $netns ]]; then
+    ((n >= 1 && n <= 1000)) || { echo "run.sh: N must be 1..1000" >&2; exit 2; }
+    make_netns "$n"
+  else
+    ((n >= 1 && n <= 39)) || { echo "run.sh: N must be 1..39" >&2; exit 2; }
+  fi
   for i in $(seq 1 "$n"); do
-    args=(--id "s$n-$i" --listen "127.0.0.1:$(udp_port "$n" "$i")" --http "127.0.0.1:$(http_port "$n" "$i")"
-          --slots 1 --log-level warn "${node_args[@]}")
-    ((i == 1)) || args+=(--peer "127.0.0.1:$(udp_port "$n" 1)")
+    if [[ -n $netns ]]; then
+      args=(--id "s$n-$i" --listen "$(node_ip "$i"):7946" --http "127.0.0.1:8401"
+            --cluster-key-file "$key")
+      ((i == 1)) || args+=(--peer "$(node_ip 1):7946")
+    else
+      args=(--id "s$n-$i" --listen "127.0.0.1:$(udp_port "$n" "$i")" --http "127.0.0.1:$(http_port "$n" "$i")")
+      ((i == 1)) || args+=(--peer "127.0.0.1:$(udp_port "$n" 1)")
+    fi
+    args+=(--slots 1 --log-level warn "${node_args[@]}")
     # A fresh journal each run (builds before the journal lack the option).
     ((has_data_dir)) && args+=(--data-dir "$logs/n$n-node$i.data")
-    "$node_bin" "${args[@]}" >>"$logs/n$n-node$i.log" 2>&1 &
+    # `ip netns exec` execs the node, so $! is the node's pid.
+    in_ns=()
+    [[ -z $netns ]] || in_ns=(ip netns exec "$(ns_of "$i")")
+    "${in_ns[@]}" "$node_bin" "${args[@]}" >>"$logs/n$n-node$i.log" 2>&1 &
     pids+=($!)
   done
-  seed=$(http_port "$n" 1)
   deadline=$((SECONDS + 90))
-  until [[ $(alive_count "$seed") == "$n" ]]; do
+  until [[ $(alive_count "$n") == "$n" ]]; do
     ((SECONDS < deadline)) || { echo "N=$n: node 1 never saw $n alive" >&2; exit 1; }
     sleep 0.2
   done
@@ -116,12 +185,12 @@ for n in $sizes; do
   declare -A prev_sent=()
   for r in $(seq 1 "$rounds"); do
     t0=$(date +%s%3N) # tasks of this round became ready after this
-    json=$("$cli" --node "http://127.0.0.1:$seed" --json submit sleep "$ms" --count "$tasks" --wait --timeout 600 | tail -n 1) || true
+    json=$(cli_at "$n" 1 --json submit sleep "$ms" --count "$tasks" --wait --timeout 600 | tail -n 1) || true
     sleep 0.5
-    "$cli" --node "http://127.0.0.1:$seed" --json tasks --state done >"$logs/n$n-r$r-tasks.json" || true
+    cli_at "$n" 1 --json tasks --state done >"$logs/n$n-r$r-tasks.json" || true
     started=0 canceled=0 lost=0 sent_each=""
     for i in $(seq 1 "$n"); do
-      read -r s c l d < <("$cli" --node "http://127.0.0.1:$(http_port "$n" "$i")" --json stats |
+      read -r s c l d < <(cli_at "$n" "$i" --json stats |
         jq -r '[.executions.started, .executions.canceled, .queue.claims_lost, .wire.datagrams_sent] | @tsv')
       started=$((started + s)) canceled=$((canceled + c)) lost=$((lost + l))
       # What this node sent during the round (heartbeats included).
