@@ -176,7 +176,7 @@ for n in $sizes; do
   done
   deadline=$((SECONDS + 90))
   until [[ $(alive_count "$n") == "$n" ]]; do
-    ((SECONDS < deadline)) || { echo "N=$n: node 1 never saw $n alive" >&2; exit 1; }
+    ((SECONDS < deadline)) || { echo "N=$n: node 1 never saw $n alive (it saw $(alive_count "$n"))" >&2; exit 1; }
     sleep 0.2
   done
   sleep 1 # let the last joiners learn everyone too
