@@ -279,14 +279,18 @@ std::optional<live_runners> http_api::runners(httplib::Response& res) {
     busy(res, err);
     return std::nullopt;
   }
-  auto view = query<std::vector<node_view>>(sys_, node_.members(), err, nodes_atom_v);
-  if (!view) {
-    busy(res, err);
-    return std::nullopt;
-  }
-  auto live = static_cast<std::size_t>(std::count_if(
-    view->begin(), view->end(), [](const node_view& n) { return n.state != peer_state::dead; }));
-  auto unheard = live > nodes->size() ? live - nodes->size() : 0;
+  auto heard = nodes->size();
+  // Asked only before a refusal. A view that does not come counts as a
+  // member unheard: better a task that waits than one wrongly refused.
+  auto unheard = [this, heard]() -> std::size_t {
+    std::string err;
+    auto view = query<std::vector<node_view>>(sys_, node_.members(), err, nodes_atom_v);
+    if (!view)
+      return 1;
+    auto live = static_cast<std::size_t>(std::count_if(
+      view->begin(), view->end(), [](const node_view& n) { return n.state != peer_state::dead; }));
+    return live > heard ? live - heard : 0;
+  };
   return live_runners{std::move(*nodes), node_.config().api.wait_for_runner, unheard};
 }
 
@@ -299,7 +303,8 @@ void http_api::task_routes() {
       return;
     std::string err;
     auto now = wall_clock_ms();
-    auto sub = parse_submit(read_body(req, read), runners->kinds(), {}, err, now);
+    // Any kind parses: runners->problem below refuses one nobody runs.
+    auto sub = parse_submit(read_body(req, read), {}, {}, err, now);
     if (!sub) {
       ++bad_requests_;
       return reply(res, 400, error_json(err));

@@ -6,21 +6,26 @@
 
 namespace dice {
 
-bool live_runners::any_may_run() const {
-  return wait_for_runner || unheard > 0
-         || std::any_of(nodes.begin(), nodes.end(),
-                        [](const runner_capabilities& n) { return !n.advertised(); });
-}
-
 std::vector<std::string> live_runners::kinds() const {
-  return any_may_run() ? std::vector<std::string>{} : kinds_run(nodes);
+  return kinds_run(nodes);
 }
 
 std::string live_runners::problem(const wire::TaskSpec& task) const {
-  if (any_may_run() || anyone_runs(nodes, task))
+  bool unadvertised = std::any_of(nodes.begin(), nodes.end(),
+                                  [](const runner_capabilities& n) { return !n.advertised(); });
+  // The cheap answers first: the membership view only for a refusal.
+  if (wait_for_runner || unadvertised || anyone_runs(nodes, task) || unheard() > 0)
     return {};
-  // The kind was checked against kinds(): only a shell program's allow
-  // list can leave a task without a runner.
+  auto known = kinds();
+  if (std::find(known.begin(), known.end(), task.kind()) == known.end()) {
+    std::string names;
+    for (const auto& k : known)
+      names += (names.empty() ? "" : ", ") + k;
+    return "unknown kind '" + task.kind() + "': no live member runs it (known: "
+           + names + ")";
+  }
+  // A kind some member runs: only a shell program's allow list can leave
+  // the task without a runner.
   std::string err;
   auto argv = shell_argv(task.payload(), err);
   auto program = argv.empty() ? std::string("its program")

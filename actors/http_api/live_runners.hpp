@@ -6,6 +6,8 @@
 // membership view whose heartbeat has not reached the queue yet, or whose
 // first heartbeats came before its queue had said what it runs (one just
 // started), might run anything: while one is unheard, nothing is refused.
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,18 +19,17 @@ namespace dice {
 struct live_runners {
   std::vector<runner_capabilities> nodes;
   bool wait_for_runner = false;
-  /// Live members (as the membership view has them) missing from `nodes`.
-  std::size_t unheard = 0;
+  /// How many live members (as the membership view has them) are missing
+  /// from `nodes`. Asked only when a task would be refused otherwise: the
+  /// view is another actor's, and a submit that some heard member runs
+  /// should not wait for it.
+  std::function<std::size_t()> unheard = [] { return std::size_t{0}; };
 
-  /// Whether any task may be taken: it may wait, or a live member has not
-  /// said yet what it runs.
-  bool any_may_run() const;
-  /// The kinds a submit may name: those some live member runs (empty, any
-  /// kind, when tasks may wait for a runner or a member is unheard), for
-  /// parse_submit.
+  /// The kinds the heard members run.
   std::vector<std::string> kinds() const;
-  /// Why `task` is refused (its shell program no live member allows), or
-  /// empty if some live member runs it, may run it (unheard), or it may
+  /// Why `task` is refused (no live member runs its kind, or allows its
+  /// shell program), or empty if some live member runs it, may run it
+  /// (unheard, or heard before its queue said what it runs), or it may
   /// wait.
   std::string problem(const wire::TaskSpec& task) const;
 };
