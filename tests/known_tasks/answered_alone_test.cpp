@@ -7,19 +7,14 @@
 #include <string>
 
 #include "common/emitted_events.hpp"
+#include "known_tasks/claim_of.hpp"
 #include "known_tasks/known_tasks_machine.hpp"
 #include "vocabulary/queue_messages.hpp"
 
 using namespace dice;
+using dice::test::claim_of;
 
 namespace {
-
-wire::Claim claim_of(const std::string& node, millis dequeue_time) {
-  wire::Claim c;
-  c.set_node_id(node);
-  c.set_dequeue_time_ms(dequeue_time);
-  return c;
-}
 
 // Node `id` holding task "t" (enqueued by "e"), seeing `members` live.
 known_tasks_machine holder(const std::string& id,

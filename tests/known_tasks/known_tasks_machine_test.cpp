@@ -3,20 +3,15 @@
 #include <variant>
 
 #include "common/emitted_events.hpp"
+#include "known_tasks/claim_of.hpp"
 #include "vocabulary/queue_messages.hpp"
 #include "known_tasks/known_tasks_machine.hpp"
 #include "known_tasks/schedules.hpp"
 
 using namespace dice;
+using dice::test::claim_of;
 
 namespace {
-
-wire::Claim claim_of(const std::string& node, millis dequeue_time) {
-  wire::Claim c;
-  c.set_node_id(node);
-  c.set_dequeue_time_ms(dequeue_time);
-  return c;
-}
 
 std::size_t count_claims_heard(const ev::events& out) {
   return test::emitted<ev::claim_heard>(out).size();
