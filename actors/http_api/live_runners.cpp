@@ -11,10 +11,10 @@ std::vector<std::string> live_runners::kinds() const {
 }
 
 std::string live_runners::problem(const wire::TaskSpec& task) const {
-  bool unadvertised = std::any_of(nodes.begin(), nodes.end(),
-                                  [](const runner_capabilities& n) { return !n.advertised(); });
-  // The cheap answers first: the membership view only for a refusal.
-  if (wait_for_runner || unadvertised || anyone_runs(nodes, task) || unheard() > 0)
+  // The cheap answers first (anyone_runs counts a member that advertised
+  // nothing yet as running anything): the membership view only for a
+  // refusal.
+  if (wait_for_runner || anyone_runs(nodes, task) || unheard() > 0)
     return {};
   auto known = kinds();
   if (std::find(known.begin(), known.end(), task.kind()) == known.end()) {

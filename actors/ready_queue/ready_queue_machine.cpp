@@ -26,12 +26,14 @@ void ready_queue_machine::on(const ev::task_changed& e, millis now,
     t.not_before = std::max<millis>(e.spec->not_before_ms(), s.not_before_ms());
     if (e.spec->expires_ms() > 0)
       expiring_.emplace(e.spec->expires_ms(), e.task_id);
-    if (waits_for_parents(*e.spec) || t.not_before > now) {
+    // Its parents' ends fill its inputs; or its delay or backoff runs.
+    bool parents = waits_for_parents(*e.spec);
+    if (parents || t.not_before > now) {
       // Not claimable yet, though an earlier attempt (whose claim this node
       // missed) or an earlier re-queue of this one may have been.
       ready_.erase(e.task_id);
       common_.erase(e.task_id);
-      if (!waits_for_parents(*e.spec)) // its parents' ends fill its inputs
+      if (!parents)
         waiting_.emplace(t.not_before, e.task_id);
     } else {
       make_claimable(e.task_id, t);
