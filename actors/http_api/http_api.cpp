@@ -271,6 +271,10 @@ void http_api::enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
   reply(res, 202, body);
 }
 
+std::size_t http_api::long_poll_limit() const {
+  return std::max<std::size_t>(1, node_.config().api.threads / 2);
+}
+
 std::optional<live_runners> http_api::runners(httplib::Response& res) {
   std::string err;
   auto nodes = query<std::vector<runner_capabilities>>(sys_, node_.queue(), err,
@@ -340,8 +344,26 @@ void http_api::task_routes() {
   s.Get(R"(/tasks/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     std::string err;
     auto id = req.matches[1].str();
-    auto rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
-                                           task_query::of(id));
+    auto wait = parse_task_wait(req.params, err);
+    if (!wait) {
+      ++bad_requests_;
+      return reply(res, 400, error_json(err));
+    }
+    // A long poll waits in the queue's facade, which answers by itself
+    // once the task ends or the wait is over. It holds a server thread, so
+    // it waits only if few long polls do (else it answers now).
+    std::optional<std::vector<task_row>> rows;
+    if (*wait > 0 && long_polls_.fetch_add(1) < long_poll_limit()) {
+      rows = ask_within<std::vector<task_row>>(
+        sys_, node_.queue(), std::chrono::milliseconds(*wait) + http_ask_timeout,
+        err, tasks_atom_v, task_query::of(id), millis{*wait});
+      --long_polls_;
+    } else {
+      if (*wait > 0)
+        --long_polls_;
+      rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
+                                          task_query::of(id));
+    }
     if (!rows)
       return busy(res, err);
     if (rows->empty() || !rows->front().has_spec)

@@ -70,6 +70,9 @@ private:
   /// the routes that take tasks; nullopt, once `res` answers 503, if the
   /// replica did not answer.
   std::optional<live_runners> runners(httplib::Response& res);
+  /// Long polls that may wait at once: each holds a server thread, so at
+  /// most half of them wait and the rest of the API is never starved.
+  std::size_t long_poll_limit() const;
   /// Calls on_leave_ once the node holds no claim or execution.
   void leave_when_drained();
 
@@ -88,7 +91,8 @@ private:
   // Largest body of a project upload or blob (set by tester_routes()).
   std::atomic<std::uint64_t> upload_limit_{256 * 1024};
   std::atomic<std::uint64_t> submits_refused_{0}; // answered 429
-  std::atomic<std::size_t> takes_waiting_{0}; // workers' long polls
+  /// Long polls waiting now (workers' takes, GET /tasks/{id}?wait_ms).
+  std::atomic<std::size_t> long_polls_{0};
 };
 
 } // namespace dice

@@ -23,6 +23,27 @@ std::optional<std::size_t> parse_page_limit(const std::string& value, std::size_
   return static_cast<std::size_t>(n);
 }
 
+std::optional<long long>
+parse_task_wait(const std::multimap<std::string, std::string>& params,
+                std::string& error) {
+  long long wait = 0;
+  for (auto& [name, value] : params) {
+    if (name != "wait_ms") {
+      error = "unknown parameter '" + name + "' (known: wait_ms)";
+      return std::nullopt;
+    }
+    auto n = value == "0" ? std::optional<std::size_t>{0}
+                          : parse_page_limit(value, max_task_poll_ms);
+    if (params.count(name) > 1 || !n) {
+      error = "wait_ms must be given once, an integer from 0 to "
+              + std::to_string(max_task_poll_ms);
+      return std::nullopt;
+    }
+    wait = static_cast<long long>(*n);
+  }
+  return wait;
+}
+
 std::optional<task_list_request>
 parse_task_list(const std::multimap<std::string, std::string>& params,
                 std::string& error) {

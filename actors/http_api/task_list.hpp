@@ -16,6 +16,17 @@ namespace dice {
 /// 1.7 MB, which a node builds and sends well within its 5 s timeouts.
 constexpr std::size_t max_task_page = 10'000;
 
+/// The longest GET /tasks/{id}?wait_ms=N: a client that waits longer asks
+/// again, and a poll never outlives an idle connection's timeout.
+constexpr long long max_task_poll_ms = 30'000;
+
+/// GET /tasks/{id}?wait_ms=N: how long to wait for the task to end (0, the
+/// default: answer at once). Any other parameter or a bad value is
+/// refused (nullopt, `error` set).
+std::optional<long long>
+parse_task_wait(const std::multimap<std::string, std::string>& params,
+                std::string& error);
+
 struct task_list_request {
   task_query query;
   bool with_result = false; // with=result: each row carries result/reason

@@ -60,15 +60,14 @@ void http_api::worker_routes() {
       ++bad_requests_;
       return send_json(res, 400, error_json(err));
     }
-    // A waiting take holds a server thread: at most half of them wait, so
-    // workers never starve the rest of the API. Others poll again soon.
-    auto limit = std::max<std::size_t>(1, node_.config().api.threads / 2);
-    bool may_wait = takes_waiting_.fetch_add(1) < limit;
+    // A waiting take holds a server thread (long_poll_limit): one that may
+    // not wait answers now, and the worker polls again soon.
+    bool may_wait = long_polls_.fetch_add(1) < long_poll_limit();
     auto wait = may_wait ? r->wait_ms : 0;
     auto timeout = std::chrono::milliseconds(wait) + http_ask_timeout;
     auto t = ask_within<worker_take>(sys_, node_.workers(), timeout, err, take_atom_v,
                                      id, r->max, wait);
-    --takes_waiting_;
+    --long_polls_;
     if (!t)
       return send_json(res, 503, error_json("node busy: " + err));
     if (!t->known)

@@ -74,6 +74,11 @@ using replicated_queue = queue_world::extend<
   // what this node runs now (the worker hub: runner_listener)
   caf::reacts_to<kinds_atom, runner_capabilities>,
   caf::replies_to<tasks_atom, task_query>::with<std::vector<task_row>>,
+  // a long poll: the rows of a query of one task once that task has ended
+  // (or if it is not known), or after this many ms with what it is then
+  caf::replies_to<tasks_atom, task_query, millis>::with<std::vector<task_row>>,
+  // the facade's own timer of such a wait (end_waits' ticket)
+  caf::reacts_to<tick_atom, std::uint64_t>,
   caf::replies_to<tasks_atom, stats_atom>::with<task_counts>,
   caf::replies_to<stats_atom>::with<queue_counters>,
   // what this node and its live peers can run (their heartbeats say)

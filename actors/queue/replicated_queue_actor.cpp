@@ -15,6 +15,9 @@
 #include <caf/send.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "known_tasks/task_state.hpp"
+#include "queue/end_waits.hpp"
+
 namespace dice {
 
 namespace {
@@ -54,6 +57,10 @@ struct facade_state {
   };
   std::map<std::uint64_t, std::shared_ptr<batch>> batches;
   std::uint64_t next_batch = 1;
+  // Long polls waiting for a task to end (end_waits.hpp), by ticket.
+  end_waits waits;
+  std::map<end_waits::ticket,
+           caf::typed_response_promise<std::vector<task_row>>> wait_answers;
   // The subsystems' counters, as each last posted them.
   std::shared_ptr<stats_board> board = std::make_shared<stats_board>();
   static inline const char* name = "replicated_queue";
@@ -125,6 +132,8 @@ void spawn_subsystems(facade_ptr self, const queue_actor_config& cfg,
 }
 
 void release(facade_ptr self);
+void answer_waits(facade_ptr self, std::vector<end_waits::ticket> tickets,
+                  const std::string& id);
 
 // Carries out what the subsystems tell the user: submits replicated, and
 // task changes for the listeners.
@@ -153,6 +162,8 @@ struct world_out {
     auto& st = self->state;
     if (e.spec)
       note(e.task_id, &awaiting::held);
+    if (is_terminal(e.state.phase()) && st.waits.size() > 0)
+      answer_waits(self, st.waits.take(e.task_id), e.task_id);
     if (st.listeners.empty())
       return;
     task_row r{e.spec != nullptr, e.spec ? *e.spec : wire::TaskSpec{},
@@ -281,6 +292,59 @@ caf::result<bool> await_batch(facade_ptr self, std::uint64_t n) {
   return rp;
 }
 
+// Answers the waits whose task ended or whose time is up with the task's
+// rows as known_tasks has them now (the owner too, which events lack).
+void answer_waits(facade_ptr self, std::vector<end_waits::ticket> tickets,
+                  const std::string& id) {
+  if (tickets.empty())
+    return;
+  auto answer = [self, tickets](auto&& value) {
+    for (auto t : tickets) {
+      auto it = self->state.wait_answers.find(t);
+      if (it == self->state.wait_answers.end())
+        continue;
+      it->second.deliver(value);
+      self->state.wait_answers.erase(it);
+    }
+  };
+  self->request(self->state.to.known_tasks, caf::infinite, tasks_atom_v,
+                task_query::of(id))
+    .then([answer](std::vector<task_row>& rows) { answer(rows); },
+          [answer](caf::error& e) { answer(e); });
+}
+
+// A long poll of task `q.ids[0]`: answered at once if the task has ended
+// or is not known, else when it ends or after `wait` ms.
+caf::result<std::vector<task_row>> await_end(facade_ptr self, task_query q,
+                                             millis wait) {
+  auto& st = self->state;
+  if (q.ids.size() != 1 || wait <= 0)
+    return self->delegate(st.to.known_tasks, tasks_atom_v, std::move(q));
+  auto id = q.ids.front();
+  auto ticket = st.waits.add(id);
+  if (!ticket) // too many polls wait: this one is answered now
+    return self->delegate(st.to.known_tasks, tasks_atom_v, std::move(q));
+  auto rp = self->make_response_promise<std::vector<task_row>>();
+  st.wait_answers.emplace(*ticket, rp);
+  self->delayed_send(self, std::chrono::milliseconds(wait), tick_atom_v,
+                     std::uint64_t{*ticket});
+  // It may have ended before: the replica knows.
+  self->request(st.to.known_tasks, caf::infinite, tasks_atom_v, std::move(q))
+    .then([self, t = *ticket](std::vector<task_row>& rows) {
+      auto& st = self->state;
+      bool over = rows.empty() || !rows.front().has_spec
+                  || is_terminal(rows.front().state.phase());
+      if (!over || !st.waits.take(t))
+        return;
+      auto it = st.wait_answers.find(t);
+      if (it == st.wait_answers.end())
+        return;
+      it->second.deliver(std::move(rows));
+      st.wait_answers.erase(it);
+    });
+  return rp;
+}
+
 replicated_queue::behavior_type facade_fun(facade_ptr self,
                                            queue_actor_config cfg,
                                            broadcast_bridge bridge,
@@ -367,6 +431,14 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
     },
     [self](tasks_atom, const task_query& q) {
       return self->delegate(self->state.to.known_tasks, tasks_atom_v, q);
+    },
+    [self](tasks_atom, task_query& q, millis wait) {
+      return await_end(self, std::move(q), wait);
+    },
+    [self](tick_atom, std::uint64_t ticket) {
+      // Time is up: what the task is now (unless its end answered it).
+      if (auto id = self->state.waits.take(ticket))
+        answer_waits(self, {ticket}, *id);
     },
     // From the board: an answer at once, whatever the mailboxes hold.
     [self](tasks_atom, stats_atom) { return self->state.board->counts(); },

@@ -20,6 +20,22 @@ void probability(const char* name, double p) {
                              + " must be a probability in [0,1]");
 }
 
+/// Heartbeats every `ms` instead of the default: each timeout that counts
+/// missed heartbeats keeps its ratio to the interval, so slower heartbeats
+/// mean slower failure detection, not false deaths.
+void scale_heartbeats(sim_options& o, long long ms) {
+  auto base = o.membership.heartbeat_interval_ms;
+  if (ms == base)
+    return;
+  auto scaled = [&](millis m) { return static_cast<millis>(m * ms / base); };
+  o.membership.suspect_after_ms = scaled(o.membership.suspect_after_ms);
+  o.membership.dead_after_ms = scaled(o.membership.dead_after_ms);
+  o.membership.heartbeat_interval_ms = ms;
+  o.queue.running_timeout_ms = scaled(o.queue.running_timeout_ms);
+  o.queue.running_interval_ms = scaled(o.queue.running_interval_ms);
+  o.queue.restore_hold_ms = scaled(o.queue.restore_hold_ms);
+}
+
 } // namespace
 
 sim_cli parse_sim_cli(int argc, const char* const* argv) {
@@ -28,6 +44,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   const sim_options defaults;
   long long nodes = 16, tasks = 256, crashes = 0, removes = 0;
   long long partition_ms = 0, max_time_ms = 0, timeline_every_ms = 100;
+  long long heartbeat_ms = defaults.membership.heartbeat_interval_ms;
   std::string super_peers;
   po::options_description desc(
     "dice-sim: one seeded, deterministic simulation of a whole DiCE cluster:\n"
@@ -58,6 +75,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("down-ms", po::value(&o.down_ms)->default_value(defaults.down_ms), "how long a crashed node stays down")
     ("journal", po::bool_switch(&o.journal), "each node keeps a journal across its crashes and restores its replica from it at restart, as dice-node does (default: a restarted node starts empty)")
     ("clock-skew-ms", po::value(&o.clock_skew_ms)->default_value(0), "each node's clock runs ahead of virtual time by a random 0..this, drawn again at each restart")
+    ("heartbeat-ms", po::value(&heartbeat_ms)->default_value(heartbeat_ms), "membership and RUNNING heartbeat interval; every silence judged from them (suspect, dead, running timeout, restore hold) scales with it, as an operator of a large cluster would set dice-node's timings")
     ("super-peers", po::value(&super_peers)->default_value("off"), "super-peer election on every node: auto (ceil(sqrt(N))), off, or a count; on, queue broadcasts go through the super-peers")
     ("locks", po::bool_switch(&o.locks), "every third task names one cluster-wide lock; the run checks that no two of them ran at once, unless a node was declared dead while it ran")
     ("remove", po::value(&removes)->default_value(0), "tasks removed (removeByID) during the run")
@@ -109,6 +127,11 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
       || o.delay_max_ms < 0 || o.expire_max_ms < 0 || o.linger_ms < 0)
     throw std::runtime_error("durations must not be negative (--down-ms "
                              "positive)");
+  if (heartbeat_ms < o.membership.failure_check_ms || heartbeat_ms > 600'000)
+    throw std::runtime_error("--heartbeat-ms must be in "
+                             + std::to_string(o.membership.failure_check_ms)
+                             + "..600000");
+  scale_heartbeats(o, heartbeat_ms);
   if (o.faults.max_delay < o.faults.min_delay)
     throw std::runtime_error("--max-delay-ms must be at least "
                              + std::to_string(o.faults.min_delay));

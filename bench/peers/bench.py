@@ -26,6 +26,7 @@ import time
 SLEEP_S = 0.25
 POLL_BATCH = 0.005    # how often a batch's end is polled (where it is polled)
 POLL_ONE = 0.0005     # how often a single task's state is polled
+WAIT_ONE_MS = 5000    # how long a DiCE node holds that poll until the task ends
 TICK = os.sysconf("SC_CLK_TCK")
 WATCH = []  # the system's top processes: a wait fails at once when one is gone
 
@@ -136,7 +137,10 @@ class Dice:
         t0 = time.monotonic()
         (tid,) = self.post("noop", 1)
         t1 = time.monotonic()
-        poll_until(lambda: self.get(f"/tasks/{tid}")["state"] in ("done", "failed"),
+        # The node holds the request until the task ends (as Celery's
+        # result.get() waits for the backend's message), else polls.
+        path = f"/tasks/{tid}?wait_ms={WAIT_ONE_MS}"
+        poll_until(lambda: self.get(path)["state"] in ("done", "failed"),
                    t0, f"dice task {tid}")
         return t1 - t0, time.monotonic() - t0
 

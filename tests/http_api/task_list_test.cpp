@@ -127,3 +127,23 @@ TEST_CASE("a page limit is an integer from 1 to the route's most", "[http]") {
   for (const char* bad : {"0", "21", "-1", "", "5x", "99999999999999999999999"})
     CHECK_FALSE(dice::parse_page_limit(bad, 20));
 }
+
+TEST_CASE("GET /tasks/{id} takes wait_ms from 0 to 30000 and nothing else",
+          "[http][task_list]") {
+  std::string err;
+  CHECK(parse_task_wait({}, err) == 0);
+  CHECK(parse_task_wait({{"wait_ms", "0"}}, err) == 0);
+  CHECK(parse_task_wait({{"wait_ms", "250"}}, err) == 250);
+  CHECK(parse_task_wait({{"wait_ms", "30000"}}, err) == 30'000);
+  for (const params& bad :
+       {params{{"wait_ms", "30001"}}, params{{"wait_ms", "-5"}},
+        params{{"wait_ms", ""}}, params{{"wait_ms", "5s"}},
+        params{{"wait_ms", "1"}, {"wait_ms", "2"}}}) {
+    err.clear();
+    CHECK_FALSE(parse_task_wait(bad, err));
+    CHECK(err == "wait_ms must be given once, an integer from 0 to 30000");
+  }
+  err.clear();
+  CHECK_FALSE(parse_task_wait({{"with", "result"}}, err));
+  CHECK(err == "unknown parameter 'with' (known: wait_ms)");
+}

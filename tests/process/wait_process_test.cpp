@@ -204,3 +204,41 @@ TEST_CASE("a wait that times out exits 4 and says how to follow the tasks, "
     CHECK(code == 3);
   }
 }
+
+TEST_CASE("GET /tasks/ID?wait_ms=N answers once the task ends, or after N ms "
+          "with the task as it is then; a bad wait_ms is refused",
+          "[process][http]") {
+  cluster c;
+  auto& n = c.start(c.make_spec("lp-1"));
+  auto submit = dice_cli(c, n, {"submit", "sleep", "1500"}, "submit.log");
+  REQUIRE(submit.code == 0);
+  auto id = submit.output.substr(0, submit.output.find_first_of(" \n"));
+  REQUIRE(!id.empty());
+  auto path = "/tasks/" + id;
+  // A short wait ends before the task does: the task as it is then.
+  auto early = http_get(n.spec().http_port, path + "?wait_ms=100", millis(10000));
+  INFO(early.body);
+  REQUIRE(early.status == 200);
+  CHECK(early.json()->value("state", "") != "done");
+  // A long wait is answered by the task's end, well before the wait is over.
+  auto from = std::chrono::steady_clock::now();
+  auto ended = http_get(n.spec().http_port, path + "?wait_ms=30000", millis(40000));
+  auto took = std::chrono::steady_clock::now() - from;
+  INFO(ended.body);
+  REQUIRE(ended.status == 200);
+  CHECK(ended.json()->value("state", "") == "done");
+  CHECK(took < std::chrono::seconds(20));
+  // An ended task is answered at once, an unknown one is 404.
+  CHECK(http_get(n.spec().http_port, path + "?wait_ms=30000", millis(10000)).status
+        == 200);
+  CHECK(http_get(n.spec().http_port, "/tasks/nobody-1?wait_ms=30000", millis(10000))
+          .status
+        == 404);
+  for (auto bad : {"?wait_ms=-1", "?wait_ms=30001", "?wait_ms=soon",
+                   "?wait_ms=", "?wait=5"}) {
+    auto r = http_get(n.spec().http_port, path + bad);
+    CAPTURE(bad, r.body);
+    CHECK(r.status == 400);
+    CHECK_THAT(r.body, Contains("wait_ms"));
+  }
+}

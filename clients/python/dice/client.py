@@ -70,6 +70,10 @@ def read_token_file(path: str, option: str = "token_file") -> str:
     return token
 
 
+# The longest a node holds GET /tasks/{id}?wait_ms=N (its max_task_poll_ms).
+MAX_TASK_WAIT_MS = 30_000
+
+
 @dataclass
 class Task:
     """A task as a node reports it. ``raw`` holds every field the node sent,
@@ -502,8 +506,11 @@ class Client:
     def wait(self, ids: Union[str, Sequence[str]], timeout: Optional[float] = None,
              poll: float = 0.25, unknown_grace: float = 5.0
              ) -> Union[Task, List[Task]]:
-        """Poll until the task (a str) or every task (a list) is in an end
-        state; the Task or the list of Tasks in the order given.
+        """Wait until the task (a str) or every task (a list) is in an end
+        state; the Task or the list of Tasks in the order given. Between
+        two looks at the tasks the node holds the request (``wait_ms``)
+        until one of them ends, ``poll`` seconds at most, so the answer
+        comes as soon as the last one ends.
 
         Raises TimeoutError after ``timeout`` seconds (None: no limit), and
         NotFound for a task this node has still not heard of after
@@ -540,9 +547,20 @@ class Client:
                 raise TimeoutError(f"{len(pending)} of {len(wanted)} tasks not ended "
                                    f"after {timeout} s (first: {pending[0]}, "
                                    f"{got[pending[0]].state if pending[0] in got else 'unknown'})")
-            sleep = interval if deadline is None else min(interval, deadline - now)
-            time.sleep(max(sleep, 0))
-            interval = min(interval * 2, poll)
+            sleep = poll if deadline is None else min(poll, deadline - now)
+            known = [i for i in pending if i in got]
+            if known and sleep >= 0.001:
+                # The node answers when this task ends, or after the wait.
+                wait_ms = min(int(sleep * 1000), MAX_TASK_WAIT_MS)
+                try:
+                    self._request("GET", "/tasks/" + self._quote(known[0]),
+                                  params={"wait_ms": wait_ms},
+                                  timeout=self.timeout + wait_ms / 1000)
+                except NotFound:
+                    pass  # forgotten meanwhile: the next look says so
+            else:  # not heard of yet: look again soon
+                time.sleep(max(min(interval, sleep), 0))
+                interval = min(interval * 2, poll)
 
     def tasks(self, state: Optional[str] = None, kind: Optional[str] = None,
               node: Optional[str] = None, page_size: int = 1000) -> Iterator[Task]:
