@@ -44,13 +44,11 @@ private:
   bool pending_ = false;
 };
 
-/// Returns the heap's free pages to the system: jemalloc's purge where the
-/// program links jemalloc (dice-node does), else glibc's malloc_trim, a
-/// no-op elsewhere.
+/// Returns the heap's free pages to the system (glibc's malloc_trim; a
+/// no-op elsewhere).
 void release_freed_memory();
 
-/// Fixes glibc's mmap and trim thresholds (a no-op elsewhere, and with
-/// jemalloc linked, what glibc's malloc still serves). Left
+/// Fixes glibc's mmap and trim thresholds (a no-op elsewhere). Left
 /// dynamic, each large block freed raises them (up to 32 and 64 MiB), so
 /// the arenas of threads that once parsed a large submit keep megabytes a
 /// release cannot return: the entry node of a 1,000,000-task run ended
