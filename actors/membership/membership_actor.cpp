@@ -1,6 +1,7 @@
 #include "membership/membership.hpp"
 
 #include <chrono>
+#include <optional>
 
 #include <caf/actor_system.hpp>
 #include <caf/typed_event_based_actor.hpp>
@@ -16,6 +17,7 @@ struct membership_actor_state {
   std::function<millis()> clock;
   std::vector<peer_listener> listeners;
   peer_directory last_directory;
+  std::optional<std::uint64_t> published_version; // of last_directory
   wire::Heartbeat extra; // merged into every heartbeat
   std::function<void(const std::string&)> on_fatal;
   bool stopped = false; // refused: silent from then on
@@ -35,6 +37,10 @@ void publish(membership_ptr self, const std::vector<peer_change>& changes) {
   }
   // Keep the bridge's map of where peers listen current (only when it
   // changed): it resolves ids and fans broadcasts out with it.
+  auto version = st.logic->directory_version();
+  if (st.published_version && *st.published_version == version)
+    return;
+  st.published_version = version;
   peer_directory d{st.logic->addresses(), st.logic->seeds_to_connect(),
                    st.logic->relay()};
   if (d != st.last_directory) {

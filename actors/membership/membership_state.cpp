@@ -84,8 +84,8 @@ membership_state::membership_state(std::string self_id, std::string self_addr,
 
 void membership_state::add_seed(const std::string& addr) {
   auto canonical = canonical_addr(addr);
-  if (!canonical.empty() && canonical != self_addr_)
-    seeds_.insert(std::move(canonical));
+  if (!canonical.empty() && canonical != self_addr_ && seeds_.insert(std::move(canonical)).second)
+    ++directory_version_;
 }
 
 // -- inputs -------------------------------------------------------------------
@@ -215,8 +215,10 @@ std::vector<peer_change> membership_state::on_heartbeat(const wire::Message& m,
     }
     merge_gossip(m.heartbeat().peers(), now, changes);
   }
-  if (!changes.empty())
+  if (!changes.empty()) {
     super_peers_stale_ = true;
+    ++directory_version_;
+  }
   elect_super_peers();
   return changes;
 }
@@ -226,8 +228,10 @@ std::vector<peer_change> membership_state::on_connect(const wire::Message& m,
                                                       wire::Message* reply) {
   std::vector<peer_change> changes;
   bool heard = hear_directly(m, now, changes);
-  if (!changes.empty())
+  if (!changes.empty()) {
     super_peers_stale_ = true;
+    ++directory_version_;
+  }
   elect_super_peers();
   if (!heard || reply == nullptr)
     return changes;
@@ -261,8 +265,10 @@ membership_state::on_connect_rep(const wire::Message& m, millis now) {
   std::vector<peer_change> changes;
   if (hear_directly(m, now, changes))
     merge_gossip(m.connect_rep().peers(), now, changes);
-  if (!changes.empty())
+  if (!changes.empty()) {
     super_peers_stale_ = true;
+    ++directory_version_;
+  }
   elect_super_peers();
   return changes;
 }
@@ -317,8 +323,10 @@ std::vector<peer_change> membership_state::tick(millis now) {
     }
     ++it;
   }
-  if (!changes.empty())
+  if (!changes.empty()) {
     super_peers_stale_ = true;
+    ++directory_version_;
+  }
   elect_super_peers();
   return changes;
 }
@@ -461,6 +469,13 @@ void membership_state::elect_super_peers() {
   if (!super_peers_stale_ || cfg_.super_peers.mode == super_peer_mode::off)
     return;
   super_peers_stale_ = false;
+  auto before = relay_;
+  elect_now();
+  if (!(relay_ == before))
+    ++directory_version_;
+}
+
+void membership_state::elect_now() {
   std::vector<super_peer_candidate> live;
   live.reserve(peers_.size() + 1);
   live.push_back({self_id_, true, self_capacity_});

@@ -158,6 +158,11 @@ public:
   /// brings it.
   const relay_view& relay() const { return relay_; }
 
+  /// Changes whenever addresses(), seeds_to_connect() or relay() may have:
+  /// what the bridge is told is rebuilt only then, not on every heartbeat
+  /// (an O(N) map per heartbeat heard was most of a large cluster's CPU).
+  std::uint64_t directory_version() const { return directory_version_; }
+
   std::uint64_t incarnation() const { return incarnation_; }
   const std::string& id() const { return self_id_; }
   const std::string& addr() const { return self_addr_; }
@@ -192,6 +197,7 @@ private:
   bool seed_resolved(const std::string& addr) const;
   void refuse_contender(const std::string& id, const peer_entry& peer);
   void elect_super_peers();
+  void elect_now();
 
   std::string self_id_;
   std::string self_addr_;
@@ -210,6 +216,7 @@ private:
   /// The view changed in a way the election weighs since it last ran.
   bool super_peers_stale_ = true;
   relay_view relay_;
+  std::uint64_t directory_version_ = 0;
 };
 
 } // namespace dice
