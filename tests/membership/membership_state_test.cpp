@@ -641,3 +641,35 @@ TEST_CASE("a node paused for 3 s does not judge its peers by the silence "
   // dead at 300 (its last word, shifted by the pause) + dead_after, to the tick
   CHECK(t - cfg.failure_check_ms <= 3300 + cfg.dead_after_ms);
 }
+
+TEST_CASE("the peer directory's version moves when a peer, a seed or a peer's "
+          "state changes, and not for a heartbeat that changes none",
+          "[membership]") {
+  membership_state n{"n1", "127.0.0.1:7001", 1, cfg};
+  auto v = n.directory_version();
+  n.add_seed("127.0.0.1:7002");
+  CHECK(n.directory_version() != v);
+  v = n.directory_version();
+  n.add_seed("127.0.0.1:7002"); // known already
+  CHECK(n.directory_version() == v);
+  // A new peer, and one it gossips: both addresses are new.
+  n.on_heartbeat(heartbeat("n2", "127.0.0.1:7002", 1,
+                           {gossip_entry("n3", "127.0.0.1:7003", 1)}),
+                 100);
+  CHECK(n.addresses().size() == 2);
+  CHECK(n.directory_version() != v);
+  v = n.directory_version();
+  // The same peers again: nothing the bridge is told changes.
+  n.on_heartbeat(heartbeat("n2", "127.0.0.1:7002", 1,
+                           {gossip_entry("n3", "127.0.0.1:7003", 1)}),
+                 200);
+  CHECK(n.directory_version() == v);
+  // n2 restarts: a new incarnation, which the bridge's map carries.
+  n.on_heartbeat(heartbeat("n2", "127.0.0.1:7002", 2), 300);
+  CHECK(n.directory_version() != v);
+  v = n.directory_version();
+  // Silence: n3 becomes suspect, then dead (broadcasts leave it out).
+  tick_until(n, 300 + cfg.dead_after_ms + 2 * cfg.failure_check_ms);
+  CHECK(n.state_of("n3") == peer_state::dead);
+  CHECK(n.directory_version() != v);
+}
