@@ -62,7 +62,11 @@ def main():
     for i in range(3):
         udp, http = free_port(socket.SOCK_DGRAM), free_port(socket.SOCK_STREAM)
         args = [binary, "--id", f"b-{i + 1}", "--listen", f"127.0.0.1:{udp}",
-                "--http", f"127.0.0.1:{http}", "--log-level", "warn"]
+                "--http", f"127.0.0.1:{http}", "--log-level", "warn",
+                # A fresh journal each run: by default a node keeps one
+                # under /var/lib/dice (or ~/.local/state/dice) by its id,
+                # and the next run would start with this run's tasks.
+                "--data-dir", os.path.join(logs, f"b-{i + 1}.data")]
         if nodes:
             args += ["--peer", f"127.0.0.1:{nodes[0][0]}"]
         args += a.node_args
