@@ -271,8 +271,10 @@ void http_api::enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
   reply(res, 202, body);
 }
 
-std::size_t http_api::long_poll_limit() const {
-  return std::max<std::size_t>(1, node_.config().api.threads / 2);
+http_api::long_poll::long_poll(http_api& api)
+  : count_(api.long_polls_),
+    may_wait_(count_.fetch_add(1)
+              < std::max<std::size_t>(1, api.node_.config().api.threads / 2)) {
 }
 
 std::optional<live_runners> http_api::runners(httplib::Response& res) {
@@ -353,17 +355,13 @@ void http_api::task_routes() {
     // once the task ends or the wait is over. It holds a server thread, so
     // it waits only if few long polls do (else it answers now).
     std::optional<std::vector<task_row>> rows;
-    if (*wait > 0 && long_polls_.fetch_add(1) < long_poll_limit()) {
+    if (std::optional<long_poll> poll; *wait > 0 && poll.emplace(*this).may_wait())
       rows = ask_within<std::vector<task_row>>(
         sys_, node_.queue(), std::chrono::milliseconds(*wait) + http_ask_timeout,
         err, tasks_atom_v, task_query::of(id), millis{*wait});
-      --long_polls_;
-    } else {
-      if (*wait > 0)
-        --long_polls_;
+    else
       rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
                                           task_query::of(id));
-    }
     if (!rows)
       return busy(res, err);
     if (rows->empty() || !rows->front().has_spec)

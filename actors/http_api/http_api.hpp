@@ -70,9 +70,22 @@ private:
   /// the routes that take tasks; nullopt, once `res` answers 503, if the
   /// replica did not answer.
   std::optional<live_runners> runners(httplib::Response& res);
-  /// Long polls that may wait at once: each holds a server thread, so at
-  /// most half of them wait and the rest of the API is never starved.
-  std::size_t long_poll_limit() const;
+  /// A long poll (a worker's take, GET /tasks/{id}?wait_ms) counted in
+  /// long_polls_ while it lives. Each that waits holds a server thread, so
+  /// at most half of them wait and the rest of the API is never starved;
+  /// one that may not wait answers at once.
+  class long_poll {
+  public:
+    explicit long_poll(http_api& api);
+    ~long_poll() { --count_; }
+    long_poll(const long_poll&) = delete;
+    long_poll& operator=(const long_poll&) = delete;
+    bool may_wait() const { return may_wait_; }
+
+  private:
+    std::atomic<std::size_t>& count_;
+    bool may_wait_;
+  };
   /// Calls on_leave_ once the node holds no claim or execution.
   void leave_when_drained();
 

@@ -60,14 +60,18 @@ void http_api::worker_routes() {
       ++bad_requests_;
       return send_json(res, 400, error_json(err));
     }
-    // A waiting take holds a server thread (long_poll_limit): one that may
-    // not wait answers now, and the worker polls again soon.
-    bool may_wait = long_polls_.fetch_add(1) < long_poll_limit();
-    auto wait = may_wait ? r->wait_ms : 0;
-    auto timeout = std::chrono::milliseconds(wait) + http_ask_timeout;
-    auto t = ask_within<worker_take>(sys_, node_.workers(), timeout, err, take_atom_v,
-                                     id, r->max, wait);
-    --long_polls_;
+    // A take that may not wait (long_poll) answers now, and the worker
+    // polls again soon.
+    std::optional<worker_take> t;
+    bool may_wait = false;
+    {
+      long_poll poll{*this};
+      may_wait = poll.may_wait();
+      auto wait = may_wait ? r->wait_ms : 0;
+      auto timeout = std::chrono::milliseconds(wait) + http_ask_timeout;
+      t = ask_within<worker_take>(sys_, node_.workers(), timeout, err, take_atom_v,
+                                  id, r->max, wait);
+    }
     if (!t)
       return send_json(res, 503, error_json("node busy: " + err));
     if (!t->known)

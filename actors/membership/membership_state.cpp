@@ -84,7 +84,9 @@ membership_state::membership_state(std::string self_id, std::string self_addr,
 
 void membership_state::add_seed(const std::string& addr) {
   auto canonical = canonical_addr(addr);
-  if (!canonical.empty() && canonical != self_addr_ && seeds_.insert(std::move(canonical)).second)
+  if (canonical.empty() || canonical == self_addr_)
+    return;
+  if (seeds_.insert(std::move(canonical)).second)
     ++directory_version_;
 }
 

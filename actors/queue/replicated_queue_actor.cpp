@@ -292,20 +292,25 @@ caf::result<bool> await_batch(facade_ptr self, std::uint64_t n) {
   return rp;
 }
 
+// Answers the long poll of `ticket` (already taken from end_waits).
+template <class T>
+void answer_wait(facade_ptr self, end_waits::ticket ticket, T&& value) {
+  auto it = self->state.wait_answers.find(ticket);
+  if (it == self->state.wait_answers.end())
+    return;
+  it->second.deliver(std::forward<T>(value));
+  self->state.wait_answers.erase(it);
+}
+
 // Answers the waits whose task ended or whose time is up with the task's
 // rows as known_tasks has them now (the owner too, which events lack).
 void answer_waits(facade_ptr self, std::vector<end_waits::ticket> tickets,
                   const std::string& id) {
   if (tickets.empty())
     return;
-  auto answer = [self, tickets](auto&& value) {
-    for (auto t : tickets) {
-      auto it = self->state.wait_answers.find(t);
-      if (it == self->state.wait_answers.end())
-        continue;
-      it->second.deliver(value);
-      self->state.wait_answers.erase(it);
-    }
+  auto answer = [self, tickets](const auto& value) {
+    for (auto t : tickets)
+      answer_wait(self, t, value);
   };
   self->request(self->state.to.known_tasks, caf::infinite, tasks_atom_v,
                 task_query::of(id))
@@ -334,13 +339,8 @@ caf::result<std::vector<task_row>> await_end(facade_ptr self, task_query q,
       auto& st = self->state;
       bool over = rows.empty() || !rows.front().has_spec
                   || is_terminal(rows.front().state.phase());
-      if (!over || !st.waits.take(t))
-        return;
-      auto it = st.wait_answers.find(t);
-      if (it == st.wait_answers.end())
-        return;
-      it->second.deliver(std::move(rows));
-      st.wait_answers.erase(it);
+      if (over && st.waits.take(t))
+        answer_wait(self, t, std::move(rows));
     });
   return rp;
 }

@@ -524,6 +524,8 @@ class Client:
         interval = min(0.02, poll)
         while True:
             pending = [i for i in wanted if i not in done]
+            if not pending:
+                return done[wanted[0]] if single else [done[i] for i in wanted]
             if single:
                 try:
                     got = {wanted[0]: self.status(wanted[0])}
@@ -536,7 +538,7 @@ class Client:
                     done[i] = t
             pending = [i for i in wanted if i not in done]
             if not pending:
-                return done[wanted[0]] if single else [done[i] for i in wanted]
+                continue  # every one ended: answered above
             now = time.monotonic()
             unknown = [i for i in pending if i not in got]
             if unknown and now - start > unknown_grace:
@@ -553,9 +555,12 @@ class Client:
                 # The node answers when this task ends, or after the wait.
                 wait_ms = min(int(sleep * 1000), MAX_TASK_WAIT_MS)
                 try:
-                    self._request("GET", "/tasks/" + self._quote(known[0]),
-                                  params={"wait_ms": wait_ms},
-                                  timeout=self.timeout + wait_ms / 1000)
+                    _, j = self._request("GET", "/tasks/" + self._quote(known[0]),
+                                         params={"wait_ms": wait_ms},
+                                         timeout=self.timeout + wait_ms / 1000)
+                    t = Task.from_json(j)
+                    if t.ended:  # the answer is that task's end: not asked again
+                        done[known[0]] = t
                 except NotFound:
                     pass  # forgotten meanwhile: the next look says so
             else:  # not heard of yet: look again soon
