@@ -120,9 +120,11 @@ private:
   // The matched claim window as this node has learnt it, from
   // matched_claim_window_ms on: a better claim heard only after its own
   // claim's window ended (and its execution began) lengthens it to what
-  // would have sufficed; clean executions shorten it, down to 1 ms.
+  // would have sufficed; clean executions shorten it, down to 1 ms, but
+  // only once hold_after_late_claim of them came since such a claim.
   millis window_;
   std::uint32_t clean_runs_ = 0;
+  std::uint32_t since_late_claim_ = UINT32_MAX; // none yet: shrink at once
   void learn_window(const std::string& task_id, const wire::TaskState& s,
                     millis now);
   // When this incarnation first ran (-1: not yet): claims naming this node

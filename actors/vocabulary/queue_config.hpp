@@ -37,7 +37,8 @@ struct queue_config {
   /// starts: it lengthens it when a better rival claim reaches it only
   /// after its execution began (the network is slower than the window), up
   /// to claim_window_ms, and shortens it a millisecond per 8 executions no
-  /// rival beat, down to 1 ms (ranking_machine): a busy node's claims of
+  /// rival beat (once 512 came since the last late rival), down to 1 ms
+  /// (ranking_machine): a busy node's claims of
   /// short tasks wait it, and no-op throughput is about prefetch / window.
   millis matched_claim_window_ms = 10;
   /// A task a node submits and the matching gives back to it (a node with
