@@ -58,7 +58,7 @@ std::vector<ev::send_to> told(known_tasks_machine& k, const wire::Message& m,
 } // namespace
 
 TEST_CASE("answered alone: a question asked of this node alone is answered at "
-          "once and to the asker alone; one asked of everyone waits the "
+          "once and to the asker alone, and one asked of everyone waits the "
           "resolver's back-off",
           "[known_tasks][unknown]") {
   auto k = holder("a");

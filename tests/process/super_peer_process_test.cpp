@@ -149,7 +149,7 @@ std::uint64_t stat_of(const node_process& n, const char* group, const char* name
 } // namespace
 
 TEST_CASE("sixteen nodes relay their queue broadcasts through four "
-          "super-peers; when all four are killed the twelve left elect four "
+          "super-peers, and when all four are killed the twelve left elect four "
           "others and run every task",
           "[process][super_peers]") {
   cluster c;

@@ -41,7 +41,7 @@ TEST_CASE("unknown resolver: the first question goes to the witness alone, "
   CHECK_FALSE(r.asking("t"));
 }
 
-TEST_CASE("unknown resolver: with no witness the question is broadcast; a "
+TEST_CASE("unknown resolver: with no witness the question is broadcast, and a "
           "witness heard before the first question is asked",
           "[unknown]") {
   unknown_resolver r(asking());
