@@ -274,12 +274,18 @@ broadcast_bridge::behavior_type bridge_fun(bridge_ptr self, bridge_config cfg) {
           auto it = st.listeners.find(topic_of(m));
           if (it == st.listeners.end())
             continue;
-          for (auto& who : it->second) {
+          // Copied for all listeners but the last, which takes it: a
+          // heartbeat carries a version vector as long as the cluster.
+          const auto& whos = it->second;
+          for (std::size_t i = 0; i < whos.size(); ++i) {
             auto at = std::find_if(to.begin(), to.end(),
-                                   [&](const auto& x) { return x.first == who; });
+                                   [&](const auto& x) { return x.first == whos[i]; });
             if (at == to.end())
-              at = to.insert(to.end(), {who, {}});
-            at->second.push_back(m);
+              at = to.insert(to.end(), {whos[i], {}});
+            if (i + 1 < whos.size())
+              at->second.push_back(m);
+            else
+              at->second.push_back(std::move(m));
           }
         }
       }

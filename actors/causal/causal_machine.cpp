@@ -139,7 +139,9 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
     ++resent_;
   }
   peer_digest_[from] = std::move(theirs);
-  prune();
+  // Pruned at the next tick, once for all the digests heard by then: a
+  // prune walks the log against every peer, and every peer sends a digest.
+  prune_due_ = true;
 }
 
 void causal_machine::prune() {
@@ -160,6 +162,10 @@ void causal_machine::prune() {
 }
 
 void causal_machine::tick(millis now) {
+  if (prune_due_) {
+    prune_due_ = false;
+    prune();
+  }
   if (next_sync_ && now < *next_sync_)
     return;
   wire::Message m;

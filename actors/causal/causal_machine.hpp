@@ -79,7 +79,8 @@ public:
                           millis now);
   void on_event(const std::string& from, const wire::CausalEvent& e, millis now);
   void on_digest(const std::string& from, const wire::CausalDigest& d, millis now);
-  /// Sends the digest every sync_ms.
+  /// Sends the digest every sync_ms, and drops from the log what every
+  /// peer's digest since says it holds.
   void tick(millis now);
   std::optional<millis> next_deadline() const { return next_sync_; }
 
@@ -111,6 +112,7 @@ private:
   vector_clock vc_;
   std::set<std::string> live_;
   std::set<std::string> known_; // every peer ever live: owed the log
+  bool prune_due_ = false;       // a digest came since the last prune
   std::map<key, wire::CausalEvent> held_;
   std::map<key, wire::CausalEvent> log_; // delivered, kept for resends
   std::map<std::string, vector_clock> peer_digest_;

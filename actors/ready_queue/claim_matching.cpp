@@ -11,6 +11,14 @@ namespace dice {
 
 namespace {
 
+// The order of turns: by rendezvous hash with a fixed key. Keyed by a
+// task, it would change when that task is claimed, and the nodes that see
+// the claim would match everything anew, against the others' picks.
+std::uint64_t turn_rank(const std::string& node) {
+  static const std::string key = "turns";
+  return rendezvous_hash(key, node);
+}
+
 // The matching itself: every pick of every node, or, with `self` set, only
 // until that node's slots are filled (later turns cannot change its picks).
 std::map<std::string, std::vector<std::string>>
@@ -20,14 +28,10 @@ assign(const std::vector<std::vector<std::string>>& classes,
   std::map<std::string, std::vector<std::string>> picks;
   if (classes.empty())
     return picks;
-  // The order of turns: by rendezvous hash with a fixed key. Keyed by a
-  // task, it would change when that task is claimed, and the nodes that
-  // see the claim would match everything anew, against the others' picks.
-  static const std::string key = "turns";
   std::vector<std::tuple<std::uint64_t, std::string, std::size_t>> turns;
   for (const auto& [node, n] : free_slots)
     if (n > 0)
-      turns.emplace_back(rendezvous_hash(key, node), node, n);
+      turns.emplace_back(turn_rank(node), node, n);
   std::sort(turns.begin(), turns.end());
   std::vector<char> taken; // of the current class, by index
   std::size_t left_in_class = 0;
@@ -96,6 +100,18 @@ assign(const std::vector<std::vector<std::string>>& classes,
 }
 
 } // namespace
+
+std::vector<std::string> in_turn_order(std::vector<std::string> nodes) {
+  std::vector<std::pair<std::uint64_t, std::string>> ranked;
+  ranked.reserve(nodes.size());
+  for (auto& n : nodes)
+    ranked.emplace_back(turn_rank(n), std::move(n));
+  std::sort(ranked.begin(), ranked.end());
+  nodes.clear();
+  for (auto& r : ranked)
+    nodes.push_back(std::move(r.second));
+  return nodes;
+}
 
 std::vector<std::string>
 match_claims(const std::vector<std::vector<std::string>>& classes,

@@ -11,6 +11,8 @@
 // collision. Before the turns, a node with a free slot takes its own
 // first-attempt tasks of the first class: it claims a task it submits at
 // once (ranking_machine), and every other node must leave it that task.
+// In a large cluster only the first nodes with a free seat, in the order
+// of turns, take part (ready_queue_machine::matched).
 #include <cstddef>
 #include <map>
 #include <string>
@@ -21,6 +23,10 @@ namespace dice {
 /// For the tasks a node submitted and claims first, that node (the task's
 /// enqueuer; first attempts only).
 using task_owners = std::map<std::string, std::string>;
+
+/// `nodes` in the order they take turns in the matching: fixed per node,
+/// so that a node's turn moves only when nodes come or go.
+std::vector<std::string> in_turn_order(std::vector<std::string> nodes);
 
 /// The tasks matched to `self`, at most `free_slots.at(self)` of them.
 /// `classes`: the candidate tasks, grouped by class, the class walked first

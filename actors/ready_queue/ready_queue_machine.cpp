@@ -10,7 +10,7 @@
 namespace dice {
 
 ready_queue_machine::ready_queue_machine(std::string id, queue_config cfg)
-  : id_(std::move(id)), cfg_(std::move(cfg)), ready_(id_) {
+  : id_(std::move(id)), cfg_(std::move(cfg)), ready_(id_), turn_order_{id_} {
 }
 
 void ready_queue_machine::on(const ev::task_changed& e, millis now,
@@ -63,6 +63,10 @@ void ready_queue_machine::on(const ev::live_nodes& e, millis,
                              ev::events&) {
   live_ = std::max<std::size_t>(e.count, 1);
   peer_seats_ = e.peer_seats;
+  std::vector<std::string> nodes{id_};
+  for (const auto& [node, said] : peer_seats_)
+    nodes.push_back(node);
+  turn_order_ = in_turn_order(std::move(nodes));
   changed_ = true;
 }
 
@@ -256,23 +260,37 @@ bool ready_queue_machine::locks_blocked(std::set<std::string>& skip) const {
   return blocked;
 }
 
+std::pair<std::size_t, std::size_t>
+ready_queue_machine::free_seats_of(const std::string& node) const {
+  if (node == id_)
+    return {free_run_, free_};
+  auto p = peer_seats_.find(node);
+  if (p == peer_seats_.end() || p->second.draining)
+    return {0, 0}; // gone, or drained: no seat there
+  // A peer's claims fill its slots first, then its prefetch seats.
+  auto i = per_node_.find(node);
+  std::size_t held = i == per_node_.end() ? 0 : i->second;
+  std::size_t n = std::max<std::uint32_t>(p->second.slots, 1);
+  std::size_t all = n + p->second.prefetch;
+  return {n > held ? n - held : 0, all > held ? all - held : 0};
+}
+
 std::vector<std::string>
 ready_queue_machine::matched(const std::set<std::string>& skip) const {
   if (cfg_.claim_stagger_ms == 0 || free_ == 0)
     return {}; // no stagger: every free seat claims the head of its walk
-  std::map<std::string, std::size_t> slots{{id_, free_run_}};
-  std::map<std::string, std::size_t> ahead{{id_, free_ - free_run_}};
-  std::size_t seats = free_;
-  for (const auto& [node, said] : peer_seats_) {
-    if (said.draining)
-      continue; // drained: no seat there
-    // A peer's claims fill its slots first, then its prefetch seats.
-    auto i = per_node_.find(node);
-    std::size_t held = i == per_node_.end() ? 0 : i->second;
-    std::size_t n = std::max<std::uint32_t>(said.slots, 1);
-    std::size_t all = n + said.prefetch;
-    std::size_t run = n > held ? n - held : 0;
-    std::size_t free = all > held ? all - held : 0;
+  // The first nodes with a free seat, in the order of turns, take part:
+  // the matching's cost per tick stays bounded however large the cluster.
+  // A node further on is given nothing and claims by the stagger.
+  constexpr std::size_t matched_nodes = 64;
+  std::map<std::string, std::size_t> slots;
+  std::map<std::string, std::size_t> ahead;
+  std::size_t seats = 0;
+  std::size_t taking = 0;
+  for (auto n = turn_order_.begin(); n != turn_order_.end() && taking < matched_nodes; ++n) {
+    const auto& node = *n;
+    auto [run, free] = free_seats_of(node);
+    taking += free > 0 ? 1 : 0;
     if (run > 0)
       slots[node] = run;
     if (free > run)
@@ -283,7 +301,16 @@ ready_queue_machine::matched(const std::set<std::string>& skip) const {
   // free seats so that each node has some choice of its own.
   constexpr std::size_t least_candidates = 64;
   auto classes = common_.next_by_class(std::max(seats, least_candidates), skip);
-  auto mine = match_seats(classes, slots, ahead, id_, owners(classes));
+  auto first = owners(classes);
+  // An enqueuer beyond those nodes still takes its own tasks first (it
+  // claims them as it submits them): the others must leave them to it.
+  for (const auto& [task, enqueuer] : first)
+    if (slots.count(enqueuer) == 0)
+      if (auto run = free_seats_of(enqueuer).first; run > 0)
+        slots[enqueuer] = run;
+  if (slots.count(id_) == 0 && ahead.count(id_) == 0)
+    return {};
+  auto mine = match_seats(classes, slots, ahead, id_, first);
   // Given a task it cannot run, this node leaves it to the stagger of the
   // nodes that can.
   if (cfg_.runner)

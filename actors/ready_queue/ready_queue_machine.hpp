@@ -72,6 +72,9 @@ private:
   std::vector<std::string> matched(const std::set<std::string>& skip) const;
   // The first class's first attempts whose enqueuer takes them first.
   task_owners owners(const std::vector<std::vector<std::string>>& classes) const;
+  // A node's free seats as this one sees them: slots that would run at
+  // once, and all (prefetch seats too).
+  std::pair<std::size_t, std::size_t> free_seats_of(const std::string& node) const;
   // The ready task a seat left without a match may claim now, if any;
   // else `later` becomes the earliest time one may. `slot`: a free slot,
   // not a prefetch seat (which claims after every idle slot could).
@@ -99,6 +102,9 @@ private:
   std::size_t live_ = 1;
   // Live peers and their seats (0 slots: not said, taken as 1).
   std::map<std::string, ev::seats> peer_seats_;
+  // This node and its live peers in the order they take turns in the
+  // common matching (claim_matching.hpp), kept as peers come and go.
+  std::vector<std::string> turn_order_;
   // Who runs each running task, and how many each node runs (others only).
   std::map<std::string, std::string> runner_;
   std::map<std::string, std::size_t> per_node_;

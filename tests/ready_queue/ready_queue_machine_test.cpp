@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/emitted_events.hpp"
+#include "ready_queue/claim_matching.hpp"
 #include "ready_queue/ready_queue_machine.hpp"
 
 using namespace dice;
@@ -318,4 +319,37 @@ TEST_CASE("a task goes first to its enqueuer's free slot only if the "
       m.tick(t, out);
     CHECK(offered(out) == std::set<std::string>{"t"});
   }
+}
+
+TEST_CASE("in a cluster of more free nodes than the matching takes, the "
+          "first ones in the order of turns are matched tasks and the others "
+          "wait for their stagger",
+          "[ready_queue]") {
+  // 101 idle single-slot nodes and 100 ready tasks: without the bound every
+  // node but one would be matched a task at once.
+  std::vector<std::string> nodes;
+  for (int i = 0; i < 101; ++i)
+    nodes.push_back("n" + std::to_string(i));
+  auto order = in_turn_order(nodes);
+  auto run = [&](const std::string& self) {
+    queue_config cfg;
+    cfg.prefetch = 0;
+    ready_queue_machine m(self, cfg);
+    ev::events out;
+    ev::live_nodes live;
+    live.count = nodes.size();
+    for (const auto& n : nodes)
+      if (n != self)
+        live.peer_seats[n] = ev::seats{1, 0};
+    m.on(live, 0, out);
+    for (int t = 0; t < 100; ++t)
+      m.on(ready("t" + std::to_string(t), "echo"), 0, out);
+    m.on(ev::free_slots{1, 1, 0, {}}, 0, out);
+    m.tick(0, out);
+    return test::emitted<ev::task_offer>(out);
+  };
+  auto early = run(order[10]);
+  REQUIRE(early.size() == 1);
+  CHECK(early.front().matched);
+  CHECK(run(order[70]).empty()); // its stagger has not come yet
 }
