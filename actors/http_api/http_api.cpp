@@ -201,7 +201,8 @@ void http_api::routes() {
 }
 
 void http_api::enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
-                       httplib::Response& res, nlohmann::json extra) {
+                       httplib::Response& res, nlohmann::json extra,
+                       long long wait_ms) {
   std::string err;
   const auto& api = node_.config().api;
   // `extra` leads the answer (a workflow's id and steps), then the ids.
@@ -264,6 +265,25 @@ void http_api::enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
                     {"replicated", replicated.value_or(false)}});
   if (!existing.empty())
     body["existing"] = existing;
+  if (replicated && *replicated && wait_ms > 0) {
+    // One deadline for them all: each waits for what is left of it.
+    auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+    auto tasks = nlohmann::json::array();
+    for (const auto& id : body["ids"]) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    until - std::chrono::steady_clock::now()).count();
+      auto rows = task_after(id, std::max<long long>(left, 0), err);
+      if (!rows || rows->empty() || !rows->front().has_spec) {
+        tasks.push_back({{"id", id}, {"error", rows ? "no such task" : err}});
+        continue;
+      }
+      const auto& r = rows->front();
+      auto j = task_json(r.spec, r.state, true);
+      j["owner"] = r.owner;
+      tasks.push_back(std::move(j));
+    }
+    body["tasks"] = std::move(tasks);
+  }
   if (replicated && *replicated)
     return reply(res, 201, body);
   if (replicated) // known_tasks refused some, which fresh ids never are
@@ -275,6 +295,19 @@ http_api::long_poll::long_poll(http_api& api)
   : count_(api.long_polls_),
     may_wait_(count_.fetch_add(1)
               < std::max<std::size_t>(1, api.node_.config().api.threads / 2)) {
+}
+
+std::optional<std::vector<task_row>>
+http_api::task_after(const std::string& id, long long wait_ms, std::string& err) {
+  // A long poll waits in the queue's facade, which answers by itself once
+  // the task ends or the wait is over. It holds a server thread, so it
+  // waits only if few long polls do (else it answers now).
+  if (std::optional<long_poll> poll; wait_ms > 0 && poll.emplace(*this).may_wait())
+    return ask_within<std::vector<task_row>>(
+      sys_, node_.queue(), std::chrono::milliseconds(wait_ms) + http_ask_timeout,
+      err, tasks_atom_v, task_query::of(id), millis{wait_ms});
+  return query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
+                                      task_query::of(id));
 }
 
 std::optional<live_runners> http_api::runners(httplib::Response& res) {
@@ -308,9 +341,15 @@ void http_api::task_routes() {
     if (!runners)
       return;
     std::string err;
+    auto body = read_body(req, read);
+    auto wait = parse_task_wait(req.params, err);
+    if (!wait) {
+      ++bad_requests_;
+      return reply(res, 400, error_json(err));
+    }
     auto now = wall_clock_ms();
     // Any kind parses: runners->problem below refuses one nobody runs.
-    auto sub = parse_submit(read_body(req, read), {}, {}, err, now);
+    auto sub = parse_submit(body, {}, {}, err, now);
     if (!sub) {
       ++bad_requests_;
       return reply(res, 400, error_json(err));
@@ -328,7 +367,13 @@ void http_api::task_routes() {
       ++bad_requests_;
       return reply(res, 400, error_json(why));
     }
-    enqueue(std::move(specs), !sub->policy.key.empty(), res, {});
+    if (*wait > 0 && specs.size() > max_waited_submit) {
+      ++bad_requests_;
+      return reply(res, 400, error_json(
+        "wait_ms waits for at most " + std::to_string(max_waited_submit)
+        + " tasks; this submit has " + std::to_string(specs.size())));
+    }
+    enqueue(std::move(specs), !sub->policy.key.empty(), res, {}, *wait);
   });
   s.Get("/tasks", [this](const httplib::Request& req, httplib::Response& res) {
     std::string err;
@@ -351,17 +396,7 @@ void http_api::task_routes() {
       ++bad_requests_;
       return reply(res, 400, error_json(err));
     }
-    // A long poll waits in the queue's facade, which answers by itself
-    // once the task ends or the wait is over. It holds a server thread, so
-    // it waits only if few long polls do (else it answers now).
-    std::optional<std::vector<task_row>> rows;
-    if (std::optional<long_poll> poll; *wait > 0 && poll.emplace(*this).may_wait())
-      rows = ask_within<std::vector<task_row>>(
-        sys_, node_.queue(), std::chrono::milliseconds(*wait) + http_ask_timeout,
-        err, tasks_atom_v, task_query::of(id), millis{*wait});
-    else
-      rows = query<std::vector<task_row>>(sys_, node_.queue(), err, tasks_atom_v,
-                                          task_query::of(id));
+    auto rows = task_after(id, *wait, err);
     if (!rows)
       return busy(res, err);
     if (rows->empty() || !rows->front().has_spec)

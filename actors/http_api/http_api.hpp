@@ -63,9 +63,17 @@ private:
   void schedule_routes(); // POST/GET /schedules, DELETE /schedules/NAME (schedule_routes.cpp)
   /// Enqueues `specs`, all or nothing, and answers with their ids after
   /// `extra`'s fields. `keyed`: ids a key gave; those the replica holds
-  /// already are answered, not enqueued again.
+  /// already are answered, not enqueued again. `wait_ms` (POST
+  /// /tasks?wait_ms): once replicated, the answer waits up to that long
+  /// for the tasks to end and lists them in `tasks` as they are then.
   void enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
-               httplib::Response& res, nlohmann::json extra);
+               httplib::Response& res, nlohmann::json extra,
+               long long wait_ms = 0);
+  /// Task `id` as the replica holds it, once it ended or after `wait_ms`
+  /// (0: now); nullopt, `err` set, if the replica did not answer.
+  std::optional<std::vector<task_row>> task_after(const std::string& id,
+                                                  long long wait_ms,
+                                                  std::string& err);
   /// What the live members run, with this node's --wait-for-runner, for
   /// the routes that take tasks; nullopt, once `res` answers 503, if the
   /// replica did not answer.

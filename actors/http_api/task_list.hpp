@@ -19,8 +19,12 @@ constexpr std::size_t max_task_page = 10'000;
 /// The longest GET /tasks/{id}?wait_ms=N: a client that waits longer asks
 /// again, and a poll never outlives an idle connection's timeout.
 constexpr long long max_task_poll_ms = 30'000;
+/// The most tasks a submit may wait for (POST /tasks?wait_ms): each is
+/// listed in the answer.
+constexpr std::size_t max_waited_submit = 1'000;
 
-/// GET /tasks/{id}?wait_ms=N: how long to wait for the task to end (0, the
+/// GET /tasks/{id}?wait_ms=N and POST /tasks?wait_ms=N: how long to wait
+/// for the task (or the tasks submitted) to end (0, the
 /// default: answer at once). Any other parameter or a bad value is
 /// refused (nullopt, `error` set).
 std::optional<long long>

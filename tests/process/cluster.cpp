@@ -267,15 +267,25 @@ std::optional<nlohmann::json> get_json(std::uint16_t port,
   return r.json();
 }
 
+http_reply http_post(std::uint16_t port, const std::string& path,
+                     const nlohmann::json& body, millis timeout) {
+  httplib::Client cli("127.0.0.1", port);
+  auto sec = static_cast<time_t>(timeout.count() / 1000);
+  auto usec = static_cast<time_t>((timeout.count() % 1000) * 1000);
+  cli.set_read_timeout(sec, usec);
+  auto res = cli.Post(path.c_str(), body.dump(), "application/json");
+  if (!res)
+    return {};
+  return {res->status, res->body};
+}
+
 nlohmann::json submit_workflow(const node_process& n, const nlohmann::json& w) {
-  httplib::Client cli("127.0.0.1", n.spec().http_port);
-  cli.set_read_timeout(10);
-  auto res = cli.Post("/workflows", w.dump(), "application/json");
-  if (!res || res->status != 201)
+  auto r = http_post(n.spec().http_port, "/workflows", w);
+  if (r.status != 201)
     throw std::runtime_error("POST /workflows answered "
-                             + (res ? std::to_string(res->status) + ": " + res->body
-                                    : std::string("nothing")));
-  return nlohmann::json::parse(res->body);
+                             + (r.status ? std::to_string(r.status) + ": " + r.body
+                                         : std::string("nothing")));
+  return nlohmann::json::parse(r.body);
 }
 
 nlohmann::json last_json_line(const std::string& output) {

@@ -124,6 +124,10 @@ http_reply http_get(std::uint16_t port, const std::string& path,
 http_reply http_get(const std::string& base, const std::string& path,
                     const std::string& ca_file, millis timeout = millis(1000));
 
+/// POST http://127.0.0.1:port/path with `body` as JSON.
+http_reply http_post(std::uint16_t port, const std::string& path,
+                     const nlohmann::json& body, millis timeout = millis(10000));
+
 /// POST /workflows `w` at `n`: the answer's body. Throws
 /// std::runtime_error with the status and body unless it is 201.
 nlohmann::json submit_workflow(const node_process& n, const nlohmann::json& w);

@@ -206,7 +206,7 @@ TEST_CASE("a wait that times out exits 4 and says how to follow the tasks, "
 }
 
 TEST_CASE("GET /tasks/ID?wait_ms=N answers once the task ends, or after N ms "
-          "with the task as it is then; a bad wait_ms is refused",
+          "with the task as it is then, and a bad wait_ms is refused",
           "[process][http]") {
   cluster c;
   auto& n = c.start(c.make_spec("lp-1"));
@@ -241,4 +241,53 @@ TEST_CASE("GET /tasks/ID?wait_ms=N answers once the task ends, or after N ms "
     CHECK(r.status == 400);
     CHECK_THAT(r.body, Contains("wait_ms"));
   }
+}
+
+TEST_CASE("POST /tasks?wait_ms=N answers once the tasks it submitted ended, "
+          "each with its result, or after N ms with them as they are then",
+          "[process][http]") {
+  cluster c;
+  auto& n = c.start(c.make_spec("lp-2"));
+  auto port = n.spec().http_port;
+  // Two tasks of 300 ms: answered with both done, well before the wait.
+  auto from = std::chrono::steady_clock::now();
+  auto r = http_post(port, "/tasks?wait_ms=30000",
+                     {{"kind", "sleep"}, {"payload", "300"}, {"count", 2}},
+                     millis(40000));
+  auto took = std::chrono::steady_clock::now() - from;
+  INFO(r.body);
+  REQUIRE(r.status == 201);
+  auto j = *r.json();
+  REQUIRE(j["tasks"].size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(j["tasks"][i]["id"] == j["ids"][i]);
+    CHECK(j["tasks"][i]["state"] == "done");
+  }
+  CHECK(took < std::chrono::seconds(20));
+  // A wait shorter than the task: the task as it is then, not ended.
+  auto early = http_post(port, "/tasks?wait_ms=100",
+                         {{"kind", "sleep"}, {"payload", "1500"}});
+  INFO(early.body);
+  REQUIRE(early.status == 201);
+  CHECK(early.json()->at("tasks").at(0).value("state", "") != "done");
+  // Without wait_ms the answer lists no tasks; a bad wait_ms, or a wait on
+  // more tasks than it may list, is refused and nothing is enqueued.
+  auto plain = http_post(port, "/tasks", {{"kind", "echo"}, {"payload", "x"}});
+  REQUIRE(plain.status == 201);
+  CHECK(!plain.json()->contains("tasks"));
+  auto before = n.stats();
+  REQUIRE(before);
+  for (auto bad : {"?wait_ms=-1", "?wait_ms=30001", "?wait_ms=soon", "?wait=5"}) {
+    auto b = http_post(port, std::string("/tasks") + bad, {{"kind", "echo"}, {"payload", "x"}});
+    CAPTURE(bad, b.body);
+    CHECK(b.status == 400);
+    CHECK_THAT(b.body, Contains("wait_ms"));
+  }
+  auto many = http_post(port, "/tasks?wait_ms=10",
+                        {{"kind", "echo"}, {"payload", "x"}, {"count", 1001}});
+  CHECK(many.status == 400);
+  CHECK_THAT(many.body, Contains("at most 1000"));
+  auto after = n.stats();
+  REQUIRE(after);
+  CHECK((*after)["tasks"]["total"] == (*before)["tasks"]["total"]);
 }

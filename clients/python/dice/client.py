@@ -426,6 +426,32 @@ class Client:
                                 data_objects=data_objects, after=after,
                                 on_parent_failure=on_parent_failure)[0]
 
+    def run(self, kind: str, payload: Any, *, timeout: Optional[float] = None,
+            **policy) -> Task:
+        """Submit one task and wait for its end, in one request while the
+        node may hold it (``POST /tasks?wait_ms``), then as wait() does; the
+        ended Task. ``policy``: submit()'s keyword arguments. Raises
+        TimeoutError after ``timeout`` seconds (None: no limit)."""
+        start = time.monotonic()
+        wait_ms = MAX_TASK_WAIT_MS if timeout is None else \
+            max(1, min(int(timeout * 1000), MAX_TASK_WAIT_MS))
+        names = ("priority", "locks", "time_limit", "retries", "backoff", "delay",
+                 "at", "expires", "keep", "key", "data_objects", "after",
+                 "on_parent_failure")
+        unknown = set(policy) - set(names)
+        if unknown:
+            raise TypeError(f"run() got unexpected keyword arguments: {sorted(unknown)}")
+        args = {"priority": 0, "locks": (), "after": ()}
+        args.update(policy)
+        body = self._task_body(kind, payload, *(args.get(n) for n in names))
+        _, answer = self._request("POST", "/tasks", body, params={"wait_ms": wait_ms},
+                                  timeout=self.timeout + wait_ms / 1000)
+        task = Task.from_json(answer["tasks"][0])
+        if task.ended:
+            return task
+        left = None if timeout is None else max(timeout - (time.monotonic() - start), 0)
+        return self.wait(task.id, timeout=left)
+
     def submit_workflow(self, steps: Sequence[Dict[str, Any]],
                         key: Optional[str] = None) -> Dict[str, Any]:
         """Submit a graph of steps at once, all or none (docs/workflows.md):

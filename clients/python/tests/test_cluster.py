@@ -21,6 +21,17 @@ def test_submit_at_one_node_wait_and_read_at_the_other(cluster):
     assert cb.status(tid).result == "hello from a"
 
 
+def test_run_submits_and_answers_with_the_end_in_one_call(cluster):
+    a, _ = cluster
+    ca = dice.Client(a.url)
+    task = ca.run("echo", "ran", timeout=15)
+    assert task.state == "done" and task.result == "ran"
+    slow = ca.run("sleep", "300", retries=1)
+    assert slow.state == "done"
+    with pytest.raises(TypeError):
+        ca.run("echo", "x", colour="red")
+
+
 def test_submit_many_and_results(cluster):
     a, b = cluster
     ca, cb = dice.Client(a.url), dice.Client(b.url)
