@@ -234,10 +234,13 @@ void http_api::enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
                                  return held.count(s.id()) > 0;
                                }),
                 specs.end());
-    if (specs.empty())
-      return reply(res, 200, with(std::move(extra),
-                                  {{"ids", all_ids}, {"existing", existing},
-                                   {"replicated", true}}));
+    if (specs.empty()) {
+      auto body = with(std::move(extra), {{"ids", all_ids}, {"existing", existing},
+                                          {"replicated", true}});
+      if (wait_ms > 0) // the keys' tasks, whoever submitted them first
+        body["tasks"] = tasks_after(body["ids"], wait_ms);
+      return reply(res, 200, body);
+    }
   }
   // All or nothing: the queue takes every task or none. It refuses a
   // submit it reaches after accept_by, and we wait for its answer
@@ -265,25 +268,8 @@ void http_api::enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
                     {"replicated", replicated.value_or(false)}});
   if (!existing.empty())
     body["existing"] = existing;
-  if (replicated && *replicated && wait_ms > 0) {
-    // One deadline for them all: each waits for what is left of it.
-    auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
-    auto tasks = nlohmann::json::array();
-    for (const auto& id : body["ids"]) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    until - std::chrono::steady_clock::now()).count();
-      auto rows = task_after(id, std::max<long long>(left, 0), err);
-      if (!rows || rows->empty() || !rows->front().has_spec) {
-        tasks.push_back({{"id", id}, {"error", rows ? "no such task" : err}});
-        continue;
-      }
-      const auto& r = rows->front();
-      auto j = task_json(r.spec, r.state, true);
-      j["owner"] = r.owner;
-      tasks.push_back(std::move(j));
-    }
-    body["tasks"] = std::move(tasks);
-  }
+  if (replicated && *replicated && wait_ms > 0)
+    body["tasks"] = tasks_after(body["ids"], wait_ms);
   if (replicated && *replicated)
     return reply(res, 201, body);
   if (replicated) // known_tasks refused some, which fresh ids never are
@@ -295,6 +281,27 @@ http_api::long_poll::long_poll(http_api& api)
   : count_(api.long_polls_),
     may_wait_(count_.fetch_add(1)
               < std::max<std::size_t>(1, api.node_.config().api.threads / 2)) {
+}
+
+nlohmann::json http_api::tasks_after(const nlohmann::json& ids, long long wait_ms) {
+  // One deadline for them all: each waits for what is left of it.
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  auto tasks = nlohmann::json::array();
+  for (const auto& id : ids) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  until - std::chrono::steady_clock::now()).count();
+    std::string err;
+    auto rows = task_after(id, std::max<long long>(left, 0), err);
+    if (!rows || rows->empty() || !rows->front().has_spec) {
+      tasks.push_back({{"id", id}, {"error", rows ? "no such task" : err}});
+      continue;
+    }
+    const auto& r = rows->front();
+    auto j = task_json(r.spec, r.state, true);
+    j["owner"] = r.owner;
+    tasks.push_back(std::move(j));
+  }
+  return tasks;
 }
 
 std::optional<std::vector<task_row>>

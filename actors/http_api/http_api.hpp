@@ -69,6 +69,9 @@ private:
   void enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
                httplib::Response& res, nlohmann::json extra,
                long long wait_ms = 0);
+  /// The tasks `ids` names (a JSON array) as task_after gives them, within
+  /// `wait_ms` in all; one the replica lacks is {"id", "error"}.
+  nlohmann::json tasks_after(const nlohmann::json& ids, long long wait_ms);
   /// Task `id` as the replica holds it, once it ended or after `wait_ms`
   /// (0: now); nullopt, `err` set, if the replica did not answer.
   std::optional<std::vector<task_row>> task_after(const std::string& id,

@@ -270,6 +270,15 @@ TEST_CASE("POST /tasks?wait_ms=N answers once the tasks it submitted ended, "
   INFO(early.body);
   REQUIRE(early.status == 201);
   CHECK(early.json()->at("tasks").at(0).value("state", "") != "done");
+  // A key's second submit names the first one's task, and waits for it too.
+  nlohmann::json keyed{{"kind", "echo"}, {"payload", "k"}, {"key", "wait-key"}};
+  auto first = http_post(port, "/tasks?wait_ms=30000", keyed, millis(40000));
+  REQUIRE(first.status == 201);
+  auto again = http_post(port, "/tasks?wait_ms=30000", keyed, millis(40000));
+  INFO(again.body);
+  REQUIRE(again.status == 200);
+  CHECK(again.json()->at("tasks").at(0).at("id") == first.json()->at("ids").at(0));
+  CHECK(again.json()->at("tasks").at(0).value("state", "") == "done");
   // Without wait_ms the answer lists no tasks; a bad wait_ms, or a wait on
   // more tasks than it may list, is refused and nothing is enqueued.
   auto plain = http_post(port, "/tasks", {{"kind", "echo"}, {"payload", "x"}});
