@@ -150,10 +150,13 @@ class Dice:
             raise RuntimeError(f"POST /tasks?wait_ms: {r.status} {data[:200]!r}")
         (task,) = json.loads(data)["tasks"]
         if task["state"] not in ("done", "failed"):
-            path = f"/tasks/{task['id']}?wait_ms={WAIT_ONE_MS}"
-            poll_until(lambda: self.get(path)["state"] in ("done", "failed"),
-                       t0, f"dice task {task['id']}")
+            self.until_ended(task["id"], t0)
         return None, time.monotonic() - t0
+
+    def until_ended(self, tid, t0):
+        path = f"/tasks/{tid}?wait_ms={WAIT_ONE_MS}"
+        poll_until(lambda: self.get(path)["state"] in ("done", "failed"),
+                   t0, f"dice task {tid}")
 
     def two_requests(self):
         # The submit answered once replicated, then a second request held
@@ -162,9 +165,7 @@ class Dice:
         t0 = time.monotonic()
         (tid,) = self.post("noop", 1)
         t1 = time.monotonic()
-        path = f"/tasks/{tid}?wait_ms={WAIT_ONE_MS}"
-        poll_until(lambda: self.get(path)["state"] in ("done", "failed"),
-                   t0, f"dice task {tid}")
+        self.until_ended(tid, t0)
         return t1 - t0, time.monotonic() - t0
 
 

@@ -328,9 +328,10 @@ class Client:
     # ---- tasks --------------------------------------------------------------
 
     @staticmethod
-    def _task_body(kind: str, payload: Any, priority: int, locks: Sequence[str],
-                   time_limit, retries, backoff, delay, at, expires, keep, key,
-                   data_objects, after=(), on_parent_failure=None) -> Dict[str, Any]:
+    def _task_body(kind: str, payload: Any, priority: int = 0, locks: Sequence[str] = (),
+                   time_limit=None, retries=None, backoff=None, delay=None, at=None,
+                   expires=None, keep=None, key=None, data_objects=None, after=(),
+                   on_parent_failure=None) -> Dict[str, Any]:
         if not isinstance(kind, str) or not kind:
             raise TypeError("kind: a non-empty string")
         if isinstance(payload, (bytes, bytearray)):
@@ -435,15 +436,7 @@ class Client:
         start = time.monotonic()
         wait_ms = MAX_TASK_WAIT_MS if timeout is None else \
             max(1, min(int(timeout * 1000), MAX_TASK_WAIT_MS))
-        names = ("priority", "locks", "time_limit", "retries", "backoff", "delay",
-                 "at", "expires", "keep", "key", "data_objects", "after",
-                 "on_parent_failure")
-        unknown = set(policy) - set(names)
-        if unknown:
-            raise TypeError(f"run() got unexpected keyword arguments: {sorted(unknown)}")
-        args = {"priority": 0, "locks": (), "after": ()}
-        args.update(policy)
-        body = self._task_body(kind, payload, *(args.get(n) for n in names))
+        body = self._task_body(kind, payload, **policy)  # TypeError if unknown
         _, answer = self._request("POST", "/tasks", body, params={"wait_ms": wait_ms},
                                   timeout=self.timeout + wait_ms / 1000)
         task = Task.from_json(answer["tasks"][0])
