@@ -18,11 +18,14 @@ void causal_machine::on_view(std::vector<std::string> live) {
   prune();
 }
 
-vector_clock causal_machine::clock_of(const wire::CausalEvent& e) {
-  vector_clock c;
+std::uint64_t causal_machine::stamp_of(const wire::CausalEvent& e) {
+  // Read in place, not built into a clock: every node reads every event's
+  // stamp, one entry per publisher. A repeated entry: the last one counts.
+  std::uint64_t seq = 0;
   for (const auto& v : e.clock())
-    c.set(v.origin(), v.seq());
-  return c;
+    if (v.origin() == e.origin())
+      seq = v.seq();
+  return seq;
 }
 
 causal_delivery causal_machine::publish(const std::string& topic,
@@ -50,11 +53,10 @@ causal_delivery causal_machine::publish(const std::string& topic,
 }
 
 bool causal_machine::deliverable(const wire::CausalEvent& e) const {
-  auto ts = clock_of(e);
-  if (ts.get(e.origin()) != vc_.get(e.origin()) + 1)
+  if (stamp_of(e) != vc_.get(e.origin()) + 1)
     return false;
-  for (const auto& [k, v] : ts.entries())
-    if (k != e.origin() && v > vc_.get(k))
+  for (const auto& v : e.clock())
+    if (v.origin() != e.origin() && v.seq() > vc_.get(v.origin()))
       return false;
   return true;
 }
@@ -73,7 +75,7 @@ void causal_machine::deliver(const wire::CausalEvent& e) {
 
 void causal_machine::on_event(const std::string&, const wire::CausalEvent& e,
                               millis now) {
-  auto seq = clock_of(e).get(e.origin());
+  auto seq = stamp_of(e);
   if (e.origin().empty() || seq == 0 || e.origin() == self_)
     return;
   if (seq <= vc_.get(e.origin()) || held_.count({e.origin(), seq})) {
@@ -111,8 +113,11 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
   if (!next_sync_) // a node that lost every event learns of them here
     next_sync_ = now;
   vector_clock theirs;
-  for (const auto& v : d.delivered())
+  for (const auto& v : d.delivered()) {
     theirs.set(v.origin(), v.seq());
+    if (v.seq() > vc_.get(v.origin()))
+      lacking_ = true; // our next digest says so, and they resend
+  }
   // Send what they lack, a bounded number per digest, causes first: by
   // the sum of each event's clock, which grows along every causal chain.
   // In the log's (origin, seq) order, a peer holding back many events of
@@ -168,6 +173,14 @@ void causal_machine::tick(millis now) {
   }
   if (next_sync_ && now < *next_sync_)
     return;
+  bool news = index_ != digest_index_ || lacking_ || !held_.empty();
+  if (!news && next_sync_ && ++quiet_syncs_ < cfg_.quiet_digest_every) {
+    next_sync_ = now + cfg_.sync_ms;
+    return;
+  }
+  quiet_syncs_ = 0;
+  lacking_ = false;
+  digest_index_ = index_;
   wire::Message m;
   auto* d = m.mutable_causal_digest();
   for (const auto& [k, v] : vc_.entries()) {

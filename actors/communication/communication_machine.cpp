@@ -313,6 +313,11 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   note_incarnation(peer, incarnation, now);
   auto reported = version_vector::from_wire(hb.versions());
   strip_pruned(reported);
+  // A partial report lists only the origins that changed lately
+  // (heartbeat_versions): joined into the stored one, which stays a lower
+  // bound of what the peer has seen. What the peer leaves out, or how its
+  // replica compares with ours, only a whole report says.
+  bool whole = !hb.versions_partial();
   // Ops the peer held in its earlier reports (a heartbeat ago or more) and
   // we still lack were lost, not merely in flight. The stored vector is that
   // join, so no separate copy of the previous report is kept (with hundreds
@@ -322,15 +327,16 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   // Same ops seen yet different replicas, two reports running: the
   // difference was learnt outside the op log (an unknown-task answer whose
   // ENQUEUE is lost for good), so only a snapshot can carry it.
-  bool differs = reported == seen_ && hb.replica_digest() != digest_;
+  bool differs = whole && reported == seen_ && hb.replica_digest() != digest_;
   bool diverged = differs && differed_.count(peer) > 0;
   if (differs)
     differed_.insert(peer);
-  else
+  else if (whole)
     differed_.erase(peer);
   peers_.update(peer, incarnation, reported);
   met_peer_ = true;
-  forget_unreported_superseded(peer, reported);
+  if (whole)
+    forget_unreported_superseded(peer, reported);
   // Every heartbeat of every peer passes here: note a change in O(log n)
   // rather than comparing the whole map (quadratic in a large cluster).
   ev::seats said;

@@ -1,4 +1,5 @@
 #include "membership/membership.hpp"
+#include "membership/heartbeat_versions.hpp"
 
 #include <chrono>
 #include <optional>
@@ -18,7 +19,9 @@ struct membership_actor_state {
   std::vector<peer_listener> listeners;
   peer_directory last_directory;
   std::optional<std::uint64_t> published_version; // of last_directory
-  wire::Heartbeat extra; // merged into every heartbeat
+  wire::Heartbeat extra; // merged into every heartbeat, but its versions:
+  google::protobuf::RepeatedPtrField<wire::VersionEntry> current_versions;
+  heartbeat_versions versions; // what of them each heartbeat says
   std::function<void(const std::string&)> on_fatal;
   bool stopped = false; // refused: silent from then on
   static inline const char* name = "membership";
@@ -34,6 +37,8 @@ void publish(membership_ptr self, const std::vector<peer_change>& changes) {
                  c.restarted ? " restarted" : "");
     for (auto& who : st.listeners)
       self->send(who, peer_event_atom_v, c);
+    if (c.to != peer_state::dead && (c.from == peer_state::dead || c.restarted))
+      st.versions.send_whole_next();
   }
   // Keep the bridge's map of where peers listen current (only when it
   // changed): it resolves ids and fans broadcasts out with it.
@@ -133,6 +138,7 @@ membership::behavior_type membership_fun(membership_ptr self,
       }
       auto hb = st.logic->make_heartbeat();
       hb.mutable_heartbeat()->MergeFrom(st.extra);
+      st.versions.next(st.current_versions, hb.mutable_heartbeat());
       self->send(st.bridge, broadcast_atom_v, std::move(hb));
     },
     [self](subscribe_atom, peer_listener& who) {
@@ -145,6 +151,9 @@ membership::behavior_type membership_fun(membership_ptr self,
     [self](versions_atom, wire::Heartbeat& extra) {
       // What the queue advertises of this node weighs in the election.
       self->state.logic->set_self_capacity(extra.info());
+      // The version vector is sent whole or in part (heartbeat_versions).
+      self->state.current_versions.Swap(extra.mutable_versions());
+      extra.clear_versions();
       self->state.extra = std::move(extra);
     },
     [self](nodes_atom) {

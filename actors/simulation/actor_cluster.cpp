@@ -133,6 +133,7 @@ private:
     for (const auto& m : unbundle(std::move(outer))) {
       if (m.has_heartbeat()) {
         sums.membership_heartbeats += copies;
+        sums.heartbeat_bytes += copies * bytes.size();
         sums.largest_heartbeat_bytes =
           std::max(sums.largest_heartbeat_bytes, bytes.size());
       }

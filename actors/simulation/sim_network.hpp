@@ -62,6 +62,8 @@ public:
   bool is_up(const std::string& addr) const;
   /// Attached nodes, sorted.
   std::vector<std::string> nodes() const;
+  /// True if `addr` was attached (up or down): O(log N), unlike nodes().
+  bool attached(const std::string& addr) const { return up_.count(addr) > 0; }
 
   /// Nodes in different groups cannot talk. Attached nodes not listed (now
   /// or attached later) form one extra group together. Replaces any earlier

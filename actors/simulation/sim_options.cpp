@@ -86,6 +86,7 @@ void sim_report::take_traffic(const sim_report& t) {
   by_kind = t.by_kind;
   copies_by_kind = t.copies_by_kind;
   largest_heartbeat_bytes = t.largest_heartbeat_bytes;
+  heartbeat_bytes = t.heartbeat_bytes;
 }
 
 void sim_report::count_bundle(const wire::Message& bundle) {

@@ -148,6 +148,8 @@ struct sim_report {
   /// The largest membership heartbeat sent (peers and version vector, with
   /// the header fields; unsealed: no HMAC tag).
   std::size_t largest_heartbeat_bytes = 0;
+  /// Bytes of every datagram copy that carried a membership heartbeat.
+  std::uint64_t heartbeat_bytes = 0;
   // Summed over the live nodes' queue counters.
   std::uint64_t canceled = 0, requeues = 0, reclaims = 0, claims_lost = 0;
   std::uint64_t claims = 0, matched_claims = 0;

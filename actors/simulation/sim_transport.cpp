@@ -68,8 +68,7 @@ void sim_transport::stop() {
 }
 
 bool sim_transport::send_to(const std::string& addr, const std::string& bytes) {
-  auto attached = hub_.net_.nodes();
-  if (!std::binary_search(attached.begin(), attached.end(), addr))
+  if (!hub_.net_.attached(addr))
     return false;
   hub_.net_.send(hub_.now, addr_, addr, bytes);
   return true;

@@ -82,6 +82,22 @@ version_vector version_vector::only(const std::string& origin) const {
 }
 
 void version_vector::raise_to(const version_vector& other) {
+  if (other.contiguous_.size() * 8 < contiguous_.size()) {
+    // A few entries (a partial heartbeat) into many: look each one up
+    // rather than rebuild the whole vector.
+    for (const auto& [origin, seq] : other.contiguous_) {
+      auto& hi = slot(origin);
+      hi = std::max(hi, seq);
+    }
+  } else {
+    raise_all(other);
+  }
+  if (other.beyond_gap_.empty() && beyond_gap_.empty())
+    return;
+  absorb_beyond(other);
+}
+
+void version_vector::raise_all(const version_vector& other) {
   // Linear merge of the two sorted vectors.
   entries_t merged;
   merged.reserve(std::max(contiguous_.size(), other.contiguous_.size()));
@@ -100,8 +116,9 @@ void version_vector::raise_to(const version_vector& other) {
     }
   }
   contiguous_ = std::move(merged);
-  if (other.beyond_gap_.empty() && beyond_gap_.empty())
-    return;
+}
+
+void version_vector::absorb_beyond(const version_vector& other) {
   for (const auto& [origin, seqs] : other.beyond_gap_) {
     auto hi = get(origin);
     for (auto seq : seqs)

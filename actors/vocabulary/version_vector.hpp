@@ -78,6 +78,9 @@ public:
 
 private:
   void absorb_gaps(const std::string& origin);
+  // raise_to's halves: the contiguous prefixes, then the ops past gaps.
+  void raise_all(const version_vector& other);
+  void absorb_beyond(const version_vector& other);
   // The entry of `origin`, inserted (at 0) if missing.
   std::uint64_t& slot(const std::string& origin);
 

@@ -223,7 +223,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("mutex-token-loss-ms", po::value(&n.mutex.token_loss_ms)->default_value(n.mutex.token_loss_ms), "token-ring: unseen this long (plus a round), the token is made again")
     ("lock-idle-ms", po::value(&n.task_lock_idle_ms)->default_value(n.task_lock_idle_ms), "a task lock held here that no ready task asked for within this is given back")
     ("lock-recheck-ms", po::value(&n.queue.lock_recheck_ms)->default_value(n.queue.lock_recheck_ms), "how often ready tasks waiting for their locks are looked at again")
-    ("event-sync-ms", po::value(&n.causal.sync_ms)->default_value(n.causal.sync_ms), "causal events: how often a node tells its peers what it delivered (they resend what it lacks)")
+    ("event-sync-ms", po::value(&n.causal.sync_ms)->default_value(n.causal.sync_ms), "causal events: how often a node tells its peers what it delivered (they resend what it lacks); with nothing new to tell, every 8th time only")
     ("event-log-limit", po::value(&n.causal.log_limit)->default_value(n.causal.log_limit), "causal events: delivered events kept for peers that may lack them, at most")
     ("slots", po::value(&slots)->default_value(slots), "tasks this node executes at once (default: the core count)")
     ("prefetch", po::value(&prefetch)->default_value(prefetch), "tasks claimed beyond --slots, each started the moment a slot frees (0: a slot claims only once free)")

@@ -58,6 +58,9 @@ nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
   j["bundles_with_claims"] = r.bundles_with_claims;
   j["snapshots"] = r.snapshots;
   j["membership_heartbeats"] = r.membership_heartbeats;
+  // Sealed, as sent: a heartbeat's mean size shows what its versions cost.
+  j["heartbeat_bytes"] = r.heartbeat_bytes;
+  j["largest_heartbeat_bytes"] = r.largest_heartbeat_bytes;
   j["sent_by_kind"] = r.by_kind;
   j["copies_by_kind"] = r.copies_by_kind;
   // A bounded list: a run that never converged lists every task per node.

@@ -87,6 +87,47 @@ TEST_CASE("a lost event is resent when the receiver's digest shows it "
   CHECK(got[1].data == "2");
 }
 
+TEST_CASE("a node with nothing new sends its digest only every "
+          "quiet_digest_every sync_ms, and news at the next one",
+          "[causal]") {
+  causal_config cfg;
+  cfg.sync_ms = 500;
+  cfg.quiet_digest_every = 4;
+  causal_machine a("a", cfg), b("b", cfg);
+  a.on_view({"a", "b"});
+  b.on_view({"a", "b"});
+  auto digests = [](causal_machine& m) {
+    std::size_t n = 0;
+    for (auto& s : m.take_outbox())
+      n += s.msg.has_causal_digest() ? 1 : 0;
+    return n;
+  };
+  millis now = 0;
+  auto sync = [&](causal_machine& m) {
+    now += 500;
+    m.tick(now);
+    return digests(m);
+  };
+  CHECK(sync(b) == 1); // the first says where b stands
+  std::vector<std::size_t> quiet;
+  for (int i = 0; i < 8; ++i)
+    quiet.push_back(sync(b));
+  CHECK(quiet == std::vector<std::size_t>{0, 0, 0, 1, 0, 0, 0, 1});
+  // An event delivered: the next sync tells it.
+  a.publish("t", "1", now);
+  pass(a, "a", {{"b", &b}}, now);
+  CHECK(sync(b) == 1);
+  CHECK(sync(b) == 0);
+  // A digest naming an event b lacks (its copy lost): b's next digest
+  // goes out, so a resends it.
+  a.publish("t", "2", now);
+  a.take_outbox(); // lost
+  a.tick(now + 1);
+  pass(a, "a", {{"b", &b}}, now + 1); // a's digest: a#2
+  CHECK(b.take_delivered().size() == 1); // "1" only
+  CHECK(sync(b) == 1);
+}
+
 TEST_CASE("a peer holding back many events behind one it lacks is resent "
           "that one first, whatever its origin's name", "[causal]") {
   // "z" publishes one event, "b" delivers it and publishes 70 after it. r
