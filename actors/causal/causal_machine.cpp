@@ -28,6 +28,15 @@ std::uint64_t causal_machine::stamp_of(const wire::CausalEvent& e) {
   return seq;
 }
 
+std::uint64_t causal_machine::delivered_in(const digest& d,
+                                          const std::string& origin) {
+  auto i = std::lower_bound(d.begin(), d.end(), origin,
+                            [](const auto& e, const std::string& o) {
+                              return e.first < o;
+                            });
+  return i != d.end() && i->first == origin ? i->second : 0;
+}
+
 causal_delivery causal_machine::publish(const std::string& topic,
                                         const std::string& data, millis now) {
   ++published_;
@@ -112,11 +121,30 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
                                millis now) {
   if (!next_sync_) // a node that lost every event learns of them here
     next_sync_ = now;
-  vector_clock theirs;
+  digest theirs;
+  theirs.reserve(static_cast<std::size_t>(d.delivered_size()));
+  bool sorted = true;
   for (const auto& v : d.delivered()) {
-    theirs.set(v.origin(), v.seq());
+    if (v.seq() == 0)
+      continue;
     if (v.seq() > vc_.get(v.origin()))
       lacking_ = true; // our next digest says so, and they resend
+    if (!theirs.empty() && !(theirs.back().first < v.origin()))
+      sorted = false;
+    theirs.emplace_back(v.origin(), v.seq());
+  }
+  if (!sorted) {
+    // Not as a node writes it (from its clock, in order): an origin
+    // named twice counts by its last entry.
+    std::stable_sort(theirs.begin(), theirs.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    digest unique;
+    for (auto& e : theirs)
+      if (!unique.empty() && unique.back().first == e.first)
+        unique.back().second = e.second;
+      else
+        unique.push_back(std::move(e));
+    theirs = std::move(unique);
   }
   // Send what they lack, a bounded number per digest, causes first: by
   // the sum of each event's clock, which grows along every causal chain.
@@ -124,8 +152,11 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
   // origins that sort early would be sent those again and again, and never
   // the event of a later origin they all wait for.
   std::vector<std::pair<std::uint64_t, const wire::CausalEvent*>> lacked;
+  auto t = theirs.cbegin(); // both sorted by origin: walked side by side
   for (const auto& [k, e] : log_) {
-    if (k.second <= theirs.get(k.first))
+    while (t != theirs.cend() && t->first < k.first)
+      ++t;
+    if (t != theirs.cend() && t->first == k.first && k.second <= t->second)
       continue;
     std::uint64_t sum = 0;
     for (const auto& v : e.clock())
@@ -156,7 +187,7 @@ void causal_machine::prune() {
     if (id == self_)
       return false;
     auto d = peer_digest_.find(id);
-    return d == peer_digest_.end() || d->second.get(k.first) < k.second;
+    return d == peer_digest_.end() || delivered_in(d->second, k.first) < k.second;
   };
   for (auto it = log_.begin(); it != log_.end();) {
     bool everywhere = true;

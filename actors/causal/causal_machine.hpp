@@ -121,7 +121,11 @@ private:
   bool prune_due_ = false;       // a digest came since the last prune
   std::map<key, wire::CausalEvent> held_;
   std::map<key, wire::CausalEvent> log_; // delivered, kept for resends
-  std::map<std::string, vector_clock> peer_digest_;
+  // What a peer's last digest said it delivered, sorted by origin: flat,
+  // since every node reads every peer's digest each sync_ms.
+  using digest = std::vector<std::pair<std::string, std::uint64_t>>;
+  static std::uint64_t delivered_in(const digest& d, const std::string& origin);
+  std::map<std::string, digest> peer_digest_;
   std::deque<causal_delivery> recent_;
   std::vector<causal_delivery> fresh_;
   std::vector<causal_send> outbox_;
