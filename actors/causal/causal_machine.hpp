@@ -4,8 +4,9 @@
 // event back until it has delivered every event the sender had delivered
 // before publishing it (ts[origin] = VC[origin] + 1, ts[k] <= VC[k]
 // otherwise), then delivers it exactly once. Loss is repaired by digests:
-// every sync_ms a node broadcasts what it has delivered, and a peer sends it
-// the events it holds that the digest lacks. Each node keeps the events it
+// every sync_ms a node broadcasts what it has delivered (with nothing new to
+// say, every quiet_digest_every-th time only), and a peer sends it the
+// events it holds that the digest lacks. Each node keeps the events it
 // delivered until the digest of every peer ever seen live (a silent one may
 // be across a partition) covers them (at most log_limit).
 // A plain state machine: time passed in, no I/O.
@@ -84,8 +85,9 @@ public:
                           millis now);
   void on_event(const std::string& from, const wire::CausalEvent& e, millis now);
   void on_digest(const std::string& from, const wire::CausalDigest& d, millis now);
-  /// Sends the digest every sync_ms, and drops from the log what every
-  /// peer's digest since says it holds.
+  /// Sends the digest every sync_ms (every quiet_digest_every-th when it
+  /// has no news), and drops from the log what every peer's digest since
+  /// says it holds.
   void tick(millis now);
   std::optional<millis> next_deadline() const { return next_sync_; }
 

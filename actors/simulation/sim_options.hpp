@@ -145,8 +145,8 @@ struct sim_report {
   /// with any, two nodes may hold one lock, so locks go unchecked.
   std::uint64_t wrong_death_verdicts = 0;
   std::uint64_t snapshots = 0;
-  /// The largest membership heartbeat sent (peers and version vector, with
-  /// the header fields; unsealed: no HMAC tag).
+  /// The largest datagram carrying a membership heartbeat (peers and
+  /// version vector, with the header fields), sealed, as sent.
   std::size_t largest_heartbeat_bytes = 0;
   /// Bytes of every datagram copy that carried a membership heartbeat.
   std::uint64_t heartbeat_bytes = 0;
