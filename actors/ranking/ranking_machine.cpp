@@ -122,13 +122,12 @@ void ranking_machine::on(const ev::task_offer& e, millis now,
     announce(now, out);
     return;
   }
-  auto c = make_claim(id_, info_, *e.spec, now);
+  auto first = e.matched ? first_claim_time(e, now) : std::nullopt;
+  auto c = make_claim(id_, info_, *e.spec, first.value_or(now));
   if (cfg_.objects_held) // saturating: a claim's count is 32 bits
     c.set_data_objects(static_cast<std::uint32_t>(std::min<std::uint64_t>(
       std::uint64_t{c.data_objects()} + cfg_.objects_held(*e.spec), UINT32_MAX)));
-  auto window = e.matched ? window_ : cfg_.claim_window_ms;
-  if (e.matched && just_submitted(e, now))
-    window = 0;
+  auto window = first ? 0 : e.matched ? window_ : cfg_.claim_window_ms;
   claim_ticket t{e.attempt, c, now + window, e.ready_ms, e.spec, {}};
   t.matched_window = e.matched && window > 0;
   ++counters_.claims;
@@ -149,27 +148,37 @@ void ranking_machine::on(const ev::task_offer& e, millis now,
   announce(now, out);
 }
 
-bool ranking_machine::just_submitted(const ev::task_offer& e,
-                                     millis now) const {
-  // Our own task, offered the moment we enqueued it (not delayed): no rival
-  // can claim before it hears the ENQUEUE, so any rival's claim is dated
-  // after ours and loses (criterion 3, and 5 on a tie), and the common
-  // matching gives every other node something else.
+std::optional<millis>
+ranking_machine::first_claim_time(const ev::task_offer& e, millis now) const {
+  // Our own task, offered soon after we enqueued it (not delayed): no rival
+  // can claim before it hears the ENQUEUE, so a claim dated at the ENQUEUE
+  // precedes or ties any rival's (criterion 3; a tie goes to the enqueuer,
+  // criterion 5), and the common matching gives every other node
+  // something else. Dated then, not when the offer came: the offer comes
+  // at ready_queue's next tick, a millisecond or two later on a loaded
+  // machine, when a rival's claim could already be dated. Never before
+  // this incarnation's birth, which would read as a dead one's claim.
   const auto& spec = *e.spec;
   if (cfg_.submit_claim_ms < 0 || e.attempt > 1)
-    return false;
+    return std::nullopt;
   // A schedule's tick is enqueued by every node whose turn comes before
   // it hears of the tick, each with an ENQUEUE of its own: two may do so
   // at once, so a rival can exist.
   if (!spec.scheduled_by().empty())
-    return false;
+    return std::nullopt;
+  auto dated = [&](millis at) { return std::max(at, born_); };
   // A child whose last parent ended here: the same, from that end, with a
   // few ms more for the end to pass through this node's own actors.
-  if (auto [heir, ended] = heir_of(spec); !heir.empty())
-    return heir == id_ && now - ended <= cfg_.submit_claim_ms + heir_claim_extra_ms;
-  return spec.enqueuer() == id_ && spec.enqueue_time_ms() > 0
-         && e.ready_ms == spec.enqueue_time_ms()
-         && now - e.ready_ms <= cfg_.submit_claim_ms;
+  if (auto [heir, ended] = heir_of(spec); !heir.empty()) {
+    if (heir == id_ && now - ended <= cfg_.submit_claim_ms + heir_claim_extra_ms)
+      return dated(ended);
+    return std::nullopt;
+  }
+  if (spec.enqueuer() == id_ && spec.enqueue_time_ms() > 0
+      && e.ready_ms == spec.enqueue_time_ms()
+      && now - e.ready_ms <= cfg_.submit_claim_ms)
+    return dated(e.ready_ms);
+  return std::nullopt;
 }
 
 void ranking_machine::learn_window(const std::string& task_id,

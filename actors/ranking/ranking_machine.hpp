@@ -5,7 +5,7 @@
 // task the common matching gave this node waits the short matched claim
 // window (no other node is expected to claim it; should one, the merge
 // order picks one winner before either starts), or none if this node has
-// just submitted it (just_submitted), any other the longer
+// just submitted it (first_claim_time), any other the longer
 // claim window (a window of 0 starts at once, and a better claim heard
 // later stops the loser). A claim executes only if the merged state names
 // it (on a busy node whose own claim comes back merged only after the
@@ -73,9 +73,11 @@ private:
              const wire::Claim& claim) const;
   // A task this node enqueued, offered within submit_claim_ms of its
   // ENQUEUE, or a child whose last parent ended here just before
-  // (heir.hpp): claimed before any peer could, so it needs no window.
+  // (heir.hpp): no peer can claim it before it hears that ENQUEUE or end,
+  // so a claim dated then (returned) is first and needs no window.
   // Never a schedule's tick, which several nodes may enqueue.
-  bool just_submitted(const ev::task_offer& e, millis now) const;
+  std::optional<millis> first_claim_time(const ev::task_offer& e,
+                                         millis now) const;
   // True if this node is one of the few that tell a losing claimer about
   // the better claim.
   bool helps(const std::string& task_id, const std::string& claimer) const;

@@ -43,12 +43,15 @@ struct queue_config {
   millis matched_claim_window_ms = 10;
   /// A task a node submits and the matching gives back to it (a node with
   /// a free slot takes its own new tasks first) starts at once, with no
-  /// window, if offered within this long of its ENQUEUE: a rival must hear
-  /// the ENQUEUE before it claims, so its claim is dated later and loses.
-  /// It is most of an idle cluster's latency (bench/README.md, "The claim
-  /// path"). 1 ms: the offer comes at the tick after the submit; a longer
-  /// bound would let a rival's claim be dated first. -1: never.
-  millis submit_claim_ms = 1;
+  /// window, if offered within this long of its ENQUEUE. Its claim is dated
+  /// at the ENQUEUE: a rival must hear the ENQUEUE before it claims, so its
+  /// claim is dated no earlier, and a tie goes to the enqueuer. It is most
+  /// of an idle cluster's latency (bench/README.md, "The claim path").
+  /// 3 ms: the offer comes at ready_queue's tick after the submit, 1 ms
+  /// later, which a millisecond clock and a loaded machine make 2 or 3; a
+  /// longer bound lets the claim leave later, after a rival's window may
+  /// have ended. -1: never.
+  millis submit_claim_ms = 3;
   /// 0 disables the claim matching and staggering: every idle node claims
   /// the head of its own walk at once.
   /// A free slot that the common matching left without a task (see

@@ -398,24 +398,43 @@ TEST_CASE("a drained node announces no free seat, takes no offer, keeps what "
 TEST_CASE("a task this node has just submitted starts at once: an older one, "
           "another node's, or a schedule's tick waits the matched window",
           "[ranking]") {
-  queue_config cfg; // matched window 5 ms, submit claim 1 ms
+  queue_config cfg; // submit claim 3 ms
+  REQUIRE(cfg.submit_claim_ms == 3);
   auto own = [](millis enqueued, const std::string& enqueuer) {
     auto s = spec_of("t");
     s->set_enqueuer(enqueuer);
     s->set_enqueue_time_ms(enqueued);
     return s;
   };
-  auto starts = [&](std::shared_ptr<wire::TaskSpec> spec, millis ready,
-                    millis now, bool matched = true, std::uint32_t attempt = 1,
-                    queue_config c = queue_config{}) {
+  // The claim's date if it started at once.
+  auto started_at = [&](std::shared_ptr<wire::TaskSpec> spec, millis ready,
+                        millis now, bool matched = true, std::uint32_t attempt = 1,
+                        queue_config c = queue_config{}) -> std::optional<millis> {
     ranking_machine r("a", c);
     ev::events out;
+    r.tick(0, out); // born long before
     r.on(ev::task_offer{"t", attempt, spec, ready, matched}, now, out);
-    return !emitted<ev::start_execution>(out).empty();
+    auto s = emitted<ev::start_execution>(out);
+    if (s.empty())
+      return std::nullopt;
+    return s.front().claim.dequeue_time_ms();
   };
-  CHECK(starts(own(100, "a"), 100, 100));
-  CHECK(starts(own(100, "a"), 100, 101));
-  CHECK_FALSE(starts(own(100, "a"), 100, 102)); // not just submitted
+  auto starts = [&](auto&&... xs) { return started_at(xs...).has_value(); };
+  CHECK(started_at(own(100, "a"), 100, 100) == 100);
+  // Offered at a later tick: dated at its ENQUEUE, before any rival's.
+  CHECK(started_at(own(100, "a"), 100, 101) == 100);
+  CHECK(started_at(own(100, "a"), 100, 103) == 100);
+  CHECK_FALSE(starts(own(100, "a"), 100, 104)); // not just submitted
+  {
+    // Never dated before this incarnation began: that reads as a dead
+    // incarnation's claim, whose execution died with it.
+    ranking_machine r("a", cfg);
+    ev::events out;
+    r.on(ev::task_offer{"t", 1, own(100, "a"), 100, true}, 102, out);
+    auto s = emitted<ev::start_execution>(out);
+    REQUIRE(s.size() == 1);
+    CHECK(s.front().claim.dequeue_time_ms() == 102);
+  }
   CHECK_FALSE(starts(own(100, "b"), 100, 100)); // another node's
   CHECK_FALSE(starts(own(100, "a"), 100, 100, false)); // a staggered claim
   CHECK_FALSE(starts(own(100, "a"), 100, 100, true, 2)); // a retry
@@ -448,15 +467,22 @@ TEST_CASE("a child whose last parent just ended on this node starts at "
     }
     return s;
   };
-  auto starts = [](std::shared_ptr<wire::TaskSpec> spec, millis now) {
+  // The claim's date if it started at once, else -1.
+  auto started_at = [](std::shared_ptr<wire::TaskSpec> spec, millis now) -> millis {
     ranking_machine r("a", queue_config{});
     ev::events out;
+    r.tick(0, out); // born long before
     r.on(ev::task_offer{"c", 1, spec, 10, true}, now, out);
-    return !emitted<ev::start_execution>(out).empty();
+    auto s = emitted<ev::start_execution>(out);
+    return s.empty() ? -1 : s.front().claim.dequeue_time_ms();
   };
-  CHECK(starts(child("b", "a"), 101));
-  CHECK(starts(child("b", "a"), 100 + 1 + heir_claim_extra_ms));
-  CHECK_FALSE(starts(child("b", "a"), 100 + 2 + heir_claim_extra_ms));
+  auto starts = [&](std::shared_ptr<wire::TaskSpec> spec, millis now) {
+    return started_at(std::move(spec), now) >= 0;
+  };
+  const auto bound = queue_config{}.submit_claim_ms + heir_claim_extra_ms;
+  CHECK(started_at(child("b", "a"), 101) == 100); // dated at the end
+  CHECK(started_at(child("b", "a"), 100 + bound) == 100);
+  CHECK_FALSE(starts(child("b", "a"), 100 + bound + 1));
   CHECK_FALSE(starts(child("a", "b"), 101)); // its heir is b
   CHECK(heir_of(*child("a", "b")).first == "b");
 }
