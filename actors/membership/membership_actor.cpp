@@ -136,7 +136,7 @@ membership::behavior_type membership_fun(membership_ptr self,
         connect.mutable_connect();
         self->send(st.bridge, send_atom_v, seed, std::move(connect));
       }
-      auto hb = st.logic->make_heartbeat();
+      auto hb = st.logic->make_heartbeat(now);
       hb.mutable_heartbeat()->MergeFrom(st.extra);
       st.versions.next(st.current_versions, hb.mutable_heartbeat());
       self->send(st.bridge, broadcast_atom_v, std::move(hb));

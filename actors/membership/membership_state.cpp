@@ -126,6 +126,7 @@ bool membership_state::hear_directly(const wire::Message& m, millis now,
   if (added) {
     peer = peer_entry{std::move(addr), peer_state::alive, m.incarnation(), now};
     peer.heard_directly = true;
+    peer.last_heard_ms = now;
     changes.push_back({it->first, peer.addr, peer_state::dead,
                        peer_state::alive, peer.incarnation, true, false,
                        false});
@@ -143,6 +144,7 @@ bool membership_state::hear_directly(const wire::Message& m, millis now,
   peer.incarnation = m.incarnation();
   peer.state = peer_state::alive;
   peer.last_seen_ms = now;
+  peer.last_heard_ms = now;
   if (!peer.heard_directly) {
     peer.heard_directly = true; // reachable: it may serve now
     super_peers_stale_ = true;
@@ -181,6 +183,11 @@ void membership_state::merge_gossip(
       continue;
     }
     auto& peer = it->second;
+    if (gossiped.incarnation() == peer.incarnation && says_alive
+        && gossiped.has_heard_ms_ago()) {
+      vouched(it->first, peer, gossiped, now, changes);
+      continue;
+    }
     // Same or older news never revives: only the node itself can do that.
     if (gossiped.incarnation() <= peer.incarnation)
       continue;
@@ -194,6 +201,25 @@ void membership_state::merge_gossip(
     }
     changes.push_back({it->first, peer.addr, from, peer.state,
                        peer.incarnation, false, true, false});
+  }
+}
+
+void membership_state::vouched(const std::string& id, peer_entry& peer,
+                               const wire::Peer& gossiped, millis now,
+                               std::vector<peer_change>& changes) {
+  // A dead peer stays dead until it speaks itself: the voucher may not
+  // have judged it yet, and a verdict, once out, is acted on.
+  if (peer.state == peer_state::dead)
+    return;
+  auto heard = now - static_cast<millis>(gossiped.heard_ms_ago());
+  if (heard <= peer.last_seen_ms)
+    return;
+  peer.last_seen_ms = heard;
+  // Suspected for its silence to us, but lately heard by the voucher.
+  if (peer.state == peer_state::suspect && now - heard < cfg_.suspect_after_ms) {
+    peer.state = peer_state::alive;
+    changes.push_back({id, peer.addr, peer_state::suspect, peer_state::alive,
+                       peer.incarnation, false, false, false});
   }
 }
 
@@ -304,8 +330,10 @@ membership_counters membership_state::counters() const {
 std::vector<peer_change> membership_state::tick(millis now) {
   std::vector<peer_change> changes;
   if (auto paused = pauses_.gap(now); paused > 0)
-    for (auto& [id, peer] : peers_)
+    for (auto& [id, peer] : peers_) {
       peer.last_seen_ms += paused;
+      peer.last_heard_ms += paused;
+    }
   for (auto it = peers_.begin(); it != peers_.end();) {
     auto& [id, peer] = *it;
     auto silent = now - peer.last_seen_ms;
@@ -344,16 +372,22 @@ bool membership_state::heartbeat_due(millis now) {
 
 // -- outputs ------------------------------------------------------------------
 
-wire::Message membership_state::make_heartbeat() {
+wire::Message membership_state::make_heartbeat(millis now) {
   wire::Message m;
   auto* hb = m.mutable_heartbeat();
   hb->set_super_peer(relay_.super_peer);
-  auto gossip = [hb](const std::string& id, const peer_entry& peer) {
+  auto gossip = [hb, now, this](const std::string& id, const peer_entry& peer) {
     auto* p = hb->add_peers();
     p->set_id(id);
     p->set_addr(peer.addr);
     p->set_incarnation(peer.incarnation);
     p->set_state(to_wire(peer.state));
+    // Only what we heard ourselves, and only while it counts: a vouch
+    // passed on would carry the delay of every hop as freshness.
+    auto ago = now - peer.last_heard_ms;
+    if (peer.state != peer_state::dead && peer.heard_directly && ago >= 0
+        && ago < cfg_.dead_after_ms)
+      p->set_heard_ms_ago(static_cast<std::uint32_t>(ago));
   };
   auto limit = cfg_.gossip_peers_per_heartbeat;
   if (peers_.size() <= limit) {

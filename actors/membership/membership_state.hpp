@@ -3,10 +3,16 @@
 // state machine. The membership actor feeds it decoded wire messages and a
 // periodic tick, and sends what it returns; time is always passed in.
 //
-// Liveness is judged only from direct contact. Gossip (the peer lists in
-// Heartbeat and ConnectRep) introduces new nodes and new incarnations but
-// never keeps a node alive, so a crashed node is declared dead by everyone
-// even while others still gossip it.
+// Liveness is judged from contact: a peer's own datagrams, or a live
+// peer's word that it heard the peer itself lately (a heartbeat's gossip
+// says how long ago). Under loss a node's heartbeats to one peer can all
+// go missing for a while; those of the others vouch for it meanwhile (at
+// 20% loss, three heartbeats lost in a row, one pair in 125 per interval,
+// made dead verdicts by the thousand in a 256-node cluster). A word counts
+// only as fresh as the voucher's own hearing, never relayed further, so a
+// crashed node is still declared dead by everyone about dead_after_ms after
+// its last heartbeat, even while others still gossip it. Gossip also
+// introduces new nodes and new incarnations; it never revives a dead one.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -43,7 +49,7 @@ struct membership_config {
   /// Dead peers are forgotten after this long (they rejoin by heartbeat).
   millis forget_dead_after_ms = 60'000;
   /// Peers listed in one heartbeat (the rest rotate through later heartbeats).
-  /// Gossip only spreads who exists (liveness is heard directly), and parsing
+  /// Each entry also vouches for a peer heard lately, and parsing
   /// long peer lists was a large share of an idle node's CPU: with 32 idle
   /// nodes on 2 cores, 64 (everyone) cost ~25% more CPU than 8.
   std::size_t gossip_peers_per_heartbeat = 8;
@@ -111,9 +117,10 @@ public:
 
   // -- outputs ---------------------------------------------------------------
 
-  /// A Heartbeat body gossiping at most gossip_peers_per_heartbeat peers;
-  /// successive calls rotate through a larger table.
-  wire::Message make_heartbeat();
+  /// A Heartbeat body gossiping at most gossip_peers_per_heartbeat peers,
+  /// each with how long ago this node heard it itself; successive calls
+  /// rotate through a larger table.
+  wire::Message make_heartbeat(millis now);
 
   /// Seed addresses not yet resolved to a known alive peer: send each a
   /// Connect once per heartbeat interval.
@@ -174,7 +181,12 @@ private:
     std::string addr;
     peer_state state = peer_state::alive;
     std::uint64_t incarnation = 0;
+    /// Its last sign of life: heard itself, or vouched for by a peer that
+    /// heard it. Silence is judged from this.
     millis last_seen_ms = 0;
+    /// When it was last heard itself (this incarnation): what our own
+    /// heartbeats vouch.
+    millis last_heard_ms = 0;
     /// Another address speaking under this id while this one is alive: a
     /// restart elsewhere, or a second node started with the id. Which one
     /// shows when this address speaks again (a clash) or falls silent.
@@ -194,6 +206,10 @@ private:
                      std::vector<peer_change>& changes);
   void merge_gossip(const google::protobuf::RepeatedPtrField<wire::Peer>& peers,
                     millis now, std::vector<peer_change>& changes);
+  // A live peer heard `gossiped` itself `heard_ms_ago` before now.
+  void vouched(const std::string& id, peer_entry& peer,
+               const wire::Peer& gossiped, millis now,
+               std::vector<peer_change>& changes);
   bool seed_resolved(const std::string& addr) const;
   void refuse_contender(const std::string& id, const peer_entry& peer);
   void elect_super_peers();

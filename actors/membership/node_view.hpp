@@ -8,7 +8,8 @@
 namespace dice {
 
 /// A node's liveness as seen locally. Only escalates by silence (alive ->
-/// suspect -> dead); only a message from the node itself brings it back.
+/// suspect -> dead); a suspect comes back on a live peer's word that it
+/// heard the node lately, a dead one only by a message from itself.
 enum class peer_state { alive, suspect, dead };
 
 /// "alive", "suspect" or "dead".
@@ -20,8 +21,9 @@ struct node_view {
   std::string addr;
   peer_state state = peer_state::alive;
   std::uint64_t incarnation = 0;
-  /// Ms since we last heard from the node directly (0 for self). A peer
-  /// learnt by gossip counts from when we learnt it: its grace period.
+  /// Ms since its last sign of life: heard from itself, or from a live
+  /// peer that heard it (0 for self). A peer learnt by gossip counts from
+  /// when we learnt it: its grace period.
   millis last_seen_ms = 0;
   /// The super-peer election (--super-peers): whether the node is one, and
   /// the super-peer it is attached to ("" when the election is off or the

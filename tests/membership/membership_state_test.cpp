@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -65,9 +66,11 @@ std::vector<peer_change> tick_until(membership_state& n, millis now) {
   return all;
 }
 
-/// A lossless network: every node heartbeats its targets, then all tick.
+/// A network that loses what `lost` says (nothing by default): every node
+/// heartbeats its targets, then all tick.
 struct cluster {
   std::vector<membership_state*> up;
+  std::function<bool(const std::string& from, const std::string& to)> lost;
 
   membership_state* at(const std::string& addr) {
     for (auto* n : up)
@@ -78,9 +81,9 @@ struct cluster {
 
   void round(millis now) {
     for (auto* n : up) {
-      auto hb = sent_by(*n, n->make_heartbeat());
+      auto hb = sent_by(*n, n->make_heartbeat(now));
       for (const auto& target : n->heartbeat_targets())
-        if (auto* receiver = at(target))
+        if (auto* receiver = at(target); receiver && !(lost && lost(n->id(), receiver->id())))
           receiver->on_heartbeat(hb, now);
     }
     for (auto* n : up)
@@ -353,6 +356,80 @@ TEST_CASE("a crashed node is declared dead by all while others gossip it",
   CHECK(a.live_ids() == ids{"a", "b"});
 }
 
+TEST_CASE("a peer whose heartbeats to one node are lost stays alive there "
+          "while another hears it, and is dead there dead_after_ms after its "
+          "last heartbeat once it crashes", "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  membership_state b{"b", "127.0.0.1:7402", 1};
+  membership_state c{"c", "127.0.0.1:7403", 1};
+  b.add_seed(a.addr());
+  c.add_seed(a.addr());
+  cluster net{{&a, &b, &c}, {}};
+  millis now = 0;
+  for (; now <= 1000; now += cfg.heartbeat_interval_ms)
+    net.round(now);
+  REQUIRE(a.live_ids() == ids{"a", "b", "c"});
+
+  // Everything b sends a is lost for 5 s: c, which hears b, vouches for it.
+  net.lost = [](const std::string& from, const std::string& to) {
+    return from == "b" && to == "a";
+  };
+  const millis until = now + 5000;
+  for (; now <= until; now += cfg.heartbeat_interval_ms) {
+    net.round(now);
+    REQUIRE(a.state_of("b") == peer_state::alive);
+  }
+  // Without c's word, a would have judged b dead by its own silence.
+  REQUIRE(until - 1000 > cfg.dead_after_ms);
+
+  // b crashes: its last heartbeat reached c at `last`. c's word then ages
+  // as b's silence does, so a finds b dead when c does.
+  const millis last = now - cfg.heartbeat_interval_ms;
+  net.up = {&a, &c};
+  millis dead_at = -1;
+  for (; now <= last + 3 * cfg.dead_after_ms && dead_at < 0;
+       now += cfg.failure_check_ms) {
+    if ((now - last) % cfg.heartbeat_interval_ms == 0) {
+      net.round(now);
+    } else {
+      tick_until(a, now);
+      tick_until(c, now);
+    }
+    if (a.state_of("b") == peer_state::dead)
+      dead_at = now;
+  }
+  CHECK(dead_at >= last + cfg.dead_after_ms);
+  CHECK(dead_at <= last + cfg.dead_after_ms + cfg.failure_check_ms);
+  CHECK(c.state_of("b") == peer_state::dead);
+}
+
+TEST_CASE("a vouch never revives a dead peer, nor counts from an older "
+          "incarnation or a voucher that only heard of it", "[membership]") {
+  membership_state a{"a", "127.0.0.1:7401", 1};
+  a.on_heartbeat(heartbeat("b", "127.0.0.1:7402", 2), 0);
+  a.on_heartbeat(heartbeat("c", "127.0.0.1:7403", 1), 0);
+  auto vouch = [](std::uint64_t incarnation, bool heard) {
+    auto e = gossip_entry("b", "127.0.0.1:7402", incarnation);
+    if (heard)
+      e.set_heard_ms_ago(10);
+    return e;
+  };
+  // From 1,000 ms on, only c speaks, with words of b that cannot count.
+  for (millis t = 100; t <= 1500; t += cfg.failure_check_ms) {
+    a.on_heartbeat(heartbeat("c", "127.0.0.1:7403", 1, {vouch(1, true), vouch(2, false)}), t);
+    tick_until(a, t);
+  }
+  CHECK(a.state_of("b") == peer_state::suspect);
+  // A good word brings a suspect back.
+  a.on_heartbeat(heartbeat("c", "127.0.0.1:7403", 1, {vouch(2, true)}), 1500);
+  CHECK(a.state_of("b") == peer_state::alive);
+  tick_until(a, 1500 + cfg.dead_after_ms);
+  REQUIRE(a.state_of("b") == peer_state::dead);
+  a.on_heartbeat(heartbeat("c", "127.0.0.1:7403", 1, {vouch(2, true)}),
+                 1500 + cfg.dead_after_ms);
+  CHECK(a.state_of("b") == peer_state::dead);
+}
+
 TEST_CASE("a dead peer is forgotten after forget_dead_after_ms",
           "[membership]") {
   membership_state a{"a", "127.0.0.1:7401", 1};
@@ -428,14 +505,14 @@ TEST_CASE("heartbeat gossip rotates through a table larger than one heartbeat",
   };
   for (int i = 0; i < 3; ++i)
     join(i);
-  CHECK(gossiped_ids(a.make_heartbeat()) == everyone);
-  CHECK(gossiped_ids(a.make_heartbeat()) == everyone);
+  CHECK(gossiped_ids(a.make_heartbeat(0)) == everyone);
+  CHECK(gossiped_ids(a.make_heartbeat(0)) == everyone);
 
   for (int i = 3; i < 7; ++i)
     join(i);
   std::set<std::string> covered;
   for (int beat = 0; beat < 3; ++beat) { // ceil(7 / 3) heartbeats
-    auto hb = a.make_heartbeat();
+    auto hb = a.make_heartbeat(0);
     CHECK(hb.heartbeat().peers_size() == 3);
     auto ids = gossiped_ids(hb);
     covered.insert(ids.begin(), ids.end());
@@ -552,7 +629,7 @@ TEST_CASE("ticks more often than heartbeats send one heartbeat per interval "
   // Silence is judged at the check ticks: a peer last heard at 0 is dead at
   // the first tick from dead_after on, not a heartbeat interval later.
   membership_state b{"b", "127.0.0.1:7402", 1, c};
-  a.on_heartbeat(sent_by(b, b.make_heartbeat()), 0);
+  a.on_heartbeat(sent_by(b, b.make_heartbeat(0)), 0);
   millis dead_at = -1;
   for (millis t = 100; t <= 3000 && dead_at < 0; t += c.failure_check_ms)
     for (const auto& ch : tick_until(a, t))

@@ -111,7 +111,7 @@ TEST_CASE("membership gives the bridge whom it relays through, and passes "
   CHECK(self.relay().super_peer == sp);
   CHECK(self.relay().super_peers == std::vector<std::string>{"n2", "n3"});
   CHECK(self.relay().attached.empty());
-  CHECK(self.make_heartbeat().heartbeat().super_peer() == sp);
+  CHECK(self.make_heartbeat(0).heartbeat().super_peer() == sp);
 
   // n4's view, started elsewhere, makes n1 its super-peer: n1 passes on to
   // it, and n1 stays in the list of super-peers of everyone who hears n4.
@@ -143,5 +143,5 @@ TEST_CASE("membership gives the bridge whom it relays through, and passes "
   REQUIRE(self.state_of(sp) == peer_state::dead);
   CHECK_FALSE(self.relay().super_peer.empty());
   CHECK(self.relay().super_peer != sp);
-  CHECK(self.make_heartbeat().heartbeat().super_peer() == self.relay().super_peer);
+  CHECK(self.make_heartbeat(0).heartbeat().super_peer() == self.relay().super_peer);
 }
