@@ -289,6 +289,14 @@ void communication_machine::fill_heartbeat(wire::Heartbeat* hb) const {
 
 std::vector<runner_capabilities> communication_machine::runners() const {
   std::vector<runner_capabilities> all{cfg_.runner.value_or(runner_capabilities{})};
+  auto peers = peer_runners();
+  all.insert(all.end(), peers.begin(), peers.end());
+  return all;
+}
+
+std::vector<runner_capabilities> communication_machine::peer_runners() const {
+  std::vector<runner_capabilities> all;
+  all.reserve(peer_seats_.size());
   for (const auto& [peer, said] : peer_seats_)
     all.push_back(said.runner);
   return all;
@@ -347,6 +355,7 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   if (added || !(at->second == said)) {
     at->second = said;
     slots_changed_ = true;
+    ++seats_changes_;
   }
   tell_live(out);
   check_acks(out);
@@ -515,8 +524,10 @@ void communication_machine::on_peer_dead(const std::string& peer, millis,
   if (peer.empty() || peer == id_)
     return;
   peers_.forget(peer);
-  if (peer_seats_.erase(peer) > 0)
+  if (peer_seats_.erase(peer) > 0) {
     slots_changed_ = true;
+    ++seats_changes_;
+  }
   differed_.erase(peer);
   if (snapshot_ && snapshot_->peer == peer)
     snapshot_.reset(); // another peer's snapshot starts over

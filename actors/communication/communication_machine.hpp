@@ -82,6 +82,11 @@ public:
   const queue_counters& counters() const { return counters_; }
   /// What this node and each live peer can run, as their heartbeats say.
   std::vector<runner_capabilities> runners() const;
+  /// What each live peer can run.
+  std::vector<runner_capabilities> peer_runners() const;
+  /// Grows whenever a live peer's seats or runner change (it joins,
+  /// dies, or says otherwise).
+  std::uint64_t seats_changes() const { return seats_changes_; }
 
 private:
   // Sends `m` to node `peer` (the bridge resolves where it listens and
@@ -169,6 +174,7 @@ private:
   // changed since ready_queue was last told.
   std::map<std::string, ev::seats> peer_seats_;
   bool slots_changed_ = false;
+  std::uint64_t seats_changes_ = 0;
   // Per node id, its newest incarnation heard of; per origin a newer one
   // superseded, since when; origins pruned from seen_ (oldest first).
   std::map<std::string, std::uint64_t> newest_incarnation_;

@@ -237,8 +237,9 @@ void http_api::enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
     if (specs.empty()) {
       auto body = with(std::move(extra), {{"ids", all_ids}, {"existing", existing},
                                           {"replicated", true}});
-      if (wait_ms > 0) // the keys' tasks, whoever submitted them first
-        body["tasks"] = tasks_after(body["ids"], wait_ms);
+      // The keys' tasks, whoever submitted them first (no batch to await).
+      if (auto tasks = await_submitted(0, all_ids, wait_ms).tasks)
+        body["tasks"] = std::move(*tasks);
       return reply(res, 200, body);
     }
   }
@@ -260,16 +261,15 @@ void http_api::enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
   }
   // Enqueued: the ids are the client's whatever replication does next.
   metrics_->submitted(receipt->ids.size());
-  auto replicated = ask_within<bool>(
-    sys_, node_.queue(), std::chrono::milliseconds(api.submit_replicated_ms),
-    err, submit_atom_v, receipt->batch);
+  const auto& ids = all_ids.empty() ? receipt->ids : all_ids;
+  auto after = await_submitted(receipt->batch, ids, wait_ms);
+  auto replicated = after.replicated;
   auto body = with(std::move(extra),
-                   {{"ids", all_ids.empty() ? receipt->ids : all_ids},
-                    {"replicated", replicated.value_or(false)}});
+                   {{"ids", ids}, {"replicated", replicated.value_or(false)}});
   if (!existing.empty())
     body["existing"] = existing;
-  if (replicated && *replicated && wait_ms > 0)
-    body["tasks"] = tasks_after(body["ids"], wait_ms);
+  if (after.tasks)
+    body["tasks"] = std::move(*after.tasks);
   if (replicated && *replicated)
     return reply(res, 201, body);
   if (replicated) // known_tasks refused some, which fresh ids never are
@@ -283,25 +283,38 @@ http_api::long_poll::long_poll(http_api& api)
               < std::max<std::size_t>(1, api.node_.config().api.threads / 2)) {
 }
 
-nlohmann::json http_api::tasks_after(const nlohmann::json& ids, long long wait_ms) {
-  // One deadline for them all: each waits for what is left of it.
-  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
-  auto tasks = nlohmann::json::array();
-  for (const auto& id : ids) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  until - std::chrono::steady_clock::now()).count();
-    std::string err;
-    auto rows = task_after(id, std::max<long long>(left, 0), err);
-    if (!rows || rows->empty() || !rows->front().has_spec) {
-      tasks.push_back({{"id", id}, {"error", rows ? "no such task" : err}});
+http_api::submitted http_api::await_submitted(std::uint64_t batch,
+                                              const std::vector<std::string>& ids,
+                                              long long wait_ms) {
+  // Replication and the ends in one question: each question from a server
+  // thread to the queue costs a thread wake-up both ways. The wait holds
+  // this thread, so it waits only if few long polls do (else: now).
+  auto within = millis{node_.config().api.submit_replicated_ms};
+  std::optional<long_poll> poll;
+  if (wait_ms > 0 && !poll.emplace(*this).may_wait())
+    wait_ms = 0;
+  auto named = poll ? ids : std::vector<std::string>{};
+  std::string err;
+  auto progress = ask_within<submit_progress>(
+    sys_, node_.queue(),
+    std::chrono::milliseconds(within + wait_ms) + http_ask_timeout, err,
+    submit_atom_v, batch, within, std::move(named), millis{wait_ms});
+  if (!progress)
+    return {};
+  submitted out{progress->replicated, std::nullopt};
+  if (!poll || !progress->replicated.value_or(false))
+    return out;
+  out.tasks = nlohmann::json::array();
+  for (const auto& r : progress->rows) {
+    if (!r.has_spec) {
+      out.tasks->push_back({{"id", r.spec.id()}, {"error", "no such task"}});
       continue;
     }
-    const auto& r = rows->front();
     auto j = task_json(r.spec, r.state, true);
     j["owner"] = r.owner;
-    tasks.push_back(std::move(j));
+    out.tasks->push_back(std::move(j));
   }
-  return tasks;
+  return out;
 }
 
 std::optional<std::vector<task_row>>
@@ -317,15 +330,11 @@ http_api::task_after(const std::string& id, long long wait_ms, std::string& err)
                                       task_query::of(id));
 }
 
-std::optional<live_runners> http_api::runners(httplib::Response& res) {
-  std::string err;
-  auto nodes = query<std::vector<runner_capabilities>>(sys_, node_.queue(), err,
-                                                       runners_atom_v);
-  if (!nodes) {
-    busy(res, err);
-    return std::nullopt;
-  }
-  auto heard = nodes->size();
+live_runners http_api::runners() {
+  // From the board: every submit checks it, and a question to the queue
+  // would cost it two thread wake-ups.
+  auto nodes = node_.queue_board().runners();
+  auto heard = nodes.size();
   // Asked only before a refusal. A view that does not come counts as a
   // member unheard: better a task that waits than one wrongly refused.
   auto unheard = [this, heard]() -> std::size_t {
@@ -337,16 +346,14 @@ std::optional<live_runners> http_api::runners(httplib::Response& res) {
       view->begin(), view->end(), [](const node_view& n) { return n.state != peer_state::dead; }));
     return live > heard ? live - heard : 0;
   };
-  return live_runners{std::move(*nodes), node_.config().api.wait_for_runner, unheard};
+  return live_runners{std::move(nodes), node_.config().api.wait_for_runner, unheard};
 }
 
 void http_api::task_routes() {
   auto& s = *server_;
   s.Post("/tasks", [this](const httplib::Request& req, httplib::Response& res,
                           const httplib::ContentReader& read) {
-    auto runners = this->runners(res);
-    if (!runners)
-      return;
+    auto runners = this->runners();
     std::string err;
     auto body = read_body(req, read);
     auto wait = parse_task_wait(req.params, err);
@@ -355,7 +362,7 @@ void http_api::task_routes() {
       return reply(res, 400, error_json(err));
     }
     auto now = wall_clock_ms();
-    // Any kind parses: runners->problem below refuses one nobody runs.
+    // Any kind parses: runners.problem below refuses one nobody runs.
     auto sub = parse_submit(body, {}, {}, err, now);
     if (!sub) {
       ++bad_requests_;
@@ -370,7 +377,7 @@ void http_api::task_routes() {
       ++bad_requests_;
       return reply(res, 400, error_json(why));
     }
-    if (auto why = runners->problem(specs.front()); !why.empty()) {
+    if (auto why = runners.problem(specs.front()); !why.empty()) {
       ++bad_requests_;
       return reply(res, 400, error_json(why));
     }

@@ -69,18 +69,24 @@ private:
   void enqueue(std::vector<wire::TaskSpec> specs, bool keyed,
                httplib::Response& res, nlohmann::json extra,
                long long wait_ms = 0);
-  /// The tasks `ids` names (a JSON array) as task_after gives them, within
-  /// `wait_ms` in all; one the replica lacks is {"id", "error"}.
-  nlohmann::json tasks_after(const nlohmann::json& ids, long long wait_ms);
+  /// After a receipt, in one question to the queue: whether `batch` was
+  /// replicated within --http-submit-replicated-ms (nullopt: not known),
+  /// and if `wait_ms` > 0 the tasks `ids` once each ended or `wait_ms` is
+  /// over, as JSON; one the replica lacks is {"id", "error"}.
+  struct submitted {
+    std::optional<bool> replicated;
+    std::optional<nlohmann::json> tasks;
+  };
+  submitted await_submitted(std::uint64_t batch, const std::vector<std::string>& ids,
+                            long long wait_ms);
   /// Task `id` as the replica holds it, once it ended or after `wait_ms`
   /// (0: now); nullopt, `err` set, if the replica did not answer.
   std::optional<std::vector<task_row>> task_after(const std::string& id,
                                                   long long wait_ms,
                                                   std::string& err);
   /// What the live members run, with this node's --wait-for-runner, for
-  /// the routes that take tasks; nullopt, once `res` answers 503, if the
-  /// replica did not answer.
-  std::optional<live_runners> runners(httplib::Response& res);
+  /// the routes that take tasks (from the queue's stats board).
+  live_runners runners();
   /// A long poll (a worker's take, GET /tasks/{id}?wait_ms) counted in
   /// long_polls_ while it lives. Each that waits holds a server thread, so
   /// at most half of them wait and the rest of the API is never starved;

@@ -21,14 +21,12 @@ void http_api::schedule_routes() {
   auto& s = *server_;
   s.Post("/schedules", [this](const httplib::Request& req, httplib::Response& res,
                               const httplib::ContentReader& read) {
-    auto runners = this->runners(res);
-    if (!runners)
-      return;
+    auto runners = this->runners();
     std::string err;
-    // Any kind parses: runners->problem refuses one nobody runs.
+    // Any kind parses: runners.problem refuses one nobody runs.
     auto record = parse_schedule(read_body(req, read), {}, wall_clock_ms(), err);
     if (record)
-      if (auto why = runners->problem(record->schedule().task()); !why.empty()) {
+      if (auto why = runners.problem(record->schedule().task()); !why.empty()) {
         err = "task: " + why;
         record.reset();
       }

@@ -33,16 +33,14 @@ void http_api::workflow_routes() {
   auto& s = *server_;
   s.Post("/workflows", [this](const httplib::Request& req, httplib::Response& res,
                               const httplib::ContentReader& read) {
-    auto runners = this->runners(res);
-    if (!runners)
-      return;
+    auto runners = this->runners();
     std::string err;
-    // Any kind parses: runners->problem refuses one nobody runs.
+    // Any kind parses: runners.problem refuses one nobody runs.
     auto w = parse_workflow(read_body(req, read), {}, fresh_workflow_id(), err,
                             wall_clock_ms());
     if (w)
       for (const auto& spec : w->specs)
-        if (auto why = runners->problem(spec); !why.empty()) {
+        if (auto why = runners.problem(spec); !why.empty()) {
           err = "step '" + spec.step() + "': " + why;
           w.reset();
           break;

@@ -227,6 +227,8 @@ node::node(caf::actor_system& sys, node_config cfg, node_world world)
                             {t.locks().begin(), t.locks().end()}, clock());
   };
   qc.journal = std::move(journal);
+  board_ = std::make_shared<stats_board>();
+  qc.board = board_;
   // Told of peers, or of a group where they gather: before meeting one,
   // the node is not alone.
   qc.joins = !cfg_.peers.empty() || cfg_.multicast.has_value();

@@ -11,6 +11,7 @@
 #include "membership/membership.hpp"
 #include "mutex/mutex_actor.hpp"
 #include "queue/replicated_queue.hpp"
+#include "queue/stats_board.hpp"
 #include "common/data_dir.hpp"
 #include "node/node_config.hpp"
 #include "node/node_world.hpp"
@@ -40,6 +41,9 @@ public:
   membership members() const { return members_; }
   executor exec() const { return exec_; }
   replicated_queue queue() const { return queue_; }
+  /// What the queue's subsystems last posted: counters, and what this
+  /// node and its live peers run (read without asking the queue).
+  const stats_board& queue_board() const { return *board_; }
   election elect() const { return election_; }
   /// dice test: blobs, peers' blob addresses, the runner.
   const std::shared_ptr<tester_parts>& tester() const { return tester_; }
@@ -64,6 +68,7 @@ private:
   broadcast_bridge bridge_;
   membership members_;
   executor exec_;
+  std::shared_ptr<stats_board> board_;
   replicated_queue queue_;
   election election_;
   std::shared_ptr<tester_parts> tester_;

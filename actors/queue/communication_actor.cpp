@@ -2,7 +2,8 @@
 // receives, and every one for a single peer, passes through its
 // communication_machine (communication/communication_machine.hpp); the
 // other subsystems' broadcasts go to the bridge directly. It also hands
-// membership the version vector and digest that heartbeats carry.
+// membership the version vector and digest that heartbeats carry, and the
+// stats board what the live peers run.
 #include "communication/communication_machine.hpp"
 #include "queue/subsystem_actor.hpp"
 
@@ -14,6 +15,8 @@ struct communication_state : subsystem_state<communication_machine> {
   membership members;
   // heartbeat_changes() when membership was last told; none: never told.
   std::optional<std::uint64_t> shared;
+  // seats_changes() when the stats board last got the peers' runners.
+  std::optional<std::uint64_t> runners_posted;
   static inline const char* name = "communication";
 };
 
@@ -48,6 +51,17 @@ communication_actor spawn_communication(caf::actor_system& sys,
     auto& st = self->state;
     st.members = members;
     post_counters(self, cfg, stats_board::poster::communication);
+    // What the live peers run goes to the board too, when it changed:
+    // every submit reads it there.
+    if (auto board = cfg.board)
+      st.post_stats = [self, board, counters = std::move(st.post_stats)] {
+        counters();
+        auto& st = self->state;
+        if (st.runners_posted == st.machine->seats_changes())
+          return;
+        st.runners_posted = st.machine->seats_changes();
+        board->post_peers(st.machine->peer_runners());
+      };
     // Every input's acknowledgements leave with what it emitted.
     st.before_dispatch = [self](ev::events& out) {
       // Owed to every datagram of the input, not to its last one.
@@ -91,8 +105,7 @@ communication_actor spawn_communication(caf::actor_system& sys,
         handle_input(self, [&who](c& cm, millis now, ev::events& out) {
           cm.set_coordinator(who, now, out);
         }, "coordinator");
-      },
-      [self](runners_atom) { return self->state.machine->runners(); });
+      });
   });
 }
 

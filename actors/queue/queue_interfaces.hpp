@@ -88,9 +88,7 @@ using communication_actor = subsystem_actor<communication_machine>::extend<
   reacts_to<inbound_atom, wire::Message>,  // queue, sync, heartbeats
   reacts_to<inbound_atom, std::vector<wire::Message>>, // several at once
   reacts_to<peer_event_atom, peer_change>, // deaths and restarts
-  reacts_to<coordinator_atom, std::string>, // the election's outcome
-  // what this node and its live peers can run
-  replies_to<runners_atom>::with<std::vector<runner_capabilities>>>;
+  reacts_to<coordinator_atom, std::string>>; // the election's outcome
 
 using known_tasks_actor = subsystem_actor<known_tasks_machine>::extend<
   // once wired: load the journal's replica (when it has one)

@@ -9,6 +9,7 @@
 // outcome to communication, directly. Submit answers with the task id only
 // once another replica holds the task (or no other node is alive).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,13 +36,25 @@ struct submit_receipt {
   std::uint64_t batch = 0;
 };
 
+/// What became of a receipt's batch, in one answer: whether every task
+/// is replicated (true), some was refused (false) or neither is known
+/// within the time asked (nullopt); and, if the asker named tasks, their
+/// rows once each ended or the wait was over, in the order named (an
+/// unknown task as a row without spec).
+struct submit_progress {
+  std::optional<bool> replicated;
+  std::vector<task_row> rows;
+};
+
 } // namespace dice
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::submit_receipt)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(dice::submit_progress)
 
 namespace dice {
 
 class replica_journal;
+class stats_board;
 
 /// Gets every change of a task's merged state on this replica.
 using task_listener =
@@ -67,6 +80,11 @@ using replicated_queue = queue_world::extend<
   // answers true once every task of a receipt's batch is replicated
   // (false if any was refused); the asker's timeout says how long to wait
   caf::replies_to<submit_atom, std::uint64_t>::with<bool>,
+  // the same with a bound (ms), and then, for the ids given (the batch's
+  // and any others), a long poll of their ends (ms, 0: as they are now):
+  // one question for what a waited submit needs after its receipt
+  caf::replies_to<submit_atom, std::uint64_t, millis, std::vector<std::string>,
+                  millis>::with<submit_progress>,
   caf::replies_to<remove_atom, std::string>::with<bool>, // removeByID
   caf::replies_to<cancel_atom, std::string>::with<bool>,
   // true: claim nothing new, finish what is held; false: claim again
@@ -81,7 +99,8 @@ using replicated_queue = queue_world::extend<
   caf::reacts_to<tick_atom, std::uint64_t>,
   caf::replies_to<tasks_atom, stats_atom>::with<task_counts>,
   caf::replies_to<stats_atom>::with<queue_counters>,
-  // what this node and its live peers can run (their heartbeats say)
+  // what this node and its live peers can run (their heartbeats say), as
+  // the stats board has it
   caf::replies_to<runners_atom>::with<std::vector<runner_capabilities>>>;
 
 struct queue_actor_config {
@@ -97,6 +116,9 @@ struct queue_actor_config {
   /// The election whose outcome gives this node its coordinator role;
   /// none: every node acts as coordinator.
   election elector;
+  /// Where the subsystems post their counters and what the cluster runs,
+  /// for readers outside the queue (the HTTP API); none: the queue's own.
+  std::shared_ptr<stats_board> board;
   /// Tests: traces every subsystem's inputs (queue_trace.hpp).
   std::shared_ptr<queue_trace> trace;
 };

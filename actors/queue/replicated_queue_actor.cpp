@@ -26,6 +26,9 @@ namespace {
 // will be.
 using ack_waiter = std::function<void(const caf::error&)>;
 
+// Told a task's rows as known_tasks has them (or why not).
+using rows_answer = std::function<void(caf::expected<std::vector<task_row>>)>;
+
 // A submitted task is replicated once another replica acknowledged it and
 // this node's replica holds it (in its journal, when it keeps one: the
 // acknowledgement may overtake the local merge).
@@ -57,10 +60,10 @@ struct facade_state {
   };
   std::map<std::uint64_t, std::shared_ptr<batch>> batches;
   std::uint64_t next_batch = 1;
-  // Long polls waiting for a task to end (end_waits.hpp), by ticket.
+  // Long polls waiting for a task to end (end_waits.hpp), by ticket: each
+  // is told the task's rows once, when it ended or its time is up.
   end_waits waits;
-  std::map<end_waits::ticket,
-           caf::typed_response_promise<std::vector<task_row>>> wait_answers;
+  std::map<end_waits::ticket, rows_answer> wait_answers;
   // The subsystems' counters, as each last posted them.
   std::shared_ptr<stats_board> board = std::make_shared<stats_board>();
   static inline const char* name = "replicated_queue";
@@ -298,8 +301,9 @@ void answer_wait(facade_ptr self, end_waits::ticket ticket, T&& value) {
   auto it = self->state.wait_answers.find(ticket);
   if (it == self->state.wait_answers.end())
     return;
-  it->second.deliver(std::forward<T>(value));
+  auto answer = std::move(it->second);
   self->state.wait_answers.erase(it);
+  answer(std::forward<T>(value));
 }
 
 // Answers the waits whose task ended or whose time is up with the task's
@@ -318,6 +322,26 @@ void answer_waits(facade_ptr self, std::vector<end_waits::ticket> tickets,
           [answer](caf::error& e) { answer(e); });
 }
 
+// Starts the wait of a ticket for task `id`: `answer` is told its rows
+// when it ends or after `wait` ms, whichever comes first. Returns the
+// ticket, or nullopt if too many waits are held (nobody will be told).
+std::optional<end_waits::ticket> start_wait(facade_ptr self, const std::string& id,
+                                            millis wait, rows_answer answer) {
+  auto& st = self->state;
+  auto ticket = st.waits.add(id);
+  if (!ticket)
+    return std::nullopt;
+  st.wait_answers.emplace(*ticket, std::move(answer));
+  self->delayed_send(self, std::chrono::milliseconds(wait), tick_atom_v,
+                     std::uint64_t{*ticket});
+  return ticket;
+}
+
+bool ended_or_unknown(const std::vector<task_row>& rows) {
+  return rows.empty() || !rows.front().has_spec
+         || is_terminal(rows.front().state.phase());
+}
+
 // A long poll of task `q.ids[0]`: answered at once if the task has ended
 // or is not known, else when it ends or after `wait` ms.
 caf::result<std::vector<task_row>> await_end(facade_ptr self, task_query q,
@@ -325,23 +349,112 @@ caf::result<std::vector<task_row>> await_end(facade_ptr self, task_query q,
   auto& st = self->state;
   if (q.ids.size() != 1 || wait <= 0)
     return self->delegate(st.to.known_tasks, tasks_atom_v, std::move(q));
-  auto id = q.ids.front();
-  auto ticket = st.waits.add(id);
+  auto rp = self->make_response_promise<std::vector<task_row>>();
+  auto ticket = start_wait(self, q.ids.front(), wait,
+                           [rp](caf::expected<std::vector<task_row>> rows) mutable {
+                             if (rows)
+                               rp.deliver(std::move(*rows));
+                             else
+                               rp.deliver(rows.error());
+                           });
   if (!ticket) // too many polls wait: this one is answered now
     return self->delegate(st.to.known_tasks, tasks_atom_v, std::move(q));
-  auto rp = self->make_response_promise<std::vector<task_row>>();
-  st.wait_answers.emplace(*ticket, rp);
-  self->delayed_send(self, std::chrono::milliseconds(wait), tick_atom_v,
-                     std::uint64_t{*ticket});
-  // It may have ended before: the replica knows.
+  // It may have ended before: the replica knows. (The ticket is held
+  // first, so an end that comes while this question is out is not missed.)
   self->request(st.to.known_tasks, caf::infinite, tasks_atom_v, std::move(q))
     .then([self, t = *ticket](std::vector<task_row>& rows) {
-      auto& st = self->state;
-      bool over = rows.empty() || !rows.front().has_spec
-                  || is_terminal(rows.front().state.phase());
-      if (over && st.waits.take(t))
+      if (ended_or_unknown(rows) && self->state.waits.take(t))
         answer_wait(self, t, std::move(rows));
     });
+  return rp;
+}
+
+// The long polls of several tasks at once, with one deadline: tells
+// `done` one row per id, in the order of `ids`, once each task ended or
+// `wait` ms are over (an unknown task as a row without spec).
+void await_ends(facade_ptr self, std::vector<std::string> ids, millis wait,
+                std::function<void(std::vector<task_row>)> done) {
+  struct gather {
+    std::vector<std::string> ids;
+    std::map<std::string, task_row> rows;
+    std::set<std::string> missing;
+    std::function<void(std::vector<task_row>)> done;
+
+    void put(const std::string& id, const std::vector<task_row>& found) {
+      if (missing.erase(id) == 0)
+        return;
+      task_row r;
+      r.spec.set_id(id);
+      rows.emplace(id, found.empty() ? r : found.front());
+      if (!missing.empty())
+        return;
+      std::vector<task_row> out;
+      out.reserve(ids.size());
+      for (const auto& i : ids)
+        out.push_back(rows[i]);
+      done(std::move(out));
+    }
+  };
+  auto g = std::make_shared<gather>();
+  g->missing.insert(ids.begin(), ids.end());
+  g->ids = std::move(ids);
+  g->done = std::move(done);
+  if (g->missing.empty()) {
+    g->done({});
+    return;
+  }
+  // Tickets first, as in await_end, then what the replica holds now.
+  std::map<std::string, end_waits::ticket> tickets;
+  if (wait > 0)
+    for (const auto& id : g->missing)
+      if (auto t = start_wait(self, id, wait,
+                              [g, id](caf::expected<std::vector<task_row>> rows) {
+                                g->put(id, rows ? *rows : std::vector<task_row>{});
+                              }))
+        tickets.emplace(id, *t);
+  task_query q;
+  q.ids.assign(g->missing.begin(), g->missing.end());
+  auto now = [self, g, tickets](const std::vector<task_row>& all) {
+    auto pending = g->missing;
+    for (const auto& id : pending) {
+      std::vector<task_row> rows;
+      for (const auto& r : all)
+        if (r.spec.id() == id)
+          rows.push_back(r);
+      auto t = tickets.find(id);
+      if (t == tickets.end()) // not waited for: as it is now
+        g->put(id, rows);
+      else if (ended_or_unknown(rows) && self->state.waits.take(t->second))
+        answer_wait(self, t->second, rows);
+    }
+  };
+  self->request(self->state.to.known_tasks, caf::infinite, tasks_atom_v, std::move(q))
+    .then([now](std::vector<task_row>& all) { now(all); },
+          [now](caf::error&) { now({}); });
+}
+
+// What a waited submit needs after its receipt (see replicated_queue.hpp):
+// the batch's replication within `within` ms, then the ends of `ids`.
+caf::result<submit_progress> await_progress(facade_ptr self, std::uint64_t batch,
+                                            millis within,
+                                            std::vector<std::string> ids,
+                                            millis wait) {
+  auto rp = self->make_response_promise<submit_progress>();
+  // The facade asks itself: the bound is the request's timeout.
+  auto me = caf::actor_cast<replicated_queue>(self);
+  self->request(me, std::chrono::milliseconds(within), submit_atom_v, batch)
+    .then(
+      [self, rp, ids, wait](bool replicated) mutable {
+        if (!replicated || ids.empty()) {
+          rp.deliver(submit_progress{replicated, {}});
+          return;
+        }
+        await_ends(self, std::move(ids), wait,
+                   [rp](std::vector<task_row> rows) mutable {
+                     rp.deliver(submit_progress{true, std::move(rows)});
+                   });
+      },
+      [rp](caf::error&) mutable { rp.deliver(submit_progress{}); });
   return rp;
 }
 
@@ -357,6 +470,9 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
   st.submit_window = cfg.queue.submit_window;
   st.submit_chunk = cfg.queue.submit_chunk;
   st.submit_in_flight = cfg.queue.submit_in_flight;
+  if (cfg.board)
+    st.board = cfg.board;
+  st.board->post_own(cfg.queue.runner.value_or(runner_capabilities{}));
   spawn_subsystems(self, cfg, bridge, members, exec);
   return {
     // -- what the subsystems send out --------------------------------------
@@ -415,6 +531,10 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
       return submit_all(self, std::move(specs), accept_by);
     },
     [self](submit_atom, std::uint64_t batch) { return await_batch(self, batch); },
+    [self](submit_atom, std::uint64_t batch, millis within,
+           std::vector<std::string>& ids, millis wait) {
+      return await_progress(self, batch, within, std::move(ids), wait);
+    },
     [self](remove_atom, const std::string& id) {
       return self->delegate(self->state.to.known_tasks, remove_atom_v, id);
     },
@@ -422,6 +542,7 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
       return self->delegate(self->state.to.known_tasks, cancel_atom_v, id);
     },
     [self](kinds_atom, const runner_capabilities& r) {
+      self->state.board->post_own(r);
       self->send(self->state.to.ready_queue, ev::runner_changed{r});
       self->send(self->state.to.communication, ev::runner_changed{r});
     },
@@ -444,7 +565,7 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
     [self](tasks_atom, stats_atom) { return self->state.board->counts(); },
     [self](stats_atom) { return self->state.board->total(); },
     [self](runners_atom) {
-      return self->delegate(self->state.to.communication, runners_atom_v);
+      return self->state.board->runners();
     },
   };
 }

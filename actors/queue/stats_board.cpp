@@ -25,4 +25,21 @@ task_counts stats_board::counts() const {
   return counts_;
 }
 
+void stats_board::post_own(const runner_capabilities& r) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  own_ = r;
+}
+
+void stats_board::post_peers(std::vector<runner_capabilities> r) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  peers_ = std::move(r);
+}
+
+std::vector<runner_capabilities> stats_board::runners() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<runner_capabilities> all{own_};
+  all.insert(all.end(), peers_.begin(), peers_.end());
+  return all;
+}
+
 } // namespace dice
