@@ -182,6 +182,8 @@ struct actor_cluster::impl {
   std::size_t unanswered = 0;
   sent_traffic sent;
   std::uint64_t wrong_deaths = 0;
+  std::vector<millis> wrong_deaths_at; // since the start, of each
+  static constexpr millis start_ms = 1'000'000; // the virtual clock's
   // The not-before of the last READY state of (node, task, attempt) each
   // node's replica merged: what its ready queue waited for.
   std::map<std::tuple<std::string, std::string, std::uint32_t>, millis> ready_not_before;
@@ -197,7 +199,7 @@ struct actor_cluster::impl {
     if (opts.journal && opts.sync == journal_sync::batch)
       throw std::invalid_argument("a simulated journal syncs always or none");
     hub.network().set_default_faults(opts.faults);
-    hub.now = 1'000'000;
+    hub.now = start_ms;
     runs.now = [this] { return hub.now; };
     if (opts.fail_probability > 0)
       runs.fails = [this](const execution_request& r) {
@@ -317,8 +319,10 @@ void actor_cluster::start(const std::string& id) {
       [mm](peer_event_atom, const peer_change& ch) {
         auto it = mm->nodes.find(ch.id);
         if (ch.to == peer_state::dead && it != mm->nodes.end()
-            && it->second.running && it->second.incarnation == ch.incarnation)
+            && it->second.running && it->second.incarnation == ch.incarnation) {
           ++mm->wrong_deaths;
+          mm->wrong_deaths_at.push_back(mm->hub.now - mm->start_ms);
+        }
       },
     };
   });
@@ -563,6 +567,10 @@ const std::vector<sim_run>& actor_cluster::runs() const {
 
 std::uint64_t actor_cluster::wrong_death_verdicts() const {
   return impl_->wrong_deaths;
+}
+
+const std::vector<millis>& actor_cluster::wrong_death_times() const {
+  return impl_->wrong_deaths_at;
 }
 
 std::uint64_t actor_cluster::datagrams_sent() const {

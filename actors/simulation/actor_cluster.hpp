@@ -157,6 +157,8 @@ public:
   /// Death verdicts a node gave a peer whose process was running (loss or
   /// a partition silenced it): the locks' failure detector erred.
   std::uint64_t wrong_death_verdicts() const;
+  /// When each of them was given (virtual ms since the start), in order.
+  const std::vector<millis>& wrong_death_times() const;
   /// Datagrams handed to the network (every kind, heartbeats included).
   std::uint64_t datagrams_sent() const;
   /// What the nodes sent, in a report's traffic fields (queue messages by

@@ -494,6 +494,7 @@ sim_report run_node_scenario(const sim_options& o) {
     return o.tasks == 0 ? 0.0 : x / static_cast<double>(o.tasks);
   };
   r.wrong_death_verdicts = c.wrong_death_verdicts();
+  r.wrong_death_times_ms = c.wrong_death_times();
   for (const auto& id : c.live_nodes())
     r.add(c.counters_of(id));
   r.take_traffic(c.traffic());

@@ -144,6 +144,8 @@ struct sim_report {
   /// Death verdicts given a node whose process ran:
   /// with any, two nodes may hold one lock, so locks go unchecked.
   std::uint64_t wrong_death_verdicts = 0;
+  /// When they were given (virtual ms since the start), in order.
+  std::vector<millis> wrong_death_times_ms;
   std::uint64_t snapshots = 0;
   /// The largest datagram carrying a membership heartbeat (peers and
   /// version vector, with the header fields), sealed, as sent.

@@ -28,6 +28,11 @@ nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
   j["crashes"] = r.crashes;
   j["crashes_asked"] = o.crashes;
   j["wrong_death_verdicts"] = r.wrong_death_verdicts;
+  // When they came: a formation, a burst, or spread over the run.
+  if (const auto& at = r.wrong_death_times_ms; !at.empty())
+    j["wrong_death_verdict_ms"] = {{"first", at.front()},
+                                   {"median", at[at.size() / 2]},
+                                   {"last", at.back()}};
   j["tasks"] = r.tasks;
   j["accepted"] = r.accepted;
   j["removed"] = r.removed;
