@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/endpoint.hpp"
+#include "common/hashes.hpp"
 
 namespace dice {
 
@@ -395,15 +396,37 @@ wire::Message membership_state::make_heartbeat(millis now) {
       gossip(id, peer);
     return m;
   }
-  // Continue after the last id gossiped, so every peer gets its turn even as
-  // the table changes between heartbeats.
-  auto it = peers_.upper_bound(gossip_cursor_);
-  for (std::size_t i = 0; i < limit; ++i, ++it) {
-    if (it == peers_.end())
-      it = peers_.begin();
-    gossip(it->first, it->second);
-    gossip_cursor_ = it->first;
+  // The next `limit` peers of this node's walk, after the last one
+  // gossiped, so every peer gets its turn even as the table changes. Each
+  // node walks in an order of its own (a hash of the pair): walking in id
+  // order, nodes that formed together stayed in step and all listed the
+  // same peers in the same heartbeat, so each peer was vouched for in one
+  // burst per cycle and hardly in between (128 nodes at 20% loss: 21
+  // wrong dead verdicts in one run, each in such a gap).
+  using step = std::pair<std::uint64_t, peer_table::const_iterator>;
+  std::vector<step> ahead, behind; // after the cursor; from the start again
+  for (auto it = peers_.cbegin(); it != peers_.cend(); ++it) {
+    auto key = rendezvous_hash(it->first, self_id_);
+    (key > gossip_cursor_ ? ahead : behind).emplace_back(key, it);
   }
+  auto by_key = [](const step& a, const step& b) {
+    return a.first != b.first ? a.first < b.first : a.second->first < b.second->first;
+  };
+  auto first = [&](std::vector<step>& v, std::size_t n) {
+    n = std::min(n, v.size());
+    std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n), v.end(), by_key);
+    v.resize(n);
+  };
+  first(ahead, limit);
+  first(behind, limit - ahead.size());
+  gossip_cursor_ = behind.empty() ? ahead.back().first : behind.back().first;
+  // Listed in id order, as the receiver's merge expects.
+  ahead.insert(ahead.end(), behind.begin(), behind.end());
+  std::sort(ahead.begin(), ahead.end(), [](const step& a, const step& b) {
+    return a.second->first < b.second->first;
+  });
+  for (const auto& [key, it] : ahead)
+    gossip(it->first, it->second);
   return m;
 }
 

@@ -221,8 +221,9 @@ private:
   membership_config cfg_;
   peer_table peers_;
   std::set<std::string> seeds_;
-  /// Id of the last peer gossiped; the next heartbeat continues after it.
-  std::string gossip_cursor_;
+  /// Where in this node's walk of its peers (by rendezvous_hash of the
+  /// pair) the last heartbeat's gossip ended; the next continues after it.
+  std::uint64_t gossip_cursor_ = 0;
   millis next_heartbeat_ = 0; // the first tick sends one
   std::vector<id_refusal> refusals_;
   pause_detector pauses_;

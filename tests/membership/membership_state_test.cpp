@@ -520,6 +520,31 @@ TEST_CASE("heartbeat gossip rotates through a table larger than one heartbeat",
   CHECK(covered == everyone);
 }
 
+TEST_CASE("nodes that formed together do not gossip in step: every "
+          "heartbeat round some of them vouch for a given peer, never all",
+          "[membership]") {
+  // 32 nodes that heard the same 40 peers at the same moment, each
+  // listing 8 per heartbeat: a walk of one order for all would list a
+  // peer in the same heartbeat on every node, then on none for 4 rounds.
+  constexpr int nodes = 32, peers = 40, rounds = 10;
+  std::vector<membership_state> cluster;
+  for (int v = 0; v < nodes; ++v) {
+    cluster.emplace_back("v" + std::to_string(v),
+                         "127.0.0.1:" + std::to_string(7000 + v), 1, cfg);
+    for (int i = 0; i < peers; ++i)
+      cluster.back().on_heartbeat(
+        heartbeat("p" + std::to_string(i), "127.0.0.1:" + std::to_string(7500 + i), 1), 0);
+  }
+  for (int round = 0; round < rounds; ++round) {
+    int listing = 0;
+    for (auto& v : cluster)
+      listing += gossiped_ids(v.make_heartbeat(0)).count("p0") > 0 ? 1 : 0;
+    CAPTURE(round);
+    CHECK(listing >= 1);
+    CHECK(listing <= nodes / 2);
+  }
+}
+
 TEST_CASE("view lists self first, then peers sorted by id", "[membership]") {
   membership_state m{"m", "127.0.0.1:7401", 7};
   m.on_heartbeat(heartbeat("z", "127.0.0.1:7402", 1), 100);
