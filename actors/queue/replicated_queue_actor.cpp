@@ -415,12 +415,15 @@ void await_ends(facade_ptr self, std::vector<std::string> ids, millis wait,
   task_query q;
   q.ids.assign(g->missing.begin(), g->missing.end());
   auto now = [self, g, tickets](const std::vector<task_row>& all) {
+    // One row per known id: a waited submit may name 1,000 tasks.
+    std::map<std::string, const task_row*> by_id;
+    for (const auto& r : all)
+      by_id.emplace(r.spec.id(), &r);
     auto pending = g->missing;
     for (const auto& id : pending) {
       std::vector<task_row> rows;
-      for (const auto& r : all)
-        if (r.spec.id() == id)
-          rows.push_back(r);
+      if (auto f = by_id.find(id); f != by_id.end())
+        rows.push_back(*f->second);
       auto t = tickets.find(id);
       if (t == tickets.end()) // not waited for: as it is now
         g->put(id, rows);
