@@ -328,8 +328,9 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   bool whole = !hb.versions_partial();
   // Ops the peer held in its earlier reports (a heartbeat ago or more) and
   // we still lack were lost, not merely in flight. The stored vector is that
-  // join, so no separate copy of the previous report is kept (with hundreds
-  // of peers, each vector holding hundreds of origins, copies add up).
+  // join (past gaps only what strip_unread_gaps keeps), so no separate copy
+  // of the previous report is kept (with hundreds of peers, each vector
+  // holding hundreds of origins, copies add up).
   const auto* earlier = peers_.find(peer, incarnation);
   bool lost_ops = earlier != nullptr && seen_.behind(*earlier);
   // Same ops seen yet different replicas, two reports running: the
@@ -341,6 +342,7 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
     differed_.insert(peer);
   else if (whole)
     differed_.erase(peer);
+  strip_unread_gaps(reported);
   peers_.update(peer, incarnation, reported);
   met_peer_ = true;
   if (whole)

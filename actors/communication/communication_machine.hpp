@@ -149,6 +149,12 @@ private:
   bool over_heartbeat_budget() const;
   void forget_superseded(const std::string& origin);
   void strip_pruned(version_vector& v) const;
+  // Keeps, of a peer's report to be stored, its ops past a gap only of
+  // this node's origin (acks) and of superseded ones (settled()). Every
+  // peer's gaps, joined report after report, were a third of a 64-node
+  // simulation's heap at 20% loss; the origins' own reports say the same
+  // ops contiguously.
+  void strip_unread_gaps(version_vector& v) const;
 
   std::string id_;
   std::string origin_;

@@ -177,4 +177,10 @@ void communication_machine::strip_pruned(version_vector& v) const {
     v.forget(origin);
 }
 
+void communication_machine::strip_unread_gaps(version_vector& v) const {
+  v.drop_gaps_unless([this](const std::string& origin) {
+    return origin == origin_ || superseded_.count(origin) > 0;
+  });
+}
+
 } // namespace dice

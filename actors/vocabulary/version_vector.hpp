@@ -4,6 +4,7 @@
 // the vector clock of seed 001 applied to queue operations; replicas exchange
 // it in heartbeats to find out who is behind.
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -49,6 +50,13 @@ public:
 
   /// Drops every trace of `origin` (a superseded incarnation, pruned).
   void forget(const std::string& origin);
+  /// Drops the ops seen past a gap of every origin `keep(origin)` is
+  /// false for (their contiguous seqs stay): an under-report, never more.
+  template <class Keep>
+  void drop_gaps_unless(Keep keep) {
+    for (auto g = beyond_gap_.begin(); g != beyond_gap_.end();)
+      g = keep(g->first) ? std::next(g) : beyond_gap_.erase(g);
+  }
   /// True if some op of `origin` was seen past a gap (not all arrived).
   bool has_gaps(const std::string& origin) const {
     return beyond_gap_.count(origin) > 0;
