@@ -230,11 +230,9 @@ void communication_machine::send_acks(ev::events& out) {
 void communication_machine::on_ack(const wire::Message& m, ev::events& out) {
   auto seen = version_vector::from_wire(m.ack().seen());
   strip_pruned(seen);
-  // A lower bound of what the peer has seen, as its heartbeat would say;
-  // kept only beside its heartbeats' reports, so a peer heard from by Ack
-  // alone never holds back the stable point.
-  if (peers_.find(m.sender_id(), m.incarnation()) != nullptr)
-    peers_.update(m.sender_id(), m.incarnation(), seen);
+  // A lower bound of what the peer has seen of our origin, as its
+  // heartbeat would say; kept only beside its heartbeats' reports.
+  peers_.acked(m.sender_id(), m.incarnation(), seen);
   check_acks(out, &seen);
 }
 
@@ -327,12 +325,10 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
   // replica compares with ours, only a whole report says.
   bool whole = !hb.versions_partial();
   // Ops the peer held in its earlier reports (a heartbeat ago or more) and
-  // we still lack were lost, not merely in flight. The stored vector is that
-  // join (past gaps only what strip_unread_gaps keeps), so no separate copy
-  // of the previous report is kept (with hundreds of peers, each vector
+  // we still lack were lost, not merely in flight (peer_versions keeps a
+  // few of them, not the reports: with hundreds of peers, each vector
   // holding hundreds of origins, copies add up).
-  const auto* earlier = peers_.find(peer, incarnation);
-  bool lost_ops = earlier != nullptr && seen_.behind(*earlier);
+  bool lost_ops = peers_.knows(peer, incarnation) && peers_.lacking(peer, seen_);
   // Same ops seen yet different replicas, two reports running: the
   // difference was learnt outside the op log (an unknown-task answer whose
   // ENQUEUE is lost for good), so only a snapshot can carry it.
@@ -342,8 +338,8 @@ void communication_machine::on_peer_heartbeat(const std::string& peer,
     differed_.insert(peer);
   else if (whole)
     differed_.erase(peer);
-  strip_unread_gaps(reported);
-  peers_.update(peer, incarnation, reported);
+  peers_.update(peer, incarnation, reported, kept_of(reported), whole, seen_,
+                now);
   met_peer_ = true;
   if (whole)
     forget_unreported_superseded(peer, reported);
@@ -468,8 +464,7 @@ void communication_machine::on_sync_reply(const wire::Message& m, millis now,
     return; // the rest of this answer is on its way
   }
   // A partial batch: ask straight away for the rest.
-  if (const auto* theirs = peers_.find(m.sender_id());
-      theirs != nullptr && seen_.behind(*theirs))
+  if (peers_.lacking(m.sender_id(), seen_))
     request_sync(m.sender_id(), now, false, out);
 }
 
@@ -665,10 +660,6 @@ void communication_machine::ack(
 
 bool communication_machine::acknowledged(const std::string& task_id) const {
   return acked_.count(task_id) > 0;
-}
-
-bool communication_machine::replicated(const wire::OpId& op) const {
-  return peers_.covered(op.origin(), op.seq());
 }
 
 void communication_machine::tick(millis now, ev::events& out) {

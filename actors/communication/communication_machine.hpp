@@ -68,8 +68,6 @@ public:
   /// The id the next operation of this node will get.
   wire::OpId next_op() const;
   bool acknowledged(const std::string& task_id) const;
-  /// True if some peer's version vector covers `op`.
-  bool replicated(const wire::OpId& op) const;
 
   const version_vector& seen() const { return seen_; }
   /// Origins known superseded and not yet pruned, since when.
@@ -143,18 +141,15 @@ private:
   // Drops the superseded origins every live peer has caught up on.
   void prune(millis now);
   // No live peer reports other ops of `origin` than this replica has seen.
-  bool settled(const std::string& origin) const;
+  bool settled(const std::string& origin, millis since) const;
   // Bytes the version vector takes in a heartbeat.
   std::size_t versions_bytes() const;
   bool over_heartbeat_budget() const;
   void forget_superseded(const std::string& origin);
   void strip_pruned(version_vector& v) const;
-  // Keeps, of a peer's report to be stored, its ops past a gap only of
-  // this node's origin (acks) and of superseded ones (settled()). Every
-  // peer's gaps, joined report after report, were a third of a 64-node
-  // simulation's heap at 20% loss; the origins' own reports say the same
-  // ops contiguously.
-  void strip_unread_gaps(version_vector& v) const;
+  // What peer_versions keeps of a peer's report: this node's origin (acks)
+  // and the superseded ones (settled()).
+  version_vector kept_of(const version_vector& reported) const;
 
   std::string id_;
   std::string origin_;

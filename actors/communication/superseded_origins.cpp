@@ -66,7 +66,7 @@ bool communication_machine::newer_incarnation_known(
 
 void communication_machine::forget_unreported_superseded(
   const std::string& peer, const version_vector& reported) {
-  const auto* theirs = peers_.find(peer);
+  const auto* theirs = peers_.kept(peer);
   if (theirs == nullptr)
     return;
   std::vector<std::string> gone;
@@ -84,11 +84,15 @@ void communication_machine::forget_unreported_superseded(
     peers_.forget_origin(peer, origin);
 }
 
-bool communication_machine::settled(const std::string& origin) const {
+bool communication_machine::settled(const std::string& origin,
+                                    millis since) const {
   // Every live peer has seen exactly its ops that this replica has (gaps
   // included: ops lost with a node that died cannot be filled by anyone),
   // or reports nothing of it: pruned already, or it will get what it
-  // lacks by snapshot.
+  // lacks by snapshot. Its reports are kept from `since`, when it was
+  // found superseded: only a whole report since says all of it.
+  if (!peers_.all_reported_whole_since(since))
+    return false;
   auto mine = seen_.only(origin);
   bool settled = true;
   peers_.for_each([&](const version_vector& theirs) {
@@ -128,7 +132,7 @@ void communication_machine::forget_superseded(const std::string& origin) {
 void communication_machine::prune(millis now) {
   for (auto i = superseded_.begin(); i != superseded_.end();) {
     if (now - i->second < cfg_.prune_superseded_after_ms
-        || !settled(i->first)) {
+        || !settled(i->first, i->second)) {
       ++i;
       continue;
     }
@@ -152,7 +156,7 @@ void communication_machine::prune(millis now) {
   for (const auto& [since, origin] : oldest_first) {
     if (bytes <= cfg_.heartbeat_versions_bytes)
       break;
-    if (!settled(origin))
+    if (!settled(origin, since))
       continue;
     forget_superseded(origin);
     superseded_.erase(origin);
@@ -177,8 +181,8 @@ void communication_machine::strip_pruned(version_vector& v) const {
     v.forget(origin);
 }
 
-void communication_machine::strip_unread_gaps(version_vector& v) const {
-  v.drop_gaps_unless([this](const std::string& origin) {
+version_vector communication_machine::kept_of(const version_vector& reported) const {
+  return reported.only_if([this](const std::string& origin) {
     return origin == origin_ || superseded_.count(origin) > 0;
   });
 }

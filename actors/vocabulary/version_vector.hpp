@@ -4,7 +4,6 @@
 // the vector clock of seed 001 applied to queue operations; replicas exchange
 // it in heartbeats to find out who is behind.
 #include <cstdint>
-#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -50,12 +49,17 @@ public:
 
   /// Drops every trace of `origin` (a superseded incarnation, pruned).
   void forget(const std::string& origin);
-  /// Drops the ops seen past a gap of every origin `keep(origin)` is
-  /// false for (their contiguous seqs stay): an under-report, never more.
+  /// What this vector has seen of the origins `keep(origin)` is true for.
   template <class Keep>
-  void drop_gaps_unless(Keep keep) {
-    for (auto g = beyond_gap_.begin(); g != beyond_gap_.end();)
-      g = keep(g->first) ? std::next(g) : beyond_gap_.erase(g);
+  version_vector only_if(Keep keep) const {
+    version_vector v;
+    for (const auto& e : contiguous_)
+      if (keep(e.first))
+        v.contiguous_.push_back(e);
+    for (const auto& g : beyond_gap_)
+      if (keep(g.first))
+        v.beyond_gap_.insert(v.beyond_gap_.end(), g);
+    return v;
   }
   /// True if some op of `origin` was seen past a gap (not all arrived).
   bool has_gaps(const std::string& origin) const {

@@ -396,7 +396,10 @@ TEST_CASE("a snapshot whose last chunk overtakes an earlier one still has "
                 12, out);
   REQUIRE(a.seen().get("b#1") == 1); // complete: raised to the base
   CHECK(a.counters().snapshots_applied == 1);
+  // Every peer reports after b#1 was found superseded: only then do its
+  // reports say all it holds of b#1.
   a.on_received(heard("b", 2, reporting(base)), 20, out);
+  a.on_received(heard("c", 1, reporting(base)), 20, out);
   a.tick(1500, out);
   CHECK(a.seen().get("b#1") == 0);
   CHECK(a.seen().get("b#2") == 1);
@@ -575,9 +578,12 @@ communication_machine member_with_ops(const std::string& self,
   for (std::uint64_t s = 1; s <= 5; ++s)
     m.on_received(heard("c", 1, enqueue_op("t" + std::to_string(s), "c#1", s)),
                   2, out);
-  for (const auto* peer : {"a", "b", "c", "d"})
-    if (peer != self)
-      m.on_received(heard(peer, 1, reporting(all)), 3, out);
+  // Twice: floors come from a round of whole reports, one from every peer,
+  // that began once this replica had the ops.
+  for (millis t : {3, 4})
+    for (const auto* peer : {"a", "b", "c", "d"})
+      if (peer != self)
+        m.on_received(heard(peer, 1, reporting(all)), t, out);
   return m;
 }
 
