@@ -54,13 +54,26 @@ void peer_versions::forget(const std::string& peer) {
 
 namespace {
 
-template <class Seqs>
 void forget_in(const std::string& origin, version_vector& kept,
-               std::vector<Seqs>& witness) {
+               std::vector<peer_versions::seqs>& witness) {
   kept.forget(origin);
   witness.erase(std::remove_if(witness.begin(), witness.end(),
                                [&](const auto& w) { return w.origin == origin; }),
                 witness.end());
+}
+
+// Lowers each origin's seq in `lows` to what `entries` says of it (0 if
+// nothing). Both are sorted by origin: walk them side by side rather than
+// look every origin up (this runs for hundreds of origins).
+template <class Entries>
+void lower_to(std::map<std::string, std::uint64_t>& lows, const Entries& entries) {
+  auto t = entries.begin();
+  for (auto& [origin, lowest] : lows) {
+    while (t != entries.end() && t->first < origin)
+      ++t;
+    bool has = t != entries.end() && t->first == origin;
+    lowest = std::min(lowest, has ? t->second : std::uint64_t{0});
+  }
 }
 
 // Some seq in first..last is unseen by `v`.
@@ -128,13 +141,7 @@ peer_versions::floors(const version_vector& self) const {
                                               self.entries().end());
   if (peers_.empty())
     return result; // alone: what this replica has seen
-  auto f = floors_.begin();
-  for (auto& [origin, lowest] : result) {
-    while (f != floors_.end() && f->first < origin)
-      ++f;
-    bool has = f != floors_.end() && f->first == origin;
-    lowest = std::min(lowest, has ? f->second : std::uint64_t{0});
-  }
+  lower_to(result, floors_);
   return result;
 }
 
@@ -191,15 +198,7 @@ void peer_versions::take_into_round(const std::string& peer,
   if (round_reported_.empty())
     round_min_ = std::map<std::string, std::uint64_t>(self.entries().begin(),
                                                       self.entries().end());
-  // Both sorted by origin: walk them side by side.
-  const auto& theirs = reported.entries();
-  auto t = theirs.begin();
-  for (auto& [origin, lowest] : round_min_) {
-    while (t != theirs.end() && t->first < origin)
-      ++t;
-    bool has = t != theirs.end() && t->first == origin;
-    lowest = std::min(lowest, has ? t->second : std::uint64_t{0});
-  }
+  lower_to(round_min_, reported.entries());
   round_reported_.insert(peer);
 }
 
