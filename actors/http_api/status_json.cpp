@@ -90,6 +90,7 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"executions_started", c.executions_started},
           {"executions_canceled", c.executions_canceled},
           {"requeues", c.requeues},
+          {"executors_asked", c.executors_asked},
           {"retries", c.retries},
           {"expired", c.expired},
           {"tasks_forgotten", c.tasks_forgotten},

@@ -15,8 +15,18 @@ void running_tasks::heard(const std::string& task_id, std::uint32_t attempt,
                           const std::string& node, millis deadline) {
   auto i = others_.find(task_id);
   if (i != others_.end() && i->second.attempt == attempt
-      && i->second.node == node && deadline > i->second.deadline)
+      && i->second.node == node
+      && (deadline > i->second.deadline || i->second.asked)) {
     i->second.deadline = deadline;
+    i->second.asked = false;
+  }
+}
+
+void running_tasks::asked(const std::string& task_id, millis deadline) {
+  if (auto i = others_.find(task_id); i != others_.end()) {
+    i->second.asked = true;
+    i->second.deadline = deadline;
+  }
 }
 
 void running_tasks::unwatch(const std::string& task_id) {

@@ -22,6 +22,9 @@ public:
     std::uint32_t attempt = 0;
     std::string node;
     millis deadline = 0;
+    /// Overdue once, the executor was asked about it; the deadline is now
+    /// the answer's.
+    bool asked = false;
   };
 
   /// The merged state says `node` runs `attempt`: watch it. A new (attempt,
@@ -29,7 +32,8 @@ public:
   void watch(const std::string& task_id, std::uint32_t attempt,
              const std::string& node, millis deadline);
 
-  /// A RUNNING heartbeat for the watched (attempt, node): push the deadline.
+  /// A RUNNING heartbeat for the watched (attempt, node): push the deadline
+  /// (and forget a question: the executor lives).
   void heard(const std::string& task_id, std::uint32_t attempt,
              const std::string& node, millis deadline);
 
@@ -38,6 +42,9 @@ public:
   /// Watched tasks whose deadline has passed, each reported once (the caller
   /// re-queues them, which changes their state).
   std::vector<std::string> overdue(millis now);
+  /// An overdue task whose executor was asked about it: overdue again,
+  /// unless something changes, at `deadline`.
+  void asked(const std::string& task_id, millis deadline);
   /// Every pending deadline `by` later: this node was paused, and the
   /// heartbeats of that time are still unread.
   void postpone(millis by);

@@ -300,8 +300,17 @@ void running_tasks_machine::tick(millis now, ev::events& out) {
   }
   for (const auto& task_id : running_.overdue(now)) {
     const auto* w = running_.find_watched(task_id);
-    if (w != nullptr)
-      requeue(task_id, w->attempt + 1, now, out);
+    if (w == nullptr)
+      continue;
+    if (cfg_.requeue_confirm_ms > 0 && !w->asked) {
+      // Ask the executor alone first: if the task ended and this replica
+      // missed it, its answer (ALREADY_FINISHED_TASK) ends the watch.
+      out.push_back(ev::send_to{w->node, make_do_you_know(task_id, true)});
+      running_.asked(task_id, now + cfg_.requeue_confirm_ms);
+      ++counters_.executors_asked;
+      continue;
+    }
+    requeue(task_id, w->attempt + 1, now, out);
   }
 }
 

@@ -14,12 +14,12 @@ unknown_resolver::unknown(const std::string& task_id, const std::string& witness
   if (cfg_.strategy == resolve_strategy::never_want || cfg_.resolve_tries == 0)
     return std::nullopt;
   auto [i, added] = asking_.try_emplace(task_id);
-  if (!added) {
-    if (i->second.witness.empty())
-      i->second.witness = witness;
+  auto& w = i->second.witnesses;
+  if (!witness.empty() && w.size() < max_witnesses
+      && std::find(w.begin(), w.end(), witness) == w.end())
+    w.push_back(witness);
+  if (!added)
     return std::nullopt; // answers are on the way, or asks_due will retry
-  }
-  i->second.witness = witness;
   if (cfg_.ask_delay_ms > 0) {
     i->second.next_at = now + cfg_.ask_delay_ms;
     return std::nullopt;
@@ -30,11 +30,13 @@ unknown_resolver::unknown(const std::string& task_id, const std::string& witness
 unknown_resolver::ask unknown_resolver::next_try(const std::string& task_id,
                                                  question& q, millis now) {
   ++q.tries;
+  // The witnesses first, alone, in turn (a lost question or answer is the
+  // usual reason for silence); everyone after (they died, or kept losing).
+  if (q.tries <= cfg_.witness_tries && !q.witnesses.empty()) {
+    q.next_at = now + cfg_.witness_window_ms;
+    return {task_id, q.witnesses[(q.tries - 1) % q.witnesses.size()]};
+  }
   q.next_at = now + cfg_.resolve_window_ms;
-  // The witness first, alone; everyone after (it died, or a datagram of
-  // the two was lost).
-  if (q.tries == 1 && !q.witness.empty())
-    return {task_id, q.witness};
   return {task_id, {}};
 }
 

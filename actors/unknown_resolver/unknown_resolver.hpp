@@ -1,10 +1,11 @@
 #pragma once
 // Unknown-task resolution (seed 000, algorithm 2). A node that hears of a
-// task it has no spec for asks DO_YOU_KNOW_THIS_TASK first of the witness,
-// the node whose message named the task (it holds the task), which answers
-// at once and to the asker alone: a broadcast question and its answer cost
+// task it has no spec for asks DO_YOU_KNOW_THIS_TASK first of a witness, a
+// node whose message named the task (it holds the task), which answers at
+// once and to the asker alone: a broadcast question and its answer cost
 // every node a datagram, so with them a node's traffic per task would grow
-// with the cluster. Only if that goes unanswered does it broadcast the
+// with the cluster. Unanswered, it asks the witnesses again in turn
+// (resolver_config::witness_tries); only then does it broadcast the
 // question; then every node that knows the task waits a random back-off and
 // answers (TAKE_MY_TASK, or ALREADY_FINISHED_TASK for an ended task) unless
 // it heard someone else answer first: usually exactly one node answers.
@@ -47,9 +48,9 @@ public:
   /// We now know the task: stop asking.
   void resolved(const std::string& task_id);
 
-  /// Questions due: first questions whose ask delay passed (to the
-  /// witness), and questions whose answer window passed unanswered
-  /// (broadcast; at most resolve_tries in all).
+  /// Questions due: first questions whose ask delay passed, and questions
+  /// whose answer window passed unanswered: to a witness while tries are
+  /// below witness_tries, then broadcast; at most resolve_tries in all.
   std::vector<ask> asks_due(millis now);
 
   // -- responder ----------------------------------------------------------
@@ -81,8 +82,10 @@ private:
   struct question {
     millis next_at = 0;
     std::uint32_t tries = 0;
-    std::string witness;
+    /// Nodes whose messages named the task, in the order heard (a few).
+    std::vector<std::string> witnesses;
   };
+  static constexpr std::size_t max_witnesses = 3;
   /// The next try of `q`, counted.
   ask next_try(const std::string& task_id, question& q, millis now);
   resolver_config cfg_;

@@ -55,6 +55,10 @@ std::string queue_config::problem() const {
   // Otherwise the asker asks again before the slowest answer could come.
   if (resolver.resolve_window_ms <= resolver.backoff_max_ms)
     return "resolve window must be longer than the answer back-off";
+  if (resolver.witness_window_ms <= 0)
+    return "witness window must be positive";
+  if (requeue_confirm_ms < 0)
+    return "re-queue confirmation must not be negative";
   if (battery > 100)
     return "battery must be a level in 0..100";
   return {};

@@ -92,6 +92,14 @@ struct queue_config {
   millis start_mark_delay_ms = 100;
   /// Random extra wait before announcing a re-queue, so usually one node does.
   millis requeue_jitter_ms = 300;
+  /// A silent executor is first asked, alone, about the task
+  /// (DO_YOU_KNOW_THIS_TASK, answered at once): the silence may be this
+  /// replica's, a lost DONE. The task is re-queued only if no end comes
+  /// within this long. A re-queue is broadcast and makes the replicas that
+  /// missed the end run the task again: at 20% loss they were most
+  /// re-queues and duplicate executions once unknown-task questions
+  /// stopped being broadcast (bench/README.md). 0: re-queue at once.
+  millis requeue_confirm_ms = 200;
   /// Tasks one node executes at once (dice-node defaults to the core count).
   std::size_t slots = 1;
   /// Claims a node holds beyond its slots: the next task is claimed while

@@ -17,6 +17,8 @@ struct queue_counters {
   std::uint64_t reclaims = 0;
   std::uint64_t defenses = 0; // RUNNING sent at once to a losing claimer
   std::uint64_t requeues = 0;
+  // Silent executors asked about a task before it would be re-queued.
+  std::uint64_t executors_asked = 0;
   std::uint64_t retries = 0; // of those, failed attempts given another
   std::uint64_t expired = 0; // tasks this node saw expire unstarted
   // Tasks that left the replica after their retention, and messages
@@ -72,6 +74,7 @@ struct queue_counters {
     reclaims += o.reclaims;
     defenses += o.defenses;
     requeues += o.requeues;
+    executors_asked += o.executors_asked;
     retries += o.retries;
     expired += o.expired;
     tasks_forgotten += o.tasks_forgotten;

@@ -25,11 +25,24 @@ struct resolver_config {
   /// A message may overtake the ENQUEUE it follows: wait this long before
   /// asking about an unknown task.
   millis ask_delay_ms = 60;
-  /// How long an asker waits for an answer before asking again.
+  /// How long an asker waits for the answers to a broadcast question (they
+  /// come after a back-off) before asking again.
   millis resolve_window_ms = 600;
-  /// DO_YOU_KNOW_THIS_TASK questions per unknown task (the first to the
-  /// witness alone); anti-entropy does the rest.
-  std::uint32_t resolve_tries = 3;
+  /// The same for a question to a witness alone, which answers at once:
+  /// a round trip and the witness's queue.
+  millis witness_window_ms = 200;
+  /// DO_YOU_KNOW_THIS_TASK questions per unknown task; anti-entropy does
+  /// the rest.
+  std::uint32_t resolve_tries = 4;
+  /// The first this many go to a witness alone (the nodes whose messages
+  /// named the task, in turn); the rest to everyone. A broadcast question
+  /// and its answers cost every node a datagram: at 20% loss one direct
+  /// question or its answer in three is lost, so with one direct try a
+  /// third of the askers broadcast and a node's traffic per task grew with
+  /// N. Three direct tries cut that traffic further but raised duplicate
+  /// executions: a broadcast answer also tells the nodes that missed the
+  /// task's claim or end, which then do not claim it (bench/README.md).
+  std::uint32_t witness_tries = 2;
 };
 
 } // namespace dice

@@ -239,7 +239,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("battery", po::value(&battery)->default_value(battery), "this node's battery level 0..100 for the claim ranking (a higher level claims first); auto: read from /sys/class/power_supply (again every --battery-refresh-ms), 100 when there is no battery")
     ("battery-refresh-ms", po::value(&battery_refresh)->default_value(battery_refresh), "--battery auto on a machine with a battery: how often the level is read again")
     ("device-class", po::value(&device_class)->default_value(device_class), "this node's device class for the claim ranking (a lower class claims first, after battery and dequeue time)")
-    ("unknown-strategy", po::value(&unknown_strategy)->default_value(unknown_strategy), "a message naming a task this node does not know: always_want asks about it at once (DO_YOU_KNOW_THIS_TASK: the node that named it first, then the cluster), never_want leaves it to anti-entropy")
+    ("unknown-strategy", po::value(&unknown_strategy)->default_value(unknown_strategy), "a message naming a task this node does not know: always_want asks about it at once (DO_YOU_KNOW_THIS_TASK: the nodes that named it, alone, twice, then the cluster), never_want leaves it to anti-entropy")
     ("running-interval-ms", po::value(&running_interval)->default_value(running_interval), "RUNNING heartbeat interval of an execution")
     ("running-timeout-ms", po::value(&running_timeout)->default_value(running_timeout), "no RUNNING heartbeat for this long re-queues the task")
     ("finished-hold-ms", po::value(&finished_hold)->default_value(finished_hold), "the DONE or FAILED report of an execution may wait this long to share a datagram with the next broadcast (0: at once)")

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <variant>
 #include <vector>
@@ -149,6 +150,67 @@ TEST_CASE("an execution elsewhere is not re-queued for the silence of this "
        t <= 3600 + 2 * cfg.running_timeout_ms && !requeued(); t += 10)
     m.tick(t, out);
   CHECK(requeued());
+}
+
+TEST_CASE("a silent executor is asked about its task before a re-queue: "
+          "its end heard meanwhile ends the watch, silence re-queues the "
+          "task requeue_confirm_ms later, a RUNNING heartbeat keeps it",
+          "[running_tasks]") {
+  queue_config cfg;
+  cfg.requeue_jitter_ms = 0;
+  REQUIRE(cfg.requeue_confirm_ms > 0);
+  auto spec = start("t").spec;
+  const millis silent = cfg.running_timeout_ms; // overdue from here
+  const millis confirm = cfg.requeue_confirm_ms;
+  running_tasks_machine m("a", cfg, 1);
+  ev::events out;
+  millis now = 0;
+  // Ticking every 10 ms, as the actor does while anything runs.
+  auto until = [&](millis to) {
+    for (; now < to; now = std::min(now + 10, to))
+      m.tick(now, out);
+    m.tick(now, out);
+  };
+  m.on(ev::task_changed{"t", spec, running_on("b")}, 0, out);
+  until(silent - 10);
+  CHECK(emitted<ev::send_to>(out).empty());
+  until(silent);
+  auto asked = emitted<ev::send_to>(out);
+  REQUIRE(asked.size() == 1);
+  CHECK(asked[0].peer == "b");
+  CHECK(asked[0].message.do_you_know_this_task().task_id() == "t");
+  CHECK(asked[0].message.do_you_know_this_task().direct());
+  CHECK(emitted<ev::originate>(out).empty());
+  CHECK(m.counters().executors_asked == 1);
+
+  SECTION("its end arrives: no re-queue") {
+    auto done = running_on("b");
+    done.set_phase(wire::DONE);
+    m.on(ev::task_changed{"t", spec, done}, now + 5, out);
+    until(now + 10 * confirm);
+    CHECK(emitted<ev::originate>(out).empty());
+    CHECK(m.counters().requeues == 0);
+  }
+  SECTION("no answer: re-queued once the confirmation ran out") {
+    until(silent + confirm - 10);
+    CHECK(emitted<ev::originate>(out).empty());
+    until(silent + confirm);
+    auto ops = emitted<ev::originate>(out);
+    REQUIRE(ops.size() == 1);
+    CHECK(ops[0].op.info().phase() == wire::READY);
+    CHECK(ops[0].op.info().attempt() == 2);
+    CHECK(emitted<ev::send_to>(out).size() == 1); // asked once only
+  }
+  SECTION("a RUNNING heartbeat: the executor lives, asked again only after "
+          "another silence") {
+    m.on(ev::running_heard{"t", 1, "b"}, now + 10, out);
+    until(silent + 10 + silent - 10);
+    CHECK(emitted<ev::originate>(out).empty());
+    CHECK(emitted<ev::send_to>(out).size() == 1);
+    until(silent + 10 + silent);
+    CHECK(emitted<ev::send_to>(out).size() == 2);
+    CHECK(emitted<ev::originate>(out).empty());
+  }
 }
 
 TEST_CASE("a task held by id alone is not watched: neither silence nor "

@@ -111,7 +111,7 @@ TEST_CASE("on production nodes after many restarts under loss and a "
   }
   for (millis waited = 0; waited < 60'000 && !converged(c); waited += 500)
     c.step(500);
-  c.step(5000); // the last superseded origins leave too
+  c.step(15000); // the last superseded origins leave too
   check_converged(c);
   auto final_widest = widths.final_widest(c);
   std::cout << "restarts on production nodes, seed " << seed << ": " << restarts

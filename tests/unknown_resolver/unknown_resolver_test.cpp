@@ -1,8 +1,10 @@
-// The asker's side of unknown-task resolution: the witness first, alone;
-// everyone after; never more than resolve_tries questions.
+// The asker's side of unknown-task resolution: the witnesses first, alone,
+// in turn; everyone after; never more than resolve_tries questions.
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <string>
+#include <vector>
 
 #include "unknown_resolver/unknown_resolver.hpp"
 
@@ -14,7 +16,9 @@ resolver_config asking() {
   resolver_config cfg;
   cfg.ask_delay_ms = 60;
   cfg.resolve_window_ms = 600;
+  cfg.witness_window_ms = 600;
   cfg.resolve_tries = 3;
+  cfg.witness_tries = 1;
   return cfg;
 }
 
@@ -39,6 +43,55 @@ TEST_CASE("unknown resolver: the first question goes to the witness alone, "
   CHECK(third[0].peer.empty());
   CHECK(r.asks_due(1860).empty()); // given up: anti-entropy brings it
   CHECK_FALSE(r.asking("t"));
+}
+
+TEST_CASE("unknown resolver: the defaults ask the witnesses in turn twice, "
+          "a short window each, then everyone twice",
+          "[unknown]") {
+  resolver_config cfg; // 4 tries, the first 2 to witnesses
+  cfg.ask_delay_ms = 0;
+  unknown_resolver r(cfg);
+  auto first = r.unknown("t", "b", 0);
+  REQUIRE(first);
+  CHECK(first->peer == "b");
+  r.unknown("t", "c", 5);  // a second node names it
+  r.unknown("t", "b", 6);  // the first again: not a new witness
+  r.unknown("t", "", 7);   // a message with no witness adds none
+  // A witness answers at once: it is asked again sooner than everyone.
+  auto ww = cfg.witness_window_ms;
+  auto rw = cfg.resolve_window_ms;
+  CHECK(r.asks_due(ww - 1).empty());
+  auto second = r.asks_due(ww);
+  REQUIRE(second.size() == 1);
+  CHECK(second[0].peer == "c");
+  CHECK(r.asks_due(2 * ww - 1).empty());
+  auto third = r.asks_due(2 * ww);
+  REQUIRE(third.size() == 1);
+  CHECK(third[0].peer.empty()); // broadcast
+  CHECK(r.asks_due(2 * ww + rw - 1).empty());
+  auto fourth = r.asks_due(2 * ww + rw);
+  REQUIRE(fourth.size() == 1);
+  CHECK(fourth[0].peer.empty());
+  CHECK(r.asks_due(2 * ww + 2 * rw).empty()); // given up
+  CHECK_FALSE(r.asking("t"));
+
+  // One witness only: asked twice, then everyone. With more witness tries
+  // than witnesses they take turns.
+  auto w = rw; // a step past either window
+  unknown_resolver one(cfg);
+  std::vector<std::string> peers{one.unknown("u", "b", 0)->peer};
+  for (int i = 1; i <= 4; ++i)
+    for (const auto& a : one.asks_due(i * w))
+      peers.push_back(a.peer);
+  CHECK(peers == std::vector<std::string>{"b", "b", "", ""});
+  cfg.witness_tries = 3;
+  unknown_resolver turns(cfg);
+  peers = {turns.unknown("v", "b", 0)->peer};
+  turns.unknown("v", "c", 1);
+  for (int i = 1; i <= 4; ++i)
+    for (const auto& a : turns.asks_due(i * w))
+      peers.push_back(a.peer);
+  CHECK(peers == std::vector<std::string>{"b", "c", "b", ""});
 }
 
 TEST_CASE("unknown resolver: with no witness the question is broadcast, and a "
