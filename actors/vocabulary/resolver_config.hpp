@@ -39,9 +39,10 @@ struct resolver_config {
   /// and its answers cost every node a datagram: at 20% loss one direct
   /// question or its answer in three is lost, so with one direct try a
   /// third of the askers broadcast and a node's traffic per task grew with
-  /// N. Three direct tries cut that traffic further but raised duplicate
-  /// executions: a broadcast answer also tells the nodes that missed the
-  /// task's claim or end, which then do not claim it (bench/README.md).
+  /// N. Fewer broadcasts tell fewer of the replicas that missed a task's
+  /// claim or end, which then claim or re-queue it: three direct tries, or
+  /// longer windows, cut traffic further but raised duplicate executions
+  /// (bench/README.md; queue_config::requeue_confirm_ms is the other half).
   std::uint32_t witness_tries = 2;
 };
 
