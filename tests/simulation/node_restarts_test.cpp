@@ -111,7 +111,10 @@ TEST_CASE("on production nodes after many restarts under loss and a "
   }
   for (millis waited = 0; waited < 60'000 && !converged(c); waited += 500)
     c.step(500);
-  c.step(15000); // the last superseded origins leave too
+  // The last superseded origins leave too. Pruning waits for a round of
+  // whole reports from every live peer (one every 8th heartbeat each), and
+  // at 20% loss one of the seven is often lost: several rounds, not one.
+  c.step(15000);
   check_converged(c);
   auto final_widest = widths.final_widest(c);
   std::cout << "restarts on production nodes, seed " << seed << ": " << restarts
