@@ -16,15 +16,15 @@ void running_tasks::heard(const std::string& task_id, std::uint32_t attempt,
   auto i = others_.find(task_id);
   if (i != others_.end() && i->second.attempt == attempt
       && i->second.node == node
-      && (deadline > i->second.deadline || i->second.asked)) {
+      && (deadline > i->second.deadline || i->second.asked > 0)) {
     i->second.deadline = deadline;
-    i->second.asked = false;
+    i->second.asked = 0;
   }
 }
 
 void running_tasks::asked(const std::string& task_id, millis deadline) {
   if (auto i = others_.find(task_id); i != others_.end()) {
-    i->second.asked = true;
+    ++i->second.asked;
     i->second.deadline = deadline;
   }
 }

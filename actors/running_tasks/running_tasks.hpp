@@ -22,9 +22,9 @@ public:
     std::uint32_t attempt = 0;
     std::string node;
     millis deadline = 0;
-    /// Overdue once, the executor was asked about it; the deadline is now
-    /// the answer's.
-    bool asked = false;
+    /// Overdue, the executor was asked about it this many times since it
+    /// was last heard; the deadline is now the last answer's.
+    std::uint32_t asked = 0;
   };
 
   /// The merged state says `node` runs `attempt`: watch it. A new (attempt,
@@ -42,8 +42,8 @@ public:
   /// Watched tasks whose deadline has passed, each reported once (the caller
   /// re-queues them, which changes their state).
   std::vector<std::string> overdue(millis now);
-  /// An overdue task whose executor was asked about it: overdue again,
-  /// unless something changes, at `deadline`.
+  /// An overdue task whose executor was asked about it (once more):
+  /// overdue again, unless something changes, at `deadline`.
   void asked(const std::string& task_id, millis deadline);
   /// Every pending deadline `by` later: this node was paused, and the
   /// heartbeats of that time are still unread.

@@ -302,7 +302,7 @@ void running_tasks_machine::tick(millis now, ev::events& out) {
     const auto* w = running_.find_watched(task_id);
     if (w == nullptr)
       continue;
-    if (cfg_.requeue_confirm_ms > 0 && !w->asked) {
+    if (cfg_.requeue_confirm_ms > 0 && w->asked < cfg_.requeue_questions) {
       // Ask the executor alone first: if the task ended and this replica
       // missed it, its answer (ALREADY_FINISHED_TASK) ends the watch.
       out.push_back(ev::send_to{w->node, make_do_you_know(task_id, true)});

@@ -59,6 +59,8 @@ std::string queue_config::problem() const {
     return "witness window must be positive";
   if (requeue_confirm_ms < 0)
     return "re-queue confirmation must not be negative";
+  if (requeue_questions > 16)
+    return "questions before a re-queue must be at most 16";
   if (battery > 100)
     return "battery must be a level in 0..100";
   return {};

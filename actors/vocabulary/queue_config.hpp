@@ -95,11 +95,16 @@ struct queue_config {
   /// A silent executor is first asked, alone, about the task
   /// (DO_YOU_KNOW_THIS_TASK, answered at once): the silence may be this
   /// replica's, a lost DONE. The task is re-queued only if no end comes
-  /// within this long. A re-queue is broadcast and makes the replicas that
-  /// missed the end run the task again: at 20% loss they were most
-  /// re-queues and duplicate executions once unknown-task questions
-  /// stopped being broadcast (bench/README.md). 0: re-queue at once.
+  /// within this long of each of requeue_questions questions. A re-queue
+  /// is broadcast and makes the replicas that missed the end run the task
+  /// again: at 20% loss they were most re-queues and duplicate executions
+  /// once unknown-task questions stopped being broadcast
+  /// (bench/README.md). 0: re-queue at once.
   millis requeue_confirm_ms = 200;
+  /// Questions to a silent executor before its task is re-queued. At 20%
+  /// loss a question or its answer is lost one time in three; twice, one
+  /// in eight. An executor found dead is re-queued at once all the same.
+  std::uint32_t requeue_questions = 2;
   /// Tasks one node executes at once (dice-node defaults to the core count).
   std::size_t slots = 1;
   /// Claims a node holds beyond its slots: the next task is claimed while

@@ -241,7 +241,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("device-class", po::value(&device_class)->default_value(device_class), "this node's device class for the claim ranking (a lower class claims first, after battery and dequeue time)")
     ("unknown-strategy", po::value(&unknown_strategy)->default_value(unknown_strategy), "a message naming a task this node does not know: always_want asks about it at once (DO_YOU_KNOW_THIS_TASK: the nodes that named it, alone, twice, then the cluster), never_want leaves it to anti-entropy")
     ("running-interval-ms", po::value(&running_interval)->default_value(running_interval), "RUNNING heartbeat interval of an execution")
-    ("running-timeout-ms", po::value(&running_timeout)->default_value(running_timeout), "no RUNNING heartbeat for this long: the executor is asked about the task, and with no end heard 200 ms later the task is re-queued")
+    ("running-timeout-ms", po::value(&running_timeout)->default_value(running_timeout), "no RUNNING heartbeat for this long: the executor is asked about the task, twice 200 ms apart, and with no end heard 200 ms after the second question the task is re-queued")
     ("finished-hold-ms", po::value(&finished_hold)->default_value(finished_hold), "the DONE or FAILED report of an execution may wait this long to share a datagram with the next broadcast (0: at once)")
     ("shell-allow", po::value(&shell_allow)->composing(), "enable the `shell` kind for this program (argv[0], exact; repeatable, or a comma list in the INI file)")
     ("shell-timeout-ms", po::value(&shell_timeout)->default_value(shell_timeout), "a shell task running longer is killed with its process group")

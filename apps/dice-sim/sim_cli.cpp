@@ -95,6 +95,9 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("prefetch", po::value(&o.queue.prefetch)->default_value(defaults.queue.prefetch), "tasks a node claims beyond its slots")
     ("finished-hold-ms", po::value(&o.queue.finished_hold_ms)->default_value(defaults.queue.finished_hold_ms), "how long a DONE or FAILED report may wait to share a datagram")
     ("claim-stagger-ms", po::value(&o.queue.claim_stagger_ms)->default_value(defaults.queue.claim_stagger_ms), "delay, and per-rank delay, of a free slot's claim when the common matching gave it no task (0: no matching, all claim at once)")
+    ("requeue-questions", po::value(&o.queue.requeue_questions)->default_value(defaults.queue.requeue_questions), "questions to a silent executor, requeue_confirm_ms apart, before its task is re-queued")
+    ("witness-tries", po::value(&o.queue.resolver.witness_tries)->default_value(defaults.queue.resolver.witness_tries), "unknown-task questions sent to a witness alone (a node whose message named the task) before any is broadcast")
+    ("resolve-tries", po::value(&o.queue.resolver.resolve_tries)->default_value(defaults.queue.resolver.resolve_tries), "unknown-task questions in all, the witnesses' included; anti-entropy does the rest")
     ("seed", po::value(&o.seed)->default_value(defaults.seed), "seed of the whole run: the same seed replays it")
     ("timeline", po::value(&out.timeline), "write the run's timeline to this CSV file: per sample the time, tasks finished, claims lost, duplicate executions, nodes up, and per node the tasks it finished (draw it with bench/queue_sim/timeline.py)")
     ("timeline-every-ms", po::value(&timeline_every_ms)->default_value(timeline_every_ms), "virtual time between two timeline samples")
@@ -127,6 +130,11 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
       || o.delay_max_ms < 0 || o.expire_max_ms < 0 || o.linger_ms < 0)
     throw std::runtime_error("durations must not be negative (--down-ms "
                              "positive)");
+  // Unsigned options read "-1" as 4 billion: bound them.
+  if (o.queue.resolver.resolve_tries > 64 || o.queue.resolver.witness_tries > 64)
+    throw std::runtime_error("--resolve-tries and --witness-tries must be at most 64");
+  if (o.queue.requeue_questions > 16)
+    throw std::runtime_error("--requeue-questions must be at most 16");
   if (heartbeat_ms < o.membership.failure_check_ms || heartbeat_ms > 600'000)
     throw std::runtime_error("--heartbeat-ms must be in "
                              + std::to_string(o.membership.failure_check_ms)

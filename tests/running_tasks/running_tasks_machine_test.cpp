@@ -154,11 +154,13 @@ TEST_CASE("an execution elsewhere is not re-queued for the silence of this "
 
 TEST_CASE("a silent executor is asked about its task before a re-queue: "
           "its end heard meanwhile ends the watch, silence re-queues the "
-          "task requeue_confirm_ms later, a RUNNING heartbeat keeps it",
+          "task requeue_confirm_ms after the last of requeue_questions "
+          "questions, a RUNNING heartbeat keeps it",
           "[running_tasks]") {
   queue_config cfg;
   cfg.requeue_jitter_ms = 0;
   REQUIRE(cfg.requeue_confirm_ms > 0);
+  REQUIRE(cfg.requeue_questions >= 1);
   auto spec = start("t").spec;
   const millis silent = cfg.running_timeout_ms; // overdue from here
   const millis confirm = cfg.requeue_confirm_ms;
@@ -191,15 +193,25 @@ TEST_CASE("a silent executor is asked about its task before a re-queue: "
     CHECK(emitted<ev::originate>(out).empty());
     CHECK(m.counters().requeues == 0);
   }
-  SECTION("no answer: re-queued once the confirmation ran out") {
-    until(silent + confirm - 10);
+  SECTION("no answer: asked again each confirmation, re-queued once the "
+          "last ran out") {
+    const auto questions = cfg.requeue_questions;
+    for (std::uint32_t q = 2; q <= questions; ++q) {
+      until(silent + (q - 1) * confirm - 10);
+      CHECK(emitted<ev::send_to>(out).size() == q - 1);
+      until(silent + (q - 1) * confirm);
+      CHECK(emitted<ev::send_to>(out).size() == q);
+      CHECK(m.counters().executors_asked == q);
+    }
+    const millis last = silent + questions * confirm;
+    until(last - 10);
     CHECK(emitted<ev::originate>(out).empty());
-    until(silent + confirm);
+    until(last);
     auto ops = emitted<ev::originate>(out);
     REQUIRE(ops.size() == 1);
     CHECK(ops[0].op.info().phase() == wire::READY);
     CHECK(ops[0].op.info().attempt() == 2);
-    CHECK(emitted<ev::send_to>(out).size() == 1); // asked once only
+    CHECK(emitted<ev::send_to>(out).size() == questions); // no more
   }
   SECTION("a RUNNING heartbeat: the executor lives, asked again only after "
           "another silence") {

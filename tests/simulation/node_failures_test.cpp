@@ -173,7 +173,9 @@ TEST_CASE("on production nodes an executor whose queue goes silent (its "
            && classify(m) != queue_message::none;
   });
   const queue_config q;
-  f.c.step(q.running_timeout_ms + q.requeue_jitter_ms + 50);
+  // The executor is asked requeue_questions times before the re-queue.
+  f.c.step(q.running_timeout_ms + q.requeue_questions * q.requeue_confirm_ms
+           + q.requeue_jitter_ms + 50);
   // Every survivor computes the same READY(2); usually one announces it.
   std::uint64_t requeues = 0;
   for (const auto& id : f.c.live_nodes()) {
@@ -214,7 +216,9 @@ TEST_CASE("on production nodes an executor whose RUNNING heartbeats were "
     return from == runner && m.has_info();
   });
   const queue_config q;
-  f.c.step(q.running_timeout_ms + q.requeue_jitter_ms + 50);
+  // The executor is asked requeue_questions times before the re-queue.
+  f.c.step(q.running_timeout_ms + q.requeue_questions * q.requeue_confirm_ms
+           + q.requeue_jitter_ms + 50);
   f.c.drop_messages(nullptr);
   f.c.step(4000);
   CHECK(f.c.counters_of(runner).reclaims >= 1);
