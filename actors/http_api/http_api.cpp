@@ -161,7 +161,8 @@ void http_api::routes() {
       {"device_class", q.device_class},
       {"unknown_strategy", q.resolver.strategy == resolve_strategy::never_want
                              ? "never_want"
-                             : "always_want"}};
+                             : "always_want"},
+      {"unknown_direct_tries", q.resolver.witness_tries}};
     body["membership"] = {{"stale_messages", members->stale_messages},
                           {"conflicting_ids", members->conflicting_ids},
                           {"ids_refused", members->ids_refused},

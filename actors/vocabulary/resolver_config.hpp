@@ -33,17 +33,18 @@ struct resolver_config {
   millis witness_window_ms = 200;
   /// DO_YOU_KNOW_THIS_TASK questions per unknown task; anti-entropy does
   /// the rest.
-  std::uint32_t resolve_tries = 6;
+  std::uint32_t resolve_tries = 4;
   /// The first this many go to a witness alone (the nodes whose messages
   /// named the task, in turn); the rest to everyone. A broadcast question
   /// and its answers cost every node a datagram: at 20% loss one direct
   /// question or its answer in three is lost, so with one direct try a
   /// third of the askers broadcast and a node's traffic per task grew with
-  /// N; with four, one in sixty. Fewer broadcasts tell fewer of the
-  /// replicas that missed a task's end, which then re-queue it: more
-  /// direct tries paid only once a silent executor was asked twice before
-  /// a re-queue (queue_config::requeue_questions; bench/README.md).
-  std::uint32_t witness_tries = 4;
+  /// N. Fewer broadcasts tell fewer of the replicas that missed a task's
+  /// claim or end, which then claim it: four direct tries (dice-node's
+  /// --unknown-direct-tries) sent a third fewer datagrams per node per
+  /// task at 128 simulated nodes and 20% loss, but 12% more duplicate
+  /// executions at 64 and a slower makespan at 128 (bench/README.md).
+  std::uint32_t witness_tries = 2;
 };
 
 } // namespace dice

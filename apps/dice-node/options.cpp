@@ -128,6 +128,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
   long long slots = cores, max_attempts = q.max_attempts,
             prefetch = static_cast<long long>(q.prefetch),
             ack_replicas = static_cast<long long>(q.ack_replicas),
+            unknown_direct_tries = q.resolver.witness_tries,
             claim_window = q.claim_window_ms, claim_stagger = q.claim_stagger_ms,
             matched_window = q.matched_claim_window_ms,
             submit_claim = q.submit_claim_ms,
@@ -239,7 +240,8 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("battery", po::value(&battery)->default_value(battery), "this node's battery level 0..100 for the claim ranking (a higher level claims first); auto: read from /sys/class/power_supply (again every --battery-refresh-ms), 100 when there is no battery")
     ("battery-refresh-ms", po::value(&battery_refresh)->default_value(battery_refresh), "--battery auto on a machine with a battery: how often the level is read again")
     ("device-class", po::value(&device_class)->default_value(device_class), "this node's device class for the claim ranking (a lower class claims first, after battery and dequeue time)")
-    ("unknown-strategy", po::value(&unknown_strategy)->default_value(unknown_strategy), "a message naming a task this node does not know: always_want asks about it at once (DO_YOU_KNOW_THIS_TASK: the nodes that named it, alone, twice, then the cluster), never_want leaves it to anti-entropy")
+    ("unknown-strategy", po::value(&unknown_strategy)->default_value(unknown_strategy), "a message naming a task this node does not know: always_want asks about it at once (DO_YOU_KNOW_THIS_TASK: the nodes that named it, alone, --unknown-direct-tries times, then the cluster twice), never_want leaves it to anti-entropy")
+    ("unknown-direct-tries", po::value(&unknown_direct_tries)->default_value(unknown_direct_tries), "always_want: questions about an unknown task sent to the nodes that named it, alone, 200 ms apart, before the cluster is asked (0..16; more send fewer datagrams on a large lossy cluster, but repair a replica that missed a task more slowly)")
     ("running-interval-ms", po::value(&running_interval)->default_value(running_interval), "RUNNING heartbeat interval of an execution")
     ("running-timeout-ms", po::value(&running_timeout)->default_value(running_timeout), "no RUNNING heartbeat for this long: the executor is asked about the task, twice 200 ms apart, and with no end heard 200 ms after the second question the task is re-queued")
     ("finished-hold-ms", po::value(&finished_hold)->default_value(finished_hold), "the DONE or FAILED report of an execution may wait this long to share a datagram with the next broadcast (0: at once)")
@@ -385,6 +387,10 @@ node_options parse_node_options(int argc, const char* const* argv) {
   else
     throw std::runtime_error("--unknown-strategy: '" + unknown_strategy
                              + "' is not one of always_want, never_want");
+  // The cluster is asked twice after the direct questions, as by default.
+  q.resolver.witness_tries = static_cast<std::uint32_t>(
+    ranged("unknown-direct-tries", unknown_direct_tries, 0, 16));
+  q.resolver.resolve_tries = q.resolver.witness_tries + 2;
   q.running_interval_ms = ranged("running-interval-ms", running_interval, 1, 60'000);
   q.running_timeout_ms = ranged("running-timeout-ms", running_timeout, 1, day_ms);
   q.finished_hold_ms = ranged("finished-hold-ms", finished_hold, 0, 60'000);

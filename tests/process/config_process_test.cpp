@@ -321,14 +321,16 @@ TEST_CASE("an unknown HTTP path answers 404 with a JSON error",
   CHECK(get_json(n.spec().http_port, "/health"));
 }
 
-TEST_CASE("dice-node takes --battery, --device-class and --unknown-strategy "
-          "and shows them in /stats, and a bad value fails fast",
+TEST_CASE("dice-node takes --battery, --device-class, --unknown-strategy "
+          "and --unknown-direct-tries and shows them in /stats, and a bad "
+          "value fails fast",
           "[process][config]") {
   SECTION("given") {
     cluster c;
     auto spec = c.make_spec("node-1");
     spec.extra_args = {"--battery", "30", "--device-class", "2",
-                       "--unknown-strategy", "never_want"};
+                       "--unknown-strategy", "never_want",
+                       "--unknown-direct-tries", "4"};
     auto& n = c.start(spec);
     auto stats = n.stats();
     REQUIRE(stats);
@@ -338,6 +340,7 @@ TEST_CASE("dice-node takes --battery, --device-class and --unknown-strategy "
     CHECK(r["battery_refreshed"] == false); // a fixed level is not re-read
     CHECK(r["device_class"] == 2);
     CHECK(r["unknown_strategy"] == "never_want");
+    CHECK(r["unknown_direct_tries"] == 4);
   }
   SECTION("the defaults") {
     cluster c;
@@ -348,6 +351,7 @@ TEST_CASE("dice-node takes --battery, --device-class and --unknown-strategy "
     REQUIRE(stats);
     CHECK((*stats)["ranking"]["device_class"] == 0);
     CHECK((*stats)["ranking"]["unknown_strategy"] == "always_want");
+    CHECK((*stats)["ranking"]["unknown_direct_tries"] == 2);
   }
   SECTION("bad values") {
     auto args = quiet_addrs();
@@ -356,6 +360,9 @@ TEST_CASE("dice-node takes --battery, --device-class and --unknown-strategy "
     args = quiet_addrs();
     args.insert(args.end(), {"--battery", "130"});
     expect_fails_fast(args, "--battery");
+    args = quiet_addrs();
+    args.insert(args.end(), {"--unknown-direct-tries", "17"});
+    expect_fails_fast(args, "--unknown-direct-tries");
   }
 }
 
