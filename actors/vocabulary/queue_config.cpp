@@ -57,6 +57,9 @@ std::string queue_config::problem() const {
     return "resolve window must be longer than the answer back-off";
   if (resolver.witness_window_ms <= 0)
     return "witness window must be positive";
+  // Unsigned settings read from "-1" become 4 billion questions.
+  if (resolver.resolve_tries > 64 || resolver.witness_tries > 64)
+    return "unknown-task questions (resolve and witness tries) must be at most 64";
   if (requeue_confirm_ms < 0)
     return "re-queue confirmation must not be negative";
   if (requeue_questions > 16)

@@ -387,10 +387,12 @@ node_options parse_node_options(int argc, const char* const* argv) {
   else
     throw std::runtime_error("--unknown-strategy: '" + unknown_strategy
                              + "' is not one of always_want, never_want");
-  // The cluster is asked twice after the direct questions, as by default.
+  // The broadcast questions after the direct ones stay as many as the
+  // resolver's defaults have.
+  auto broadcasts = q.resolver.resolve_tries - q.resolver.witness_tries;
   q.resolver.witness_tries = static_cast<std::uint32_t>(
     ranged("unknown-direct-tries", unknown_direct_tries, 0, 16));
-  q.resolver.resolve_tries = q.resolver.witness_tries + 2;
+  q.resolver.resolve_tries = q.resolver.witness_tries + broadcasts;
   q.running_interval_ms = ranged("running-interval-ms", running_interval, 1, 60'000);
   q.running_timeout_ms = ranged("running-timeout-ms", running_timeout, 1, day_ms);
   q.finished_hold_ms = ranged("finished-hold-ms", finished_hold, 0, 60'000);

@@ -130,11 +130,6 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
       || o.delay_max_ms < 0 || o.expire_max_ms < 0 || o.linger_ms < 0)
     throw std::runtime_error("durations must not be negative (--down-ms "
                              "positive)");
-  // Unsigned options read "-1" as 4 billion: bound them.
-  if (o.queue.resolver.resolve_tries > 64 || o.queue.resolver.witness_tries > 64)
-    throw std::runtime_error("--resolve-tries and --witness-tries must be at most 64");
-  if (o.queue.requeue_questions > 16)
-    throw std::runtime_error("--requeue-questions must be at most 16");
   if (heartbeat_ms < o.membership.failure_check_ms || heartbeat_ms > 600'000)
     throw std::runtime_error("--heartbeat-ms must be in "
                              + std::to_string(o.membership.failure_check_ms)
