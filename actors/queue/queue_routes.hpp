@@ -97,6 +97,17 @@ void to_takers(const E& e, Sink& sink, std::index_sequence<I...>) {
     ...);
 }
 
+template <class E, class Sink, std::size_t... I>
+void to_only_taker(E&& e, Sink& sink, std::index_sequence<I...>) {
+  (
+    [&] {
+      constexpr auto s = static_cast<station>(I);
+      if constexpr (station_takes<s, std::decay_t<E>>())
+        sink.template deliver<s>(std::move(e));
+    }(),
+    ...);
+}
+
 template <class E, std::size_t... I>
 constexpr std::size_t takers(std::index_sequence<I...>) {
   return (std::size_t{station_takes<static_cast<station>(I), E>()} + ...);
@@ -139,6 +150,22 @@ void route_one(const E& e, Sink& sink) {
 template <class Sink>
 void route(const ev::event& e, Sink& sink) {
   std::visit([&sink](const auto& x) { route_one(x, sink); }, e);
+}
+/// As route, for an event the caller drops next: one station alone takes
+/// most events, and it gets this one moved rather than copied.
+template <class Sink>
+void route_out(ev::event& e, Sink& sink) {
+  std::visit(
+    [&sink](auto& x) {
+      using E = std::decay_t<decltype(x)>;
+      constexpr auto n = detail::takers<E>(std::make_index_sequence<station_count>{});
+      if constexpr (n == 1)
+        detail::to_only_taker(std::move(x), sink,
+                              std::make_index_sequence<station_count>{});
+      else
+        route_one(x, sink);
+    },
+    e);
 }
 
 } // namespace dice

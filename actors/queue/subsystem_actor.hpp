@@ -58,27 +58,29 @@ struct subsystem_state {
 // What the bridge and the executor take of the queue's events, in their
 // own messages. Of a batch, the broadcasts that need not wait go to the
 // bridge as one message, so a burst leaves in as few datagrams as fit.
+// They take what the sink hands them by value: moved when it is the
+// sender's own, copied when another station gets it too.
 template <class Self>
-void to_bridge(Self* self, const broadcast_bridge& b, const ev::broadcast& e) {
+void to_bridge(Self* self, const broadcast_bridge& b, ev::broadcast e) {
   if (e.hold_ms > 0)
-    self->send(b, piggyback_atom_v, e.message, e.hold_ms);
+    self->send(b, piggyback_atom_v, std::move(e.message), e.hold_ms);
   else
-    self->send(b, broadcast_atom_v, e.message);
+    self->send(b, broadcast_atom_v, std::move(e.message));
 }
 template <class Self>
-void to_bridge(Self* self, const broadcast_bridge& b, const ev::unicast& e) {
-  self->send(b, send_to_atom_v, e.peer, e.message);
+void to_bridge(Self* self, const broadcast_bridge& b, ev::unicast e) {
+  self->send(b, send_to_atom_v, std::move(e.peer), std::move(e.message));
 }
 template <class Self>
-void to_bridge(Self* self, const broadcast_bridge& b, const ev::batch& e) {
+void to_bridge(Self* self, const broadcast_bridge& b, ev::batch e) {
   std::vector<wire::Message> now;
-  for (const auto& x : e.items) {
-    if (const auto* c = std::get_if<ev::broadcast>(&x); c && c->hold_ms == 0)
-      now.push_back(c->message);
+  for (auto& x : e.items) {
+    if (auto* c = std::get_if<ev::broadcast>(&x); c && c->hold_ms == 0)
+      now.push_back(std::move(c->message));
     else if (c != nullptr)
-      to_bridge(self, b, *c);
-    else if (const auto* u = std::get_if<ev::unicast>(&x))
-      to_bridge(self, b, *u);
+      to_bridge(self, b, std::move(*c));
+    else if (auto* u = std::get_if<ev::unicast>(&x))
+      to_bridge(self, b, std::move(*u));
   }
   if (now.size() == 1)
     self->send(b, broadcast_atom_v, std::move(now.front()));
@@ -116,7 +118,7 @@ struct actor_sink {
   template <station S, class E>
   void deliver(E&& e) {
     if constexpr (S == station::bridge)
-      to_bridge(self, to.bridge, e);
+      to_bridge(self, to.bridge, std::forward<E>(e));
     else if constexpr (S == station::executor)
       to_executor(self, to.exec, e);
     else
@@ -153,7 +155,7 @@ struct station_counts {
   std::array<std::size_t, station_count> n{};
 
   template <station S, class E>
-  void deliver(const E&) {
+  void deliver(E&&) {
     ++n[static_cast<std::size_t>(S)];
   }
 };
@@ -168,12 +170,12 @@ struct batching_sink {
   std::array<ev::events, station_count> batches{};
 
   template <station S, class E>
-  void deliver(const E& e) {
+  void deliver(E&& e) {
     constexpr auto i = static_cast<std::size_t>(S);
     if (counts.n[i] == 1)
-      single.template deliver<S>(e);
+      single.template deliver<S>(std::forward<E>(e));
     else
-      batches[i].emplace_back(e);
+      batches[i].emplace_back(std::forward<E>(e));
   }
 
   template <station S>
@@ -203,14 +205,15 @@ void dispatch(Self* self, ev::events& out) {
   if (self->state.trace)
     trace_sent(self, out);
   actor_sink<Self> sink{self, *self->state.wiring};
+  // `out` is dropped after this: events move on where they can.
   if (out.size() == 1)
-    return route(out.front(), sink);
+    return route_out(out.front(), sink);
   station_counts counts;
   for (const auto& e : out)
     route(e, counts);
   batching_sink<Self> batcher{sink, counts};
-  for (const auto& e : out)
-    route(e, batcher);
+  for (auto& e : out)
+    route_out(e, batcher);
   batcher.send_batches();
 }
 

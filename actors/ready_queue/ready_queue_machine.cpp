@@ -23,6 +23,10 @@ void ready_queue_machine::on(const ev::task_changed& e, millis now,
     if (!t.spec || t.attempt != s.attempt())
       t = ready_task{e.spec, s.attempt(), now};
     t.spec = e.spec;
+    if (e.spec->locks_size() > 0)
+      with_locks_.insert(e.task_id);
+    else
+      with_locks_.erase(e.task_id);
     t.not_before = std::max<millis>(e.spec->not_before_ms(), s.not_before_ms());
     if (e.spec->expires_ms() > 0)
       expiring_.emplace(e.spec->expires_ms(), e.task_id);
@@ -40,6 +44,7 @@ void ready_queue_machine::on(const ev::task_changed& e, millis now,
     }
   } else {
     tasks_.erase(e.task_id);
+    with_locks_.erase(e.task_id);
     ready_.erase(e.task_id);
     common_.erase(e.task_id);
   }
@@ -152,6 +157,7 @@ void ready_queue_machine::pass_time(millis now, ev::events& out) {
       make_info(task_id, expired_state(t.attempt, expires), now, &none)});
     ++counters_.expired;
     waiting_.erase({t.not_before, task_id});
+    with_locks_.erase(task_id);
     tasks_.erase(task_id);
     x = expiring_.erase(x);
   }
@@ -242,7 +248,7 @@ void ready_queue_machine::tick(millis now, ev::events& out) {
 }
 
 bool ready_queue_machine::locks_blocked(std::set<std::string>& skip) const {
-  if (!cfg_.take_locks)
+  if (!cfg_.take_locks || with_locks_.empty())
     return false;
   // The first tasks of the walk, as many as a tick could offer and then
   // some: a head of tasks waiting for one lock must not hide the others.

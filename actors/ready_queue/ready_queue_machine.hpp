@@ -94,6 +94,9 @@ private:
   // The same tasks in the order common to all nodes, for the matching.
   ready_queue common_{""};
   std::map<std::string, ready_task> tasks_;
+  // Those of them that name cluster-wide locks: without any, no tick scans
+  // for tasks waiting for a lock.
+  std::set<std::string> with_locks_;
   // Ready tasks not claimable yet, by not-before time; ready tasks with an
   // expiry, by expiry. Both hold (time, task id).
   std::set<std::pair<millis, std::string>> waiting_;
