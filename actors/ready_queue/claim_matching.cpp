@@ -121,26 +121,29 @@ match_claims(const std::vector<std::vector<std::string>>& classes,
 }
 
 std::vector<std::string>
-match_seats(const std::vector<std::vector<std::string>>& classes,
+match_seats(std::vector<std::vector<std::string>> classes,
             const std::map<std::string, std::size_t>& free_slots,
             const std::map<std::string, std::size_t>& free_prefetch,
             const std::string& self, const task_owners& owners) {
   // Slots first, every node's: a task must not wait behind another's
   // running task while a slot elsewhere is idle.
   auto first = assign(classes, free_slots, nullptr, owners);
+  auto mine = std::move(first[self]);
+  if (auto p = free_prefetch.find(self); p == free_prefetch.end() || p->second == 0)
+    return mine; // no prefetch seat here: the rest cannot be this node's
   std::set<std::string> used;
   for (const auto& [node, tasks] : first)
     used.insert(tasks.begin(), tasks.end());
+  used.insert(mine.begin(), mine.end());
+  // What the slots left, moved rather than copied.
   std::vector<std::vector<std::string>> rest;
-  for (const auto& c : classes) {
-    rest.emplace_back();
-    for (const auto& t : c)
-      if (used.count(t) == 0)
-        rest.back().push_back(t);
-    if (rest.back().empty())
-      rest.pop_back();
+  for (auto& c : classes) {
+    c.erase(std::remove_if(c.begin(), c.end(),
+                           [&](const std::string& t) { return used.count(t) > 0; }),
+            c.end());
+    if (!c.empty())
+      rest.push_back(std::move(c));
   }
-  auto mine = std::move(first[self]);
   auto ahead = match_claims(rest, free_prefetch, self);
   mine.insert(mine.end(), ahead.begin(), ahead.end());
   return mine;

@@ -45,7 +45,7 @@ match_claims(const std::vector<std::vector<std::string>>& classes,
 /// `owners`: the first class's tasks that go to their enqueuer's free slot
 /// before the turns.
 std::vector<std::string>
-match_seats(const std::vector<std::vector<std::string>>& classes,
+match_seats(std::vector<std::vector<std::string>> classes,
             const std::map<std::string, std::size_t>& free_slots,
             const std::map<std::string, std::size_t>& free_prefetch,
             const std::string& self, const task_owners& owners = {});

@@ -316,7 +316,7 @@ ready_queue_machine::matched(const std::set<std::string>& skip) const {
         slots[enqueuer] = run;
   if (slots.count(id_) == 0 && ahead.count(id_) == 0)
     return {};
-  auto mine = match_seats(classes, slots, ahead, id_, first);
+  auto mine = match_seats(std::move(classes), slots, ahead, id_, first);
   // Given a task it cannot run, this node leaves it to the stagger of the
   // nodes that can.
   if (cfg_.runner)
@@ -333,6 +333,7 @@ task_owners ready_queue_machine::owners(
   task_owners owners;
   if (classes.empty() || cfg_.submit_claim_ms < 0)
     return owners;
+  std::map<std::string, std::size_t> left; // each enqueuer's free slots
   for (const auto& id : classes.front()) {
     const auto& t = tasks_.at(id);
     // A child goes to its heir (heir.hpp), a new task to its enqueuer.
@@ -349,8 +350,15 @@ task_owners ready_queue_machine::owners(
       const auto& r = p->second.runner;
       runs = !r.advertised() || r.runs(*t.spec);
     }
-    if (runs)
-      owners.emplace(id, enqueuer);
+    if (!runs)
+      continue;
+    auto l = left.find(enqueuer);
+    if (l == left.end())
+      l = left.emplace(enqueuer, free_seats_of(enqueuer).first).first;
+    if (l->second == 0)
+      continue;
+    --l->second;
+    owners.emplace(id, enqueuer);
   }
   return owners;
 }

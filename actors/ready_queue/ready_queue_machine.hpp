@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "vocabulary/queue_config.hpp"
 #include "vocabulary/queue_counters.hpp"
@@ -70,7 +71,9 @@ private:
   void pass_time(millis now, ev::events& out);
   // The ready tasks the common matching gives this node's free seats.
   std::vector<std::string> matched(const std::set<std::string>& skip) const;
-  // The first class's first attempts whose enqueuer takes them first.
+  // The first class's first attempts whose enqueuer takes them first: as
+  // many of each enqueuer's as it has free slots (the matching gives it
+  // no more).
   task_owners owners(const std::vector<std::vector<std::string>>& classes) const;
   // A node's free seats as this one sees them: slots that would run at
   // once, and all (prefetch seats too).
@@ -93,7 +96,7 @@ private:
   ready_queue ready_;
   // The same tasks in the order common to all nodes, for the matching.
   ready_queue common_{""};
-  std::map<std::string, ready_task> tasks_;
+  std::unordered_map<std::string, ready_task> tasks_;
   // Those of them that name cluster-wide locks: without any, no tick scans
   // for tasks waiting for a lock.
   std::set<std::string> with_locks_;
