@@ -11,14 +11,16 @@ wire::TaskState initial_state() {
   return s;
 }
 
-void known_tasks::rehash(const std::string& task_id, const known_task& task) {
-  auto h = fnv1a_64(task_id);
-  if (task.has_spec)
-    h = fnv1a_64(task.spec.SerializeAsString(), h ^ 1);
-  h = fnv1a_64(task.state.SerializeAsString(), h);
-  auto& old = hashes_[task_id];
-  digest_ ^= old ^ h; // XOR: the digest ignores the order of tasks
-  old = h;
+void known_tasks::rehash(const std::string& task_id, known_task& task,
+                         bool spec) {
+  if (spec || task.spec_hash == 0) {
+    task.spec_hash = fnv1a_64(task_id);
+    if (task.has_spec)
+      task.spec_hash = fnv1a_64(task.spec.SerializeAsString(), task.spec_hash ^ 1);
+  }
+  auto h = fnv1a_64(task.state.SerializeAsString(), task.spec_hash);
+  digest_ ^= task.hash ^ h; // XOR: the digest ignores the order of tasks
+  task.hash = h;
 }
 
 void known_tasks::count(const wire::TaskSpec& spec, const wire::TaskState& state,
@@ -52,7 +54,7 @@ bool known_tasks::learn_spec(const wire::TaskSpec& spec) {
   entry.spec = spec;
   entry.spec.clear_inputs(); // the replica's own to fill, never a peer's
   count(entry.spec, entry.state, +1);
-  rehash(spec.id(), entry);
+  rehash(spec.id(), entry, true);
   return true;
 }
 
@@ -67,7 +69,7 @@ bool known_tasks::merge_state(const std::string& task_id,
   // update is above it, and merging it first keeps the result a pure merge.
   bool changed = merge_into(task.state, update) || added;
   if (changed) {
-    rehash(task_id, task);
+    rehash(task_id, task, false);
     if (task.has_spec) {
       count(task.spec, before, -1);
       count(task.spec, task.state, +1);
@@ -82,10 +84,7 @@ bool known_tasks::forget(const std::string& task_id) {
     return false;
   if (i->second.has_spec)
     count(i->second.spec, i->second.state, -1);
-  if (auto h = hashes_.find(task_id); h != hashes_.end()) {
-    digest_ ^= h->second;
-    hashes_.erase(h);
-  }
+  digest_ ^= i->second.hash;
   tasks_.erase(i);
   return true;
 }

@@ -18,6 +18,10 @@ struct known_task {
   bool has_spec = false;
   wire::TaskSpec spec;
   wire::TaskState state;
+  /// Its term of the replica's digest, and the part of it that the id and
+  /// spec make (kept so a change of state does not serialize the spec).
+  std::uint64_t hash = 0;
+  std::uint64_t spec_hash = 0;
 };
 
 class known_tasks {
@@ -55,11 +59,11 @@ public:
   const task_counts& counts() const { return counts_; }
 
 private:
-  void rehash(const std::string& task_id, const known_task& task);
+  // Updates the task's digest term; `spec`: its spec changed too.
+  void rehash(const std::string& task_id, known_task& task, bool spec);
   void count(const wire::TaskSpec& spec, const wire::TaskState& state, int by);
 
   std::map<std::string, known_task> tasks_;
-  std::map<std::string, std::uint64_t> hashes_;
   std::uint64_t digest_ = 0;
   task_counts counts_;
 };
