@@ -6,8 +6,7 @@
 
 namespace dice {
 
-bool ready_queue::walk_order::operator()(const entry& a,
-                                         const entry& b) const {
+bool ready_queue::walk_order::operator()(const key& a, const key& b) const {
   // Higher priority first, then retries, then the hash (or FIFO key); the
   // task id settles a tie.
   return std::tie(b.priority, b.retry, a.hash, a.task_id)
@@ -18,11 +17,15 @@ ready_queue::ready_queue(std::string node_id) : node_id_(std::move(node_id)) {
   // nop
 }
 
-ready_queue::entry ready_queue::make_entry(const std::string& task_id,
-                                           rank r) const {
-  return entry{r.priority, r.retry,
-               node_id_.empty() ? r.fifo_key : rendezvous_hash(task_id, node_id_),
-               task_id};
+ready_queue::key ready_queue::make_key(std::string_view task_id, rank r) const {
+  return key{r.priority, r.retry,
+             node_id_.empty() ? r.fifo_key : rendezvous_hash(task_id, node_id_),
+             task_id};
+}
+
+void ready_queue::drop(const key& k) {
+  if (auto o = order_.find(k); o != order_.end())
+    order_.erase(o);
 }
 
 void ready_queue::insert(const std::string& task_id, std::int32_t priority,
@@ -32,17 +35,18 @@ void ready_queue::insert(const std::string& task_id, std::int32_t priority,
   if (!added) {
     if (i->second == r)
       return;
-    order_.erase(make_entry(task_id, i->second));
+    drop(make_key(task_id, i->second));
     i->second = r;
   }
-  order_.insert(make_entry(task_id, r));
+  auto k = make_key(task_id, r);
+  order_.insert(entry{k.priority, k.retry, k.hash, task_id});
 }
 
 bool ready_queue::erase(const std::string& task_id) {
   auto i = by_id_.find(task_id);
   if (i == by_id_.end())
     return false;
-  order_.erase(make_entry(task_id, i->second));
+  drop(make_key(task_id, i->second));
   by_id_.erase(i);
   return true;
 }

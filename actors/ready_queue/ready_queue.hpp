@@ -60,9 +60,21 @@ private:
     std::uint64_t hash;
     std::string task_id;
   };
-  struct walk_order {
-    bool operator()(const entry& a, const entry& b) const;
+  // An entry's key with a view of the id: found and erased by it, no copy.
+  struct key {
+    std::int32_t priority;
+    bool retry;
+    std::uint64_t hash;
+    std::string_view task_id;
   };
+  struct walk_order {
+    using is_transparent = void;
+    bool operator()(const key& a, const key& b) const;
+    bool operator()(const entry& a, const entry& b) const { return (*this)(view(a), view(b)); }
+    bool operator()(const entry& a, const key& b) const { return (*this)(view(a), b); }
+    bool operator()(const key& a, const entry& b) const { return (*this)(a, view(b)); }
+  };
+  static key view(const entry& e) { return {e.priority, e.retry, e.hash, e.task_id}; }
   struct rank {
     std::int32_t priority;
     bool retry;
@@ -72,7 +84,8 @@ private:
              && fifo_key == o.fifo_key;
     }
   };
-  entry make_entry(const std::string& task_id, rank r) const;
+  key make_key(std::string_view task_id, rank r) const;
+  void drop(const key& k);
 
   std::string node_id_;
   std::set<entry, walk_order> order_;
