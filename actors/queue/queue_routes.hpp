@@ -97,13 +97,27 @@ void to_takers(const E& e, Sink& sink, std::index_sequence<I...>) {
     ...);
 }
 
+// The last station (in enum order) that takes E.
+template <class E, std::size_t... I>
+constexpr std::size_t last_taker(std::index_sequence<I...>) {
+  std::size_t last = 0;
+  ((last = station_takes<static_cast<station>(I), E>() ? I : last), ...);
+  return last;
+}
+
+// As to_takers, but the last station gets `e` moved.
 template <class E, class Sink, std::size_t... I>
-void to_only_taker(E&& e, Sink& sink, std::index_sequence<I...>) {
+void to_takers_moving(E& e, Sink& sink, std::index_sequence<I...> all) {
+  constexpr auto last = last_taker<E>(all);
   (
     [&] {
       constexpr auto s = static_cast<station>(I);
-      if constexpr (station_takes<s, std::decay_t<E>>())
-        sink.template deliver<s>(std::move(e));
+      if constexpr (station_takes<s, E>()) {
+        if constexpr (I == last)
+          sink.template deliver<s>(std::move(e));
+        else
+          sink.template deliver<s>(static_cast<const E&>(e));
+      }
     }(),
     ...);
 }
@@ -151,19 +165,13 @@ template <class Sink>
 void route(const ev::event& e, Sink& sink) {
   std::visit([&sink](const auto& x) { route_one(x, sink); }, e);
 }
-/// As route, for an event the caller drops next: one station alone takes
-/// most events, and it gets this one moved rather than copied.
+/// As route, for an event the caller drops next: the last station that
+/// takes it (most events have one) gets it moved rather than copied.
 template <class Sink>
 void route_out(ev::event& e, Sink& sink) {
   std::visit(
     [&sink](auto& x) {
-      using E = std::decay_t<decltype(x)>;
-      constexpr auto n = detail::takers<E>(std::make_index_sequence<station_count>{});
-      if constexpr (n == 1)
-        detail::to_only_taker(std::move(x), sink,
-                              std::make_index_sequence<station_count>{});
-      else
-        route_one(x, sink);
+      detail::to_takers_moving(x, sink, std::make_index_sequence<station_count>{});
     },
     e);
 }
