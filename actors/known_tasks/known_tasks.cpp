@@ -13,7 +13,7 @@ wire::TaskState initial_state() {
 
 void known_tasks::rehash(const std::string& task_id, known_task& task,
                          bool spec) {
-  if (spec || task.spec_hash == 0) {
+  if (spec) {
     task.spec_hash = fnv1a_64(task_id);
     if (task.has_spec)
       task.spec_hash = fnv1a_64(task.spec.SerializeAsString(), task.spec_hash ^ 1);
@@ -69,7 +69,7 @@ bool known_tasks::merge_state(const std::string& task_id,
   // update is above it, and merging it first keeps the result a pure merge.
   bool changed = merge_into(task.state, update) || added;
   if (changed) {
-    rehash(task_id, task, false);
+    rehash(task_id, task, added); // a new entry: its id's part too
     if (task.has_spec) {
       count(task.spec, before, -1);
       count(task.spec, task.state, +1);

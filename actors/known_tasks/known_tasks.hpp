@@ -59,7 +59,8 @@ public:
   const task_counts& counts() const { return counts_; }
 
 private:
-  // Updates the task's digest term; `spec`: its spec changed too.
+  // Updates the task's digest term; `spec`: its id's and spec's part
+  // changed too (a new entry, or a spec learnt).
   void rehash(const std::string& task_id, known_task& task, bool spec);
   void count(const wire::TaskSpec& spec, const wire::TaskState& state, int by);
 
