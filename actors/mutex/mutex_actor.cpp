@@ -233,7 +233,8 @@ mutex_actor spawn_mutex(caf::actor_system& sys, mutex_actor_config cfg,
   caf::anon_send(bridge, subscribe_atom_v, std::string{"mutex"}, wire_listener{m});
   caf::anon_send(members, subscribe_atom_v, peer_listener{m});
   caf::anon_send(elect, subscribe_atom_v, coordinator_listener{m});
-  caf::anon_send(queue, subscribe_atom_v, task_listener{m});
+  // Only tasks that name locks hold any: the others need not be heard.
+  caf::anon_send(queue, subscribe_atom_v, task_listener{m}, locks_atom_v);
   return m;
 }
 

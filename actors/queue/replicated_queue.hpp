@@ -67,6 +67,8 @@ using runner_listener =
 
 using replicated_queue = queue_world::extend<
   caf::reacts_to<subscribe_atom, task_listener>,       // task events
+  // those of tasks that name locks only (and of tasks with no spec known)
+  caf::reacts_to<subscribe_atom, task_listener, locks_atom>,
   // enqueue; the answer is the task id, once replicated
   caf::replies_to<submit_atom, wire::TaskSpec>::with<std::string>,
   // several at once: all ids once all are replicated, else the first error

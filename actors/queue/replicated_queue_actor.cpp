@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -44,7 +45,13 @@ struct facade_state {
   std::map<std::string, awaiting> awaiting_ack;
   std::string id_prefix; // NODE-INCARNATION- : unique across restarts
   std::uint64_t next_task = 1;
-  std::vector<task_listener> listeners;
+  // Who hears task changes; `naming_locks`: only of tasks that name
+  // locks (and changes with no spec to tell), as the lock table needs.
+  struct listener {
+    task_listener who;
+    bool naming_locks = false;
+  };
+  std::vector<listener> listeners;
   std::size_t submit_window = queue_config{}.submit_window;
   std::size_t submit_chunk = queue_config{}.submit_chunk;
   std::size_t submit_in_flight = queue_config{}.submit_in_flight;
@@ -167,14 +174,21 @@ struct world_out {
       note(e.task_id, &awaiting::held);
     if (is_terminal(e.state.phase()) && st.waits.size() > 0)
       answer_waits(self, st.waits.take(e.task_id), e.task_id);
-    if (st.listeners.empty())
-      return;
-    task_row r{e.spec != nullptr, e.spec ? *e.spec : wire::TaskSpec{},
-               e.state, ""};
-    if (!e.spec)
-      r.spec.set_id(e.task_id);
-    for (auto& who : st.listeners)
-      self->send(who, task_event_atom_v, r);
+    // Most tasks name no lock: the lock table is not told of them, one
+    // message and one copy of the spec fewer per change.
+    bool names_locks = !e.spec || e.spec->locks_size() > 0;
+    std::optional<task_row> r;
+    for (auto& l : st.listeners) {
+      if (l.naming_locks && !names_locks)
+        continue;
+      if (!r) {
+        r.emplace(task_row{e.spec != nullptr, e.spec ? *e.spec : wire::TaskSpec{},
+                           e.state, ""});
+        if (!e.spec)
+          r->spec.set_id(e.task_id);
+      }
+      self->send(l.who, task_event_atom_v, *r);
+    }
   }
   // The routing sends the world no other events; one it does send needs
   // its handler above, or this fails to compile.
@@ -488,7 +502,10 @@ replicated_queue::behavior_type facade_fun(facade_ptr self,
     [self](const ev::task_changed& e) { world_out{self}(e); },
     // -- the user's operations ---------------------------------------------
     [self](subscribe_atom, task_listener& who) {
-      self->state.listeners.push_back(std::move(who));
+      self->state.listeners.push_back({std::move(who), false});
+    },
+    [self](subscribe_atom, task_listener& who, locks_atom) {
+      self->state.listeners.push_back({std::move(who), true});
     },
     [self](submit_atom, wire::TaskSpec& spec) -> caf::result<std::string> {
       auto rp = self->make_response_promise<std::string>();
