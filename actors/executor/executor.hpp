@@ -27,8 +27,6 @@ using executor = caf::typed_actor<
   caf::reacts_to<run_atom, execution_request>,
   caf::reacts_to<cancel_atom, std::string>,          // task id
   caf::reacts_to<subscribe_atom, execution_listener>, // who gets results
-  caf::reacts_to<begun_atom, execution_result>,       // from a slot thread
-  caf::reacts_to<executed_atom, execution_result>,    // from a slot thread
   caf::replies_to<stats_atom>::with<executor_stats>>;
 
 executor spawn_executor(caf::actor_system& sys, std::size_t slots,

@@ -46,8 +46,10 @@ std::string after_parents(const execution_request& r) {
 executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
                             sim_runs* log, std::string node,
                             std::function<millis()> clock) {
-  using ptr = executor::stateful_pointer<sim_executor_state>;
-  return sys.spawn([log, node, slots, clock](ptr self) -> executor::behavior_type {
+  // An execution's end is the actor's own timer message.
+  using timed = executor::extend<caf::reacts_to<executed_atom, execution_result>>;
+  using ptr = timed::stateful_pointer<sim_executor_state>;
+  return sys.spawn([log, node, slots, clock](ptr self) -> timed::behavior_type {
     auto finish = [=](const std::string& task_id) {
       auto& running = self->state.running;
       auto it = running.find(task_id);
@@ -113,7 +115,6 @@ executor spawn_sim_executor(caf::actor_system& sys, std::size_t slots,
       [=](subscribe_atom, execution_listener& who) {
         self->state.listeners.push_back(std::move(who));
       },
-      [](begun_atom, const execution_result&) {}, // only slots send it
       [=](executed_atom, const execution_result& r) {
         auto& running = self->state.running;
         auto it = running.find(r.task_id);
