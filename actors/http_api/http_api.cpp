@@ -162,7 +162,10 @@ void http_api::routes() {
       {"unknown_strategy", q.resolver.strategy == resolve_strategy::never_want
                              ? "never_want"
                              : "always_want"},
-      {"unknown_direct_tries", q.resolver.witness_tries}};
+      // "auto" grows with the cluster (resolver_config::scale_witness_tries).
+      {"unknown_direct_tries", q.resolver.scale_witness_tries
+                                 ? nlohmann::json("auto")
+                                 : nlohmann::json(q.resolver.witness_tries)}};
     body["membership"] = {{"stale_messages", members->stale_messages},
                           {"conflicting_ids", members->conflicting_ids},
                           {"ids_refused", members->ids_refused},

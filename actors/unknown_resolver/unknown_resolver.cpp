@@ -32,7 +32,7 @@ unknown_resolver::ask unknown_resolver::next_try(const std::string& task_id,
   ++q.tries;
   // The witnesses first, alone, in turn (a lost question or answer is the
   // usual reason for silence); everyone after (they died, or kept losing).
-  if (q.tries <= cfg_.witness_tries && !q.witnesses.empty()) {
+  if (q.tries <= cfg_.witness_tries + extra_tries_ && !q.witnesses.empty()) {
     q.next_at = now + cfg_.witness_window_ms;
     return {task_id, q.witnesses[(q.tries - 1) % q.witnesses.size()]};
   }
@@ -44,6 +44,17 @@ void unknown_resolver::resolved(const std::string& task_id) {
   asking_.erase(task_id);
 }
 
+void unknown_resolver::cluster_size(std::size_t n) {
+  extra_tries_ = cfg_.scale_witness_tries ? extra_witness_tries(n) : 0;
+}
+
+std::uint32_t unknown_resolver::extra_witness_tries(std::size_t n) {
+  std::uint32_t extra = 0;
+  for (std::size_t covered = 64; covered < n && extra < 16; covered *= 2)
+    ++extra;
+  return extra;
+}
+
 std::vector<unknown_resolver::ask> unknown_resolver::asks_due(millis now) {
   std::vector<ask> result;
   for (auto i = asking_.begin(); i != asking_.end();) {
@@ -52,7 +63,7 @@ std::vector<unknown_resolver::ask> unknown_resolver::asks_due(millis now) {
       ++i;
       continue;
     }
-    if (q.tries >= cfg_.resolve_tries) {
+    if (q.tries >= cfg_.resolve_tries + extra_tries_) {
       // Give up: anti-entropy brings the spec eventually.
       i = asking_.erase(i);
       continue;

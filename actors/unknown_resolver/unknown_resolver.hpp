@@ -48,6 +48,13 @@ public:
   /// We now know the task: stop asking.
   void resolved(const std::string& task_id);
 
+  /// The live cluster has `n` nodes, this one included: with
+  /// scale_witness_tries, questions beyond 64 go to witnesses alone longer.
+  void cluster_size(std::size_t n);
+  /// The direct tries a cluster of `n` adds to witness_tries: one per
+  /// doubling beyond 64 nodes (65-128: 1, 129-256: 2, ...).
+  static std::uint32_t extra_witness_tries(std::size_t n);
+
   /// Questions due: first questions whose ask delay passed, and questions
   /// whose answer window passed unanswered: to a witness while tries are
   /// below witness_tries, then broadcast; at most resolve_tries in all.
@@ -89,6 +96,7 @@ private:
   /// The next try of `q`, counted.
   ask next_try(const std::string& task_id, question& q, millis now);
   resolver_config cfg_;
+  std::uint32_t extra_tries_ = 0; // see cluster_size
   std::map<std::string, question> asking_;
   std::map<std::string, millis> answering_;
   std::uint64_t suppressed_ = 0;

@@ -45,6 +45,11 @@ void unknown_resolver_machine::on(const ev::answer_seen& e, millis,
   resolver_.answer_seen(e.task_id);
 }
 
+void unknown_resolver_machine::on(const ev::live_nodes& e, millis,
+                                  ev::events&) {
+  resolver_.cluster_size(e.count);
+}
+
 void unknown_resolver_machine::tick(millis now, ev::events& out) {
   for (const auto& task_id : resolver_.answers_due(now))
     out.push_back(ev::answer_due{task_id});

@@ -22,6 +22,8 @@ public:
   void on(const ev::spec_learned& e, millis now, ev::events& out);
   void on(const ev::known_question& e, millis now, ev::events& out);
   void on(const ev::answer_seen& e, millis now, ev::events& out);
+  /// The live cluster's size sets how long questions go to witnesses alone.
+  void on(const ev::live_nodes& e, millis now, ev::events& out);
   /// Questions and answers whose time has come.
   void tick(millis now, ev::events& out);
   /// While questions or answers wait, every tick.

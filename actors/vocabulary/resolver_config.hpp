@@ -45,6 +45,11 @@ struct resolver_config {
   /// task at 128 simulated nodes and 20% loss, but 12% more duplicate
   /// executions at 64 and a slower makespan at 128 (bench/README.md).
   std::uint32_t witness_tries = 2;
+  /// One more direct try (before the same broadcasts) per doubling of the
+  /// live cluster beyond 64 nodes, as a broadcast's cost grows with the
+  /// cluster and a direct one's does not (dice-node's
+  /// --unknown-direct-tries auto); false: witness_tries at every size.
+  bool scale_witness_tries = true;
 };
 
 } // namespace dice

@@ -66,6 +66,23 @@ long long ranged(const std::string& name, long long value, long long lo,
   return value;
 }
 
+/// An option that is "auto" or a whole number, given as not "auto": the
+/// number, or an error naming what it should be.
+long long auto_or_number(const std::string& name, const std::string& value,
+                         const std::string& what) {
+  long long n = 0;
+  std::size_t used = 0;
+  try {
+    n = std::stoll(value, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != value.size())
+    throw std::runtime_error("--" + name + ": '" + value + "' is not auto or "
+                             + what);
+  return n;
+}
+
 /// --shell-allow values; an INI line may also list several, comma-separated.
 std::vector<std::string> allow_list(const std::vector<std::string>& values) {
   std::vector<std::string> out;
@@ -119,7 +136,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
   auto& n = out.node;
   std::string config_file, listen, advertise, multicast, http, key_file,
     http_token_file, data_dir = "auto", sync = "batch", battery = "auto",
-    unknown_strategy = "always_want",
+    unknown_strategy = "always_want", unknown_direct_tries = "auto",
     super_peers = to_string(n.timing.super_peers);
   std::vector<std::string> peers, shell_allow;
   long long capacity = 0; // signed, so that a negative value is refused
@@ -128,7 +145,6 @@ node_options parse_node_options(int argc, const char* const* argv) {
   long long slots = cores, max_attempts = q.max_attempts,
             prefetch = static_cast<long long>(q.prefetch),
             ack_replicas = static_cast<long long>(q.ack_replicas),
-            unknown_direct_tries = q.resolver.witness_tries,
             claim_window = q.claim_window_ms, claim_stagger = q.claim_stagger_ms,
             matched_window = q.matched_claim_window_ms,
             submit_claim = q.submit_claim_ms,
@@ -241,7 +257,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("battery-refresh-ms", po::value(&battery_refresh)->default_value(battery_refresh), "--battery auto on a machine with a battery: how often the level is read again")
     ("device-class", po::value(&device_class)->default_value(device_class), "this node's device class for the claim ranking (a lower class claims first, after battery and dequeue time)")
     ("unknown-strategy", po::value(&unknown_strategy)->default_value(unknown_strategy), "a message naming a task this node does not know: always_want asks about it at once (DO_YOU_KNOW_THIS_TASK: the nodes that named it, alone, --unknown-direct-tries times, then the cluster twice), never_want leaves it to anti-entropy")
-    ("unknown-direct-tries", po::value(&unknown_direct_tries)->default_value(unknown_direct_tries), "always_want: questions about an unknown task sent to the nodes that named it, alone, 200 ms apart, before the cluster is asked (0..16; more send fewer datagrams on a large lossy cluster, but repair a replica that missed a task more slowly)")
+    ("unknown-direct-tries", po::value(&unknown_direct_tries)->default_value(unknown_direct_tries), "always_want: questions about an unknown task sent to the nodes that named it, alone, 200 ms apart, before the cluster is asked: auto (2, and one more per doubling of the live cluster beyond 64 nodes) or a count 0..16 at every size (more send fewer datagrams on a large lossy cluster, but repair a replica that missed a task more slowly)")
     ("running-interval-ms", po::value(&running_interval)->default_value(running_interval), "RUNNING heartbeat interval of an execution")
     ("running-timeout-ms", po::value(&running_timeout)->default_value(running_timeout), "no RUNNING heartbeat for this long: the executor is asked about the task, twice 200 ms apart, and with no end heard 200 ms after the second question the task is re-queued")
     ("finished-hold-ms", po::value(&finished_hold)->default_value(finished_hold), "the DONE or FAILED report of an execution may wait this long to share a datagram with the next broadcast (0: at once)")
@@ -366,16 +382,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     if (level) // a machine with a battery: keep the level current
       q.battery_source = [] { return read_battery_level(); };
   } else {
-    long long level = 0;
-    std::size_t used = 0;
-    try {
-      level = std::stoll(battery, &used);
-    } catch (...) {
-      used = 0;
-    }
-    if (used == 0 || used != battery.size())
-      throw std::runtime_error("--battery: '" + battery
-                               + "' is not auto or a level from 0 to 100");
+    auto level = auto_or_number("battery", battery, "a level from 0 to 100");
     q.battery = static_cast<std::uint32_t>(ranged("battery", level, 0, 100));
   }
   q.device_class = static_cast<std::uint32_t>(
@@ -390,8 +397,13 @@ node_options parse_node_options(int argc, const char* const* argv) {
   // The broadcast questions after the direct ones stay as many as the
   // resolver's defaults have.
   auto broadcasts = q.resolver.resolve_tries - q.resolver.witness_tries;
-  q.resolver.witness_tries = static_cast<std::uint32_t>(
-    ranged("unknown-direct-tries", unknown_direct_tries, 0, 16));
+  if (unknown_direct_tries != "auto") {
+    auto tries = auto_or_number("unknown-direct-tries", unknown_direct_tries,
+                                "a count from 0 to 16");
+    q.resolver.witness_tries =
+      static_cast<std::uint32_t>(ranged("unknown-direct-tries", tries, 0, 16));
+    q.resolver.scale_witness_tries = false;
+  }
   q.resolver.resolve_tries = q.resolver.witness_tries + broadcasts;
   q.running_interval_ms = ranged("running-interval-ms", running_interval, 1, 60'000);
   q.running_timeout_ms = ranged("running-timeout-ms", running_timeout, 1, day_ms);

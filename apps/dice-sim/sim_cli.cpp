@@ -46,6 +46,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   long long partition_ms = 0, max_time_ms = 0, timeline_every_ms = 100;
   long long heartbeat_ms = defaults.membership.heartbeat_interval_ms;
   std::string super_peers;
+  bool fixed_witness_tries = false;
   po::options_description desc(
     "dice-sim: one seeded, deterministic simulation of a whole DiCE cluster:\n"
     "every node is the composition dice-node runs (its actors, sealing,\n"
@@ -96,8 +97,9 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("finished-hold-ms", po::value(&o.queue.finished_hold_ms)->default_value(defaults.queue.finished_hold_ms), "how long a DONE or FAILED report may wait to share a datagram")
     ("claim-stagger-ms", po::value(&o.queue.claim_stagger_ms)->default_value(defaults.queue.claim_stagger_ms), "delay, and per-rank delay, of a free slot's claim when the common matching gave it no task (0: no matching, all claim at once)")
     ("requeue-questions", po::value(&o.queue.requeue_questions)->default_value(defaults.queue.requeue_questions), "questions to a silent executor, requeue_confirm_ms apart, before its task is re-queued")
-    ("witness-tries", po::value(&o.queue.resolver.witness_tries)->default_value(defaults.queue.resolver.witness_tries), "unknown-task questions sent to a witness alone (a node whose message named the task) before any is broadcast")
-    ("resolve-tries", po::value(&o.queue.resolver.resolve_tries)->default_value(defaults.queue.resolver.resolve_tries), "unknown-task questions in all, the witnesses' included; anti-entropy does the rest")
+    ("witness-tries", po::value(&o.queue.resolver.witness_tries)->default_value(defaults.queue.resolver.witness_tries), "unknown-task questions sent to a witness alone (a node whose message named the task) before any is broadcast; one more per doubling of the live cluster beyond 64 nodes unless --fixed-witness-tries")
+    ("resolve-tries", po::value(&o.queue.resolver.resolve_tries)->default_value(defaults.queue.resolver.resolve_tries), "unknown-task questions in all, the witnesses' included (and the extra ones a large cluster adds); anti-entropy does the rest")
+    ("fixed-witness-tries", po::bool_switch(&fixed_witness_tries), "--witness-tries at every cluster size (dice-node --unknown-direct-tries N), not one more per doubling beyond 64 nodes (its auto)")
     ("seed", po::value(&o.seed)->default_value(defaults.seed), "seed of the whole run: the same seed replays it")
     ("timeline", po::value(&out.timeline), "write the run's timeline to this CSV file: per sample the time, tasks finished, claims lost, duplicate executions, nodes up, and per node the tasks it finished (draw it with bench/queue_sim/timeline.py)")
     ("timeline-every-ms", po::value(&timeline_every_ms)->default_value(timeline_every_ms), "virtual time between two timeline samples")
@@ -121,6 +123,8 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   }
   if (nodes < 1 || nodes > 4096)
     throw std::runtime_error("--nodes must be in 1..4096");
+  if (fixed_witness_tries)
+    o.queue.resolver.scale_witness_tries = false;
   if (tasks < 0 || tasks > 10'000'000)
     throw std::runtime_error("--tasks must be in 0..10000000");
   if (crashes < 0 || removes < 0)

@@ -351,7 +351,7 @@ TEST_CASE("dice-node takes --battery, --device-class, --unknown-strategy "
     REQUIRE(stats);
     CHECK((*stats)["ranking"]["device_class"] == 0);
     CHECK((*stats)["ranking"]["unknown_strategy"] == "always_want");
-    CHECK((*stats)["ranking"]["unknown_direct_tries"] == 2);
+    CHECK((*stats)["ranking"]["unknown_direct_tries"] == "auto");
   }
   SECTION("bad values") {
     auto args = quiet_addrs();
@@ -363,6 +363,9 @@ TEST_CASE("dice-node takes --battery, --device-class, --unknown-strategy "
     args = quiet_addrs();
     args.insert(args.end(), {"--unknown-direct-tries", "17"});
     expect_fails_fast(args, "--unknown-direct-tries");
+    args = quiet_addrs();
+    args.insert(args.end(), {"--unknown-direct-tries", "many"});
+    expect_fails_fast(args, "'many' is not auto or a count");
   }
 }
 

@@ -94,6 +94,42 @@ TEST_CASE("unknown resolver: the defaults ask the witnesses in turn twice, "
   CHECK(peers == std::vector<std::string>{"b", "c", "b", ""});
 }
 
+TEST_CASE("unknown resolver: beyond 64 live nodes each doubling adds a "
+          "question to the witnesses before the same two broadcasts, unless "
+          "the tries are fixed",
+          "[unknown]") {
+  CHECK(unknown_resolver::extra_witness_tries(1) == 0);
+  CHECK(unknown_resolver::extra_witness_tries(64) == 0);
+  CHECK(unknown_resolver::extra_witness_tries(65) == 1);
+  CHECK(unknown_resolver::extra_witness_tries(128) == 1);
+  CHECK(unknown_resolver::extra_witness_tries(129) == 2);
+  CHECK(unknown_resolver::extra_witness_tries(256) == 2);
+  CHECK(unknown_resolver::extra_witness_tries(1024) == 4);
+
+  // The questions about one task, one each time a window passed, after
+  // the live cluster had each size in `sizes`, in turn.
+  auto schedule = [](resolver_config cfg, std::vector<std::size_t> sizes) {
+    cfg.ask_delay_ms = 0;
+    unknown_resolver r(cfg);
+    for (auto n : sizes)
+      r.cluster_size(n);
+    std::vector<std::string> peers{r.unknown("t", "b", 0)->peer};
+    for (int i = 1; i <= 10; ++i)
+      for (const auto& a : r.asks_due(i * cfg.resolve_window_ms))
+        peers.push_back(a.peer);
+    return peers;
+  };
+  resolver_config cfg; // 2 witness tries, 4 in all
+  using list = std::vector<std::string>;
+  CHECK(schedule(cfg, {64}) == list{"b", "b", "", ""});
+  CHECK(schedule(cfg, {100}) == list{"b", "b", "b", "", ""});
+  CHECK(schedule(cfg, {256}) == list{"b", "b", "b", "b", "", ""});
+  // A cluster that shrinks back asks as a small one again.
+  CHECK(schedule(cfg, {300, 40}) == list{"b", "b", "", ""});
+  cfg.scale_witness_tries = false;
+  CHECK(schedule(cfg, {256}) == list{"b", "b", "", ""});
+}
+
 TEST_CASE("unknown resolver: with no witness the question is broadcast, and a "
           "witness heard before the first question is asked",
           "[unknown]") {
