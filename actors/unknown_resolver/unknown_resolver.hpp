@@ -57,7 +57,8 @@ public:
 
   /// Questions due: first questions whose ask delay passed, and questions
   /// whose answer window passed unanswered: to a witness while tries are
-  /// below witness_tries, then broadcast; at most resolve_tries in all.
+  /// below witness_tries, then broadcast; at most resolve_tries in all
+  /// (both counts raised by what cluster_size adds).
   std::vector<ask> asks_due(millis now);
 
   // -- responder ----------------------------------------------------------
