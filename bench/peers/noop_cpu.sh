@@ -5,21 +5,26 @@
 # post until node 1 counts them all ended. Prints, per round and build,
 # tasks/s and the CPU seconds of the four processes per 1,000 tasks; the
 # builds alternate within each round, so a slow phase of the machine hits
-# them alike. Every process is started here and stopped by its pid.
+# them alike. With --latency K, each cluster then idles 1 s and takes K
+# single no-op tasks one after another, each submitted and awaited in one
+# request (bench.py's one(), as bench/peers measures latency); p50 and p99
+# follow. Every process is started here and stopped by its pid.
 #
 # Usage: bench/peers/noop_cpu.sh [--tasks 20000] [--rounds 3] [--slots 1]
-#                                [--node-args "EXTRA OPTIONS"] BUILD_DIR...
+#                                [--latency 0] [--node-args "EXTRA OPTIONS"]
+#                                BUILD_DIR...
 # (a BUILD_DIR holds apps/dice-node/dice-node)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-tasks=20000 rounds=3 slots=1 node_args=() builds=()
+tasks=20000 rounds=3 slots=1 latency=0 node_args=() builds=()
 while (($#)); do
   case $1 in
     --tasks) tasks=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --slots) slots=$2; shift 2 ;;
+    --latency) latency=$2; shift 2 ;;
     --node-args) read -r -a node_args <<<"$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     -*) echo "noop_cpu.sh: unknown option $1" >&2; exit 2 ;;
     *) builds+=("$1"); shift ;;
   esac
@@ -27,6 +32,7 @@ done
 for v in tasks rounds slots; do
   [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "noop_cpu.sh: --$v must be a positive integer" >&2; exit 2; }
 done
+[[ $latency =~ ^[0-9]+$ ]] || { echo "noop_cpu.sh: --latency must be a whole number" >&2; exit 2; }
 ((${#builds[@]})) || { echo "noop_cpu.sh: name at least one build directory" >&2; exit 2; }
 for b in "${builds[@]}"; do
   [[ -x $b/apps/dice-node/dice-node ]] || { echo "noop_cpu.sh: no $b/apps/dice-node/dice-node" >&2; exit 2; }
@@ -69,12 +75,20 @@ one_run() { # build round
   for ((t = 0; t < 6000; t++)); do (($(ended "$http") - base >= tasks)) && break; sleep 0.05; done
   t1=$(date +%s.%N) c1=$(cpu_ticks)
   (($(ended "$http") - base >= tasks)) || { echo "noop_cpu.sh: $tag: not all tasks ended in 300 s" >&2; exit 1; }
+  local lat=""
+  if ((latency > 0)); then
+    sleep 1
+    lat=$(cd "$here" && python3 -c "import bench
+d = bench.Dice([$http]); ms = [d.one()[1] * 1000 for _ in range($latency)]
+print(f'  one task p50 {bench.pct(ms, 50):.2f} ms  p99 {bench.pct(ms, 99):.2f} ms')") ||
+      { echo "noop_cpu.sh: $tag: the latency samples failed" >&2; exit 1; }
+  fi
   stop
   python3 -c "import os,sys; tk=os.sysconf('SC_CLK_TCK'); n=$tasks; s=$t1-$t0
-print(f'round $2  {sys.argv[1]:<40} {n/s:8.0f} tasks/s  {($c1-$c0)/tk/(n/1000):6.3f} CPU s per 1,000')" "$1"
+print(f'round $2  {sys.argv[1]:<40} {n/s:8.0f} tasks/s  {($c1-$c0)/tk/(n/1000):6.3f} CPU s per 1,000{sys.argv[2]}')" "$1" "$lat"
 }
 
-echo "tasks $tasks, rounds $rounds, slots $slots; logs in $logs"
+echo "tasks $tasks, rounds $rounds, slots $slots, latency samples $latency; logs in $logs"
 for ((r = 1; r <= rounds; r++)); do
   for b in "${builds[@]}"; do one_run "$b" "$r"; done
 done
