@@ -49,6 +49,7 @@ communication_machine::communication_machine(std::string id,
     cfg_(std::move(cfg)),
     log_(cfg_.op_log_limit),
     joins_(joins) {
+  prefetch_ = cfg_.prefetch;
   // This node's own earlier incarnations are superseded from the start.
   if (auto self = split_origin(origin_))
     newest_incarnation_[self->first] = self->second;
@@ -94,6 +95,13 @@ void communication_machine::on(const ev::drain& e, millis, ev::events&) {
     return;
   draining_ = e.on;
   ++heartbeat_changes_; // the next heartbeat says so
+}
+
+void communication_machine::on(const ev::prefetch_now& e, millis, ev::events&) {
+  if (prefetch_ == e.count)
+    return;
+  prefetch_ = e.count;
+  ++heartbeat_changes_; // the next heartbeat advertises it
 }
 
 void communication_machine::on(const ev::runner_changed& e, millis, ev::events&) {
@@ -279,7 +287,7 @@ void communication_machine::fill_heartbeat(wire::Heartbeat* hb) const {
   hb->set_replica_digest(digest_);
   // What the claim matching counts as this node's seats on every node.
   hb->mutable_info()->set_slots(static_cast<std::uint32_t>(cfg_.slots));
-  hb->mutable_info()->set_prefetch(static_cast<std::uint32_t>(cfg_.prefetch));
+  hb->mutable_info()->set_prefetch(static_cast<std::uint32_t>(prefetch_));
   hb->mutable_info()->set_draining(draining_);
   if (cfg_.runner)
     cfg_.runner->to_wire(hb->mutable_info());

@@ -55,6 +55,7 @@ public:
   void on(const ev::originate& e, millis now, ev::events& out);
   /// Drained: the heartbeats say so, and the peers count no seat here.
   void on(const ev::drain& e, millis now, ev::events& out);
+  void on(const ev::prefetch_now& e, millis now, ev::events& out);
   void on(const ev::runner_changed& e, millis now, ev::events& out);
   void on(const ev::replica_digest& e, millis now, ev::events& out);
   void on(const ev::tasks_forgotten& e, millis now, ev::events& out);
@@ -155,6 +156,8 @@ private:
   std::string origin_;
   queue_config cfg_;
   bool draining_ = false;
+  /// The claims beyond the slots the heartbeats advertise (ranking's).
+  std::size_t prefetch_ = 0;
 
   version_vector seen_;
   op_log log_;

@@ -146,6 +146,7 @@ node::node(caf::actor_system& sys, options opts) : impl_(new impl(sys)) {
   c.api.tls_key_file = opts.http_tls_key_file;
   c.queue.slots = opts.slots;
   c.queue.prefetch = opts.prefetch;
+  c.queue.prefetch_auto = opts.prefetch_auto;
   c.queue.max_attempts = opts.max_attempts;
   c.queue.retry_backoff_ms = opts.retry_backoff.count();
   c.shell.allow = opts.shell_allow;

@@ -159,6 +159,9 @@ void http_api::routes() {
       {"battery", q.battery},
       {"battery_refreshed", static_cast<bool>(q.battery_source)},
       {"device_class", q.device_class},
+      // The claims held beyond the slots now are queue.prefetch.
+      {"prefetch", q.prefetch_auto ? nlohmann::json("auto")
+                                   : nlohmann::json(q.prefetch)},
       {"unknown_strategy", q.resolver.strategy == resolve_strategy::never_want
                              ? "never_want"
                              : "always_want"},

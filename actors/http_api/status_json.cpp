@@ -111,6 +111,7 @@ nlohmann::json queue_json(const queue_counters& c) {
           {"acks_sent", c.acks_sent},
           {"matched_claims", c.matched_claims},
           {"matched_window_ms", c.matched_window_ms},
+          {"prefetch", c.prefetch},
           {"origins_pruned", c.origins_pruned},
           {"origins_pruned_early", c.origins_pruned_early},
           {"journal",

@@ -14,7 +14,10 @@ namespace dice {
 ranking_machine::ranking_machine(std::string id, queue_config cfg)
   : id_(std::move(id)), cfg_(std::move(cfg)),
     window_(cfg_.matched_claim_window_ms) {
+  if (cfg_.prefetch_auto)
+    auto_prefetch_.emplace(adaptive_prefetch_config{cfg_.prefetch});
   counters_.matched_window_ms = static_cast<std::uint64_t>(window_);
+  counters_.prefetch = prefetch();
   info_.set_battery(cfg_.battery);
   info_.set_device_class(cfg_.device_class);
 }
@@ -228,6 +231,10 @@ void ranking_machine::on(const ev::execution_over& e, millis now,
   }
   if (h != handed_.end())
     handed_.erase(h);
+  if (auto_prefetch_ && e.ran_ms >= 0 && auto_prefetch_->ran(e.ran_ms)) {
+    counters_.prefetch = prefetch();
+    out.push_back(ev::prefetch_now{static_cast<std::uint32_t>(prefetch())});
+  }
   announce(now, out);
 }
 

@@ -24,6 +24,7 @@
 #include <set>
 #include <string>
 
+#include "ranking/adaptive_prefetch.hpp"
 #include "vocabulary/queue_config.hpp"
 #include "vocabulary/queue_counters.hpp"
 #include "vocabulary/queue_events.hpp"
@@ -98,8 +99,13 @@ private:
   // Claims held at once: the slots and the prefetched claims beyond them.
   // None while drained.
   std::size_t capacity() const {
-    return draining_ ? 0 : cfg_.slots + cfg_.prefetch;
+    return draining_ ? 0 : cfg_.slots + prefetch();
   }
+  std::size_t prefetch() const {
+    return auto_prefetch_ ? auto_prefetch_->current() : cfg_.prefetch;
+  }
+  // Set under --prefetch auto.
+  std::optional<adaptive_prefetch> auto_prefetch_;
   bool draining_ = false;
 
   std::string id_;

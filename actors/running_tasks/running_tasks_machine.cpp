@@ -188,7 +188,9 @@ void running_tasks_machine::on(const ev::execution_report& e, millis now,
   auto state = states_[e.task_id];
   running_.stop(e.task_id);
   states_.erase(e.task_id);
-  out.push_back(ev::execution_over{e.task_id});
+  // A prefetched claim's slot began later than its hand-over here.
+  auto began = e.started > 0 ? e.started : exec.started_ms;
+  out.push_back(ev::execution_over{e.task_id, std::max<millis>(now - began, 0)});
   if (is_terminal(state.phase()))
     return;
   wire::TaskState s;

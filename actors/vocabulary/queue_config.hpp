@@ -112,6 +112,10 @@ struct queue_config {
   /// slot frees; it waits in the executor's queue, with RUNNING heartbeats
   /// like an execution. 0: a slot claims only once it is free.
   std::size_t prefetch = 1;
+  /// --prefetch auto: the claims beyond the slots follow how long this
+  /// node's executions take, from `prefetch` up to 4
+  /// (ranking/adaptive_prefetch.hpp). false: always `prefetch`.
+  bool prefetch_auto = false;
   /// Executions of a task that may fail before it ends FAILED.
   std::uint32_t max_attempts = 3;
   /// Wait before a failed task's second attempt (a task's own backoff

@@ -48,6 +48,8 @@ struct queue_counters {
   std::uint64_t matched_claims = 0;
   /// The matched claim window this node has learnt, ms (a gauge).
   std::uint64_t matched_window_ms = 0;
+  /// The claims this node holds beyond its slots now (a gauge).
+  std::uint64_t prefetch = 0;
   /// Superseded origins (old incarnations) pruned from the version vector.
   std::uint64_t origins_pruned = 0;
   // Of those, pruned before prune_superseded_after_ms: the version vector
@@ -98,6 +100,7 @@ struct queue_counters {
     acks_sent += o.acks_sent;
     matched_claims += o.matched_claims;
     matched_window_ms = std::max(matched_window_ms, o.matched_window_ms);
+    prefetch = std::max(prefetch, o.prefetch);
     origins_pruned += o.origins_pruned;
     origins_pruned_early += o.origins_pruned_early;
     journal_records_loaded += o.journal_records_loaded;

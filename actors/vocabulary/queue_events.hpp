@@ -198,6 +198,15 @@ struct start_execution {
 /// ranking: its seat is free).
 struct execution_over {
   std::string task_id;
+  /// How long it ran, its slot's start to its end heard here (-1: stopped
+  /// or never started; no measure of this node's executions).
+  millis ran_ms = -1;
+};
+/// The claims this node holds beyond its slots changed (--prefetch auto;
+/// ranking to communication, whose heartbeats advertise it to the peers'
+/// claim matching).
+struct prefetch_now {
+  std::uint32_t count = 0;
 };
 /// The executor's report (to running_tasks).
 /// The operator drains this node (on: it claims nothing new, finishes what
@@ -291,7 +300,7 @@ struct acknowledged {
   X(question_heard)                                                            \
   X(answer_seen) X(live_nodes) X(recover_member) X(tasks_adopted)              \
   X(originate) X(answer_due) X(free_slots) X(task_offer) X(start_execution)    \
-  X(execution_over) X(drain) X(runner_changed) X(execution_begun) X(execution_report) X(member_recovered) X(broadcast)       \
+  X(execution_over) X(prefetch_now) X(drain) X(runner_changed) X(execution_begun) X(execution_report) X(member_recovered) X(broadcast)       \
   X(send_to) X(unicast) X(run_order) X(cancel_order) X(acknowledged)
 
 namespace detail {

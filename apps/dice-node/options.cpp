@@ -137,13 +137,13 @@ node_options parse_node_options(int argc, const char* const* argv) {
   std::string config_file, listen, advertise, multicast, http, key_file,
     http_token_file, data_dir = "auto", sync = "batch", battery = "auto",
     unknown_strategy = "always_want", unknown_direct_tries = "auto",
+    prefetch = "auto",
     super_peers = to_string(n.timing.super_peers);
   std::vector<std::string> peers, shell_allow;
   long long capacity = 0; // signed, so that a negative value is refused
   auto& q = n.queue;
   long long cores = std::max(1u, std::thread::hardware_concurrency());
   long long slots = cores, max_attempts = q.max_attempts,
-            prefetch = static_cast<long long>(q.prefetch),
             ack_replicas = static_cast<long long>(q.ack_replicas),
             claim_window = q.claim_window_ms, claim_stagger = q.claim_stagger_ms,
             matched_window = q.matched_claim_window_ms,
@@ -243,7 +243,7 @@ node_options parse_node_options(int argc, const char* const* argv) {
     ("event-sync-ms", po::value(&n.causal.sync_ms)->default_value(n.causal.sync_ms), "causal events: how often a node tells its peers what it delivered (they resend what it lacks); with nothing new to tell, every 8th time only")
     ("event-log-limit", po::value(&n.causal.log_limit)->default_value(n.causal.log_limit), "causal events: delivered events kept for peers that may lack them, at most")
     ("slots", po::value(&slots)->default_value(slots), "tasks this node executes at once (default: the core count)")
-    ("prefetch", po::value(&prefetch)->default_value(prefetch), "tasks claimed beyond --slots, each started the moment a slot frees (0: a slot claims only once free)")
+    ("prefetch", po::value(&prefetch)->default_value(prefetch), "tasks claimed beyond --slots, each started the moment a slot frees: auto (1, up to 4 while this node's executions take a few ms) or a count (0: a slot claims only once free)")
     ("ack-replicas", po::value(&ack_replicas)->default_value(ack_replicas), "replicas that acknowledge an enqueuer's ENQUEUEs by unicast at once, so a submit is answered without waiting for a heartbeat (0: heartbeats only)")
     ("max-attempts", po::value(&max_attempts)->default_value(max_attempts), "executions of a task that may fail before it ends FAILED (a task's own max_attempts or --retries wins)")
     ("retry-backoff-ms", po::value(&retry_backoff)->default_value(retry_backoff), "wait before a failed task's 2nd attempt, doubled for each later one, half of it drawn at random (a task's own backoff wins; 0: ready again at once)")
@@ -369,7 +369,13 @@ node_options parse_node_options(int argc, const char* const* argv) {
                               q.retry_backoff_max_ms);
   q.keep_finished_ms = ranged("keep-finished-ms", keep_finished, 0,
                               365 * day_ms);
-  q.prefetch = ranged("prefetch", prefetch, 0, max_slots);
+  q.prefetch_auto = prefetch == "auto";
+  if (!q.prefetch_auto)
+    q.prefetch = ranged(
+      "prefetch",
+      auto_or_number("prefetch", prefetch,
+                     "a count from 0 to " + std::to_string(max_slots)),
+      0, max_slots);
   q.ack_replicas = ranged("ack-replicas", ack_replicas, 0, 64);
   q.claim_window_ms = ranged("claim-window-ms", claim_window, 0, 60'000);
   q.matched_claim_window_ms = ranged("matched-claim-window-ms", matched_window, 0, 60'000);

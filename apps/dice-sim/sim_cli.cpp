@@ -94,6 +94,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("submit-claim-ms", po::value(&o.queue.submit_claim_ms)->default_value(defaults.queue.submit_claim_ms), "a task a node submits while it has a free slot starts there at once if offered within this long of its submit (-1: never)")
     ("start-mark-delay-ms", po::value(&o.queue.start_mark_delay_ms)->default_value(defaults.queue.start_mark_delay_ms), "how long after a slot took an execution its node tells the others it began (a start mark: running, not claimed ahead)")
     ("prefetch", po::value(&o.queue.prefetch)->default_value(defaults.queue.prefetch), "tasks a node claims beyond its slots")
+    ("prefetch-auto", po::bool_switch(&o.queue.prefetch_auto), "the claims beyond the slots follow how long a node's executions take, from --prefetch up to 4 (dice-node's --prefetch auto)")
     ("finished-hold-ms", po::value(&o.queue.finished_hold_ms)->default_value(defaults.queue.finished_hold_ms), "how long a DONE or FAILED report may wait to share a datagram")
     ("claim-stagger-ms", po::value(&o.queue.claim_stagger_ms)->default_value(defaults.queue.claim_stagger_ms), "delay, and per-rank delay, of a free slot's claim when the common matching gave it no task (0: no matching, all claim at once)")
     ("requeue-questions", po::value(&o.queue.requeue_questions)->default_value(defaults.queue.requeue_questions), "questions to a silent executor, requeue_confirm_ms apart, before its task is re-queued")

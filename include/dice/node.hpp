@@ -49,6 +49,7 @@ struct options {
   std::string http_tls_key_file;           // PEM key of that certificate
   std::size_t slots = 1;                   // tasks executed at once
   std::size_t prefetch = 1;                // tasks claimed beyond the slots
+  bool prefetch_auto = true;               // from prefetch up to 4 while executions take a few ms (dice-node --prefetch auto)
   std::uint32_t max_attempts = 3;          // failed executions before FAILED
   std::chrono::milliseconds retry_backoff{0}; // before a 2nd attempt, doubling
   std::vector<std::string> shell_allow;    // enables the `shell` kind

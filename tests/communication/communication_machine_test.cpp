@@ -557,6 +557,25 @@ TEST_CASE("a drained node's heartbeats say so, and a drained peer's seats "
   CHECK(live.back().peer_seats.at("b").draining);
 }
 
+TEST_CASE("heartbeats advertise the claims ahead ranking holds now, so the "
+          "peers' claim matching counts them",
+          "[communication][prefetch]") {
+  queue_config cfg;
+  cfg.prefetch = 1;
+  cfg.prefetch_auto = true;
+  communication_machine c("a", "a#1", cfg);
+  wire::Heartbeat hb;
+  c.fill_heartbeat(&hb);
+  CHECK(hb.info().prefetch() == 1);
+  ev::events out;
+  auto before = c.heartbeat_changes();
+  c.on(ev::prefetch_now{4}, 0, out);
+  CHECK(c.heartbeat_changes() > before);
+  hb.Clear();
+  c.fill_heartbeat(&hb);
+  CHECK(hb.info().prefetch() == 4);
+}
+
 // -- the coordinator role (machine-level: the op log and who recovers are
 // -- inside the machine; an election always runs on dice-node) -----------
 

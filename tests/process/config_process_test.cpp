@@ -321,8 +321,8 @@ TEST_CASE("an unknown HTTP path answers 404 with a JSON error",
   CHECK(get_json(n.spec().http_port, "/health"));
 }
 
-TEST_CASE("dice-node takes --battery, --device-class, --unknown-strategy "
-          "and --unknown-direct-tries and shows them in /stats, and a bad "
+TEST_CASE("dice-node takes --battery, --device-class, --unknown-strategy, "
+          "--unknown-direct-tries and --prefetch and shows them in /stats, and a bad "
           "value fails fast",
           "[process][config]") {
   SECTION("given") {
@@ -330,7 +330,7 @@ TEST_CASE("dice-node takes --battery, --device-class, --unknown-strategy "
     auto spec = c.make_spec("node-1");
     spec.extra_args = {"--battery", "30", "--device-class", "2",
                        "--unknown-strategy", "never_want",
-                       "--unknown-direct-tries", "4"};
+                       "--unknown-direct-tries", "4", "--prefetch", "3"};
     auto& n = c.start(spec);
     auto stats = n.stats();
     REQUIRE(stats);
@@ -341,6 +341,8 @@ TEST_CASE("dice-node takes --battery, --device-class, --unknown-strategy "
     CHECK(r["device_class"] == 2);
     CHECK(r["unknown_strategy"] == "never_want");
     CHECK(r["unknown_direct_tries"] == 4);
+    CHECK(r["prefetch"] == 3);
+    CHECK((*stats)["queue"]["prefetch"] == 3);
   }
   SECTION("the defaults") {
     cluster c;
@@ -352,6 +354,8 @@ TEST_CASE("dice-node takes --battery, --device-class, --unknown-strategy "
     CHECK((*stats)["ranking"]["device_class"] == 0);
     CHECK((*stats)["ranking"]["unknown_strategy"] == "always_want");
     CHECK((*stats)["ranking"]["unknown_direct_tries"] == "auto");
+    CHECK((*stats)["ranking"]["prefetch"] == "auto");
+    CHECK((*stats)["queue"]["prefetch"] == 1); // nothing has run yet
   }
   SECTION("bad values") {
     auto args = quiet_addrs();
@@ -366,6 +370,9 @@ TEST_CASE("dice-node takes --battery, --device-class, --unknown-strategy "
     args = quiet_addrs();
     args.insert(args.end(), {"--unknown-direct-tries", "many"});
     expect_fails_fast(args, "'many' is not auto or a count");
+    args = quiet_addrs();
+    args.insert(args.end(), {"--prefetch", "some"});
+    expect_fails_fast(args, "--prefetch: 'some' is not auto or a count from 0");
   }
 }
 

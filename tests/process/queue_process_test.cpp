@@ -2,6 +2,8 @@
 // dice CLI survives a node killed mid-run, and a restarted node catches up.
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 #include "cluster.hpp"
 
 using namespace dice::test;
@@ -118,4 +120,46 @@ TEST_CASE("GET /tasks?ids= answers for the tasks named, and refuses a bad list",
   CHECK((*stats)["tasks"]["done"] == 3);
   CHECK((*stats)["tasks"]["total"] == 3);
   CHECK((*stats)["http"]["bad_requests"] == 1);
+}
+
+namespace {
+
+// `dice submit KIND PAYLOAD --count N --wait` against node `n`: its exit code.
+std::optional<int> submit_and_wait(cluster& c, const node_process& n,
+                                   const std::string& kind,
+                                   const std::string& payload, int count) {
+  process cli(DICE_CLI_BIN,
+              {"--node", url_of(n), "submit", kind, payload, "--count",
+               std::to_string(count), "--wait", "--timeout", "60"},
+              c.dir().file("cli-" + kind + ".log"));
+  return cli.wait_exit(millis(70000));
+}
+
+std::uint64_t prefetch_now(const node_process& n) {
+  auto s = n.stats();
+  return s ? (*s)["queue"]["prefetch"].get<std::uint64_t>() : 0;
+}
+
+} // namespace
+
+TEST_CASE("under --prefetch auto, the default, a node claims 4 tasks ahead "
+          "while its executions take a few ms and 1 once they take 150 ms",
+          "[process][queue][prefetch]") {
+  cluster c;
+  auto spec = c.make_spec("prefetch-1");
+  spec.extra_args = {"--slots", "1"};
+  auto& n = c.start(spec);
+  CHECK(prefetch_now(n) == 1);
+  auto noop = submit_and_wait(c, n, "echo", "", 100);
+  INFO("node logs:\n" << c.logs());
+  REQUIRE(noop);
+  REQUIRE(*noop == 0);
+  CHECK(prefetch_now(n) == 4);
+  auto slow = submit_and_wait(c, n, "sleep", "150", 3);
+  REQUIRE(slow);
+  REQUIRE(*slow == 0);
+  CHECK(prefetch_now(n) == 1);
+  auto stats = n.stats();
+  REQUIRE(stats);
+  CHECK((*stats)["tasks"]["done"] == 103);
 }

@@ -150,7 +150,10 @@ TEST_CASE("datagrams captured before the whole cluster stopped, replayed at "
   relay.stop_recording();
   c[1].proc().stop();
   auto captured = relay.captured();
-  REQUIRE(captured.size() > 20);
+  // Heartbeats and the tasks' messages; how few datagrams carry the tasks
+  // depends on how much a node bundles (claims ahead share datagrams).
+  INFO(captured.size() << " datagrams captured");
+  REQUIRE(captured.size() > 8);
 
   cluster after;
   auto& rp2 = after.start(specs[1]);

@@ -552,3 +552,55 @@ TEST_CASE("on a network where no rival comes late the matched window "
     run_clean(r, "c" + std::to_string(i), 1000 + 100 * i);
   CHECK(r.counters().matched_window_ms == 1);
 }
+
+TEST_CASE("under --prefetch auto, short executions give a node more claims "
+          "ahead: ranking says so to the heartbeats and offers the seats",
+          "[ranking][prefetch]") {
+  auto cfg = two_slots();
+  cfg.prefetch = 1;
+  cfg.prefetch_auto = true;
+  ranking_machine r("a", cfg);
+  ev::events out;
+  r.tick(0, out);
+  REQUIRE(announced(out).size() == 1);
+  CHECK(announced(out).front().count == 3); // 2 slots + 1 ahead
+  CHECK(r.counters().prefetch == 1);
+  out.clear();
+  r.on(ev::task_offer{"t", 1, spec_of("t"), 0, true}, 10, out);
+  REQUIRE(emitted<ev::start_execution>(out).size() == 1);
+  out.clear();
+  SECTION("a no-op execution: four ahead") {
+    r.on(ev::execution_over{"t", 0}, 11, out);
+    auto now = emitted<ev::prefetch_now>(out);
+    REQUIRE(now.size() == 1);
+    CHECK(now.front().count == 4);
+    CHECK(r.counters().prefetch == 4);
+    REQUIRE(announced(out).size() == 1);
+    CHECK(announced(out).front().count == 6);
+  }
+  SECTION("a stopped execution measures nothing") {
+    r.on(ev::execution_over{"t"}, 11, out);
+    CHECK(emitted<ev::prefetch_now>(out).empty());
+    CHECK(announced(out).front().count == 3);
+  }
+  SECTION("a long execution keeps one ahead and says nothing") {
+    r.on(ev::execution_over{"t", 400}, 411, out);
+    CHECK(emitted<ev::prefetch_now>(out).empty());
+    CHECK(r.counters().prefetch == 1);
+  }
+}
+
+TEST_CASE("a fixed --prefetch never changes with execution times",
+          "[ranking][prefetch]") {
+  auto cfg = two_slots();
+  cfg.prefetch = 2;
+  ranking_machine r("a", cfg);
+  ev::events out;
+  r.tick(0, out);
+  r.on(ev::task_offer{"t", 1, spec_of("t"), 0, true}, 10, out);
+  out.clear();
+  r.on(ev::execution_over{"t", 0}, 11, out);
+  CHECK(emitted<ev::prefetch_now>(out).empty());
+  CHECK(r.counters().prefetch == 2);
+  CHECK(announced(out).front().count == 4);
+}
