@@ -52,6 +52,8 @@ void version(wire::VersionEntry* v) {
   v->set_origin(sender_id);
   v->set_seq(4);
   v->add_beyond(6);
+  v->add_beyond_runs(8); // seqs 8 and 9
+  v->add_beyond_runs(2);
 }
 
 wire::OpId op(std::uint64_t seq) {

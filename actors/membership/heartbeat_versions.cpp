@@ -9,7 +9,10 @@ namespace {
 
 bool same(const wire::VersionEntry& a, const wire::VersionEntry& b) {
   return a.seq() == b.seq() && a.beyond_size() == b.beyond_size()
-         && std::equal(a.beyond().begin(), a.beyond().end(), b.beyond().begin());
+         && std::equal(a.beyond().begin(), a.beyond().end(), b.beyond().begin())
+         && a.beyond_runs_size() == b.beyond_runs_size()
+         && std::equal(a.beyond_runs().begin(), a.beyond_runs().end(),
+                       b.beyond_runs().begin());
 }
 
 } // namespace

@@ -166,6 +166,18 @@ std::size_t varint_bytes(std::uint64_t v) {
   return n;
 }
 
+/// Consecutive seqs as (first, count) pairs, ascending.
+std::vector<std::pair<std::uint64_t, std::uint64_t>>
+runs_of(const std::set<std::uint64_t>& seqs) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
+  for (auto s : seqs)
+    if (!runs.empty() && runs.back().first + runs.back().second == s)
+      ++runs.back().second;
+    else
+      runs.emplace_back(s, 1);
+  return runs;
+}
+
 } // namespace
 
 void version_vector::to_wire(
@@ -183,18 +195,22 @@ void version_vector::to_wire(
     auto g = beyond_gap_.find(origin);
     if (g == beyond_gap_.end())
       continue;
-    // The newest fit, written in ascending order as the set holds them.
-    auto first = g->second.end();
+    // The newest runs that fit, written in ascending order.
+    auto runs = runs_of(g->second);
+    auto first = runs.end();
     std::size_t used = 0;
-    while (first != g->second.begin()) {
-      auto bytes = varint_bytes(*std::prev(first));
+    while (first != runs.begin()) {
+      const auto& [from, count] = *std::prev(first);
+      auto bytes = varint_bytes(from) + varint_bytes(count);
       if (used + bytes > share)
         break;
       used += bytes;
       --first;
     }
-    for (auto s = first; s != g->second.end(); ++s)
-      e->add_beyond(*s);
+    for (auto r = first; r != runs.end(); ++r) {
+      e->add_beyond_runs(r->first);
+      e->add_beyond_runs(r->second);
+    }
   }
 }
 
@@ -222,13 +238,31 @@ version_vector version_vector::from_wire(
         unique.push_back(std::move(e));
     v.contiguous_ = std::move(unique);
   }
+  // A peer may list any numbers: at most read_beyond_limit are taken in.
+  std::size_t room = read_beyond_limit;
+  auto take = [&](const std::string& origin, std::uint64_t hi,
+                  std::uint64_t s) {
+    if (s > hi && room > 0 && v.beyond_gap_[origin].insert(s).second)
+      --room;
+  };
   for (const auto& e : in) {
-    if (e.origin().empty() || e.beyond_size() == 0)
+    if (e.origin().empty() || (e.beyond_size() == 0 && e.beyond_runs_size() == 0))
       continue;
     auto hi = v.get(e.origin());
     for (auto s : e.beyond())
-      if (s > hi)
-        v.beyond_gap_[e.origin()].insert(s);
+      take(e.origin(), hi, s);
+    const auto& runs = e.beyond_runs();
+    for (int i = 0; i + 1 < runs.size() && room > 0; i += 2) {
+      auto from = std::max(runs[i], hi + 1);
+      auto end = runs[i] + runs[i + 1]; // one past the run
+      if (end < runs[i])
+        end = UINT64_MAX; // a count that wraps around: as far as it goes
+      for (auto s = from; s < end && room > 0; ++s)
+        take(e.origin(), hi, s);
+    }
+    if (auto g = v.beyond_gap_.find(e.origin());
+        g != v.beyond_gap_.end() && g->second.empty())
+      v.beyond_gap_.erase(g);
   }
   std::vector<std::string> origins;
   for (const auto& [origin, seqs] : v.beyond_gap_)

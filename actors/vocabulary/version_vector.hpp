@@ -18,6 +18,9 @@ namespace dice {
 /// (see version_vector::to_wire): a snapshot's first chunk must still hold
 /// a task beside it, and a heartbeat its current origins.
 constexpr std::size_t wire_beyond_bytes = 192;
+/// Ops past a gap that reading a version vector takes in at most (the
+/// oldest first): runs make a long stretch cheap to send, not to hold.
+constexpr std::size_t read_beyond_limit = 8192;
 
 class version_vector {
 public:
@@ -74,10 +77,11 @@ public:
     return beyond_gap_;
   }
 
-  /// Every origin's contiguous seq, and the newest ops seen past a gap in
-  /// `beyond_bytes` at most, shared among the origins with gaps. Leaving
-  /// some out under-reports what was seen, which costs a resend, never a
-  /// loss; all of them would outgrow a frame while a long gap stays open.
+  /// Every origin's contiguous seq, and the newest runs of ops seen past a
+  /// gap in `beyond_bytes` at most, shared among the origins with gaps.
+  /// Leaving some out under-reports what was seen, which costs a resend,
+  /// never a loss; all of them could outgrow a frame while many gaps are
+  /// open.
   void to_wire(google::protobuf::RepeatedPtrField<wire::VersionEntry>* out,
                std::size_t beyond_bytes = wire_beyond_bytes) const;
   static version_vector
