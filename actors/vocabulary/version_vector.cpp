@@ -240,17 +240,17 @@ version_vector version_vector::from_wire(
   }
   // A peer may list any numbers: at most read_beyond_limit are taken in.
   std::size_t room = read_beyond_limit;
-  auto take = [&](const std::string& origin, std::uint64_t hi,
-                  std::uint64_t s) {
-    if (s > hi && room > 0 && v.beyond_gap_[origin].insert(s).second)
-      --room;
-  };
   for (const auto& e : in) {
     if (e.origin().empty() || (e.beyond_size() == 0 && e.beyond_runs_size() == 0))
       continue;
     auto hi = v.get(e.origin());
+    auto& gaps = v.beyond_gap_[e.origin()];
+    auto take = [&](std::uint64_t s) {
+      if (s > hi && room > 0 && gaps.insert(s).second)
+        --room;
+    };
     for (auto s : e.beyond())
-      take(e.origin(), hi, s);
+      take(s);
     const auto& runs = e.beyond_runs();
     for (int i = 0; i + 1 < runs.size() && room > 0; i += 2) {
       auto from = std::max(runs[i], hi + 1);
@@ -258,11 +258,10 @@ version_vector version_vector::from_wire(
       if (end < runs[i])
         end = UINT64_MAX; // a count that wraps around: as far as it goes
       for (auto s = from; s < end && room > 0; ++s)
-        take(e.origin(), hi, s);
+        take(s);
     }
-    if (auto g = v.beyond_gap_.find(e.origin());
-        g != v.beyond_gap_.end() && g->second.empty())
-      v.beyond_gap_.erase(g);
+    if (gaps.empty())
+      v.beyond_gap_.erase(e.origin());
   }
   std::vector<std::string> origins;
   for (const auto& [origin, seqs] : v.beyond_gap_)

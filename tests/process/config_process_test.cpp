@@ -358,21 +358,22 @@ TEST_CASE("dice-node takes --battery, --device-class, --unknown-strategy, "
     CHECK((*stats)["queue"]["prefetch"] == 1); // nothing has run yet
   }
   SECTION("bad values") {
-    auto args = quiet_addrs();
-    args.insert(args.end(), {"--unknown-strategy", "sometimes"});
-    expect_fails_fast(args, "sometimes");
-    args = quiet_addrs();
-    args.insert(args.end(), {"--battery", "130"});
-    expect_fails_fast(args, "--battery");
-    args = quiet_addrs();
-    args.insert(args.end(), {"--unknown-direct-tries", "17"});
-    expect_fails_fast(args, "--unknown-direct-tries");
-    args = quiet_addrs();
-    args.insert(args.end(), {"--unknown-direct-tries", "many"});
-    expect_fails_fast(args, "'many' is not auto or a count");
-    args = quiet_addrs();
-    args.insert(args.end(), {"--prefetch", "some"});
-    expect_fails_fast(args, "--prefetch: 'some' is not auto or a count from 0");
+    struct bad {
+      const char* option;
+      const char* value;
+      const char* error;
+    };
+    for (const auto& b : {
+           bad{"--unknown-strategy", "sometimes", "sometimes"},
+           bad{"--battery", "130", "--battery"},
+           bad{"--unknown-direct-tries", "17", "--unknown-direct-tries"},
+           bad{"--unknown-direct-tries", "many", "'many' is not auto or a count"},
+           bad{"--prefetch", "some", "--prefetch: 'some' is not auto or a count from 0"}}) {
+      CAPTURE(b.option, b.value);
+      auto args = quiet_addrs();
+      args.insert(args.end(), {b.option, b.value});
+      expect_fails_fast(args, b.error);
+    }
   }
 }
 

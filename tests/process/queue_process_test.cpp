@@ -2,8 +2,6 @@
 // dice CLI survives a node killed mid-run, and a restarted node catches up.
 #include <catch2/catch.hpp>
 
-#include <optional>
-
 #include "cluster.hpp"
 
 using namespace dice::test;
@@ -124,17 +122,6 @@ TEST_CASE("GET /tasks?ids= answers for the tasks named, and refuses a bad list",
 
 namespace {
 
-// `dice submit KIND PAYLOAD --count N --wait` against node `n`: its exit code.
-std::optional<int> submit_and_wait(cluster& c, const node_process& n,
-                                   const std::string& kind,
-                                   const std::string& payload, int count) {
-  process cli(DICE_CLI_BIN,
-              {"--node", url_of(n), "submit", kind, payload, "--count",
-               std::to_string(count), "--wait", "--timeout", "60"},
-              c.dir().file("cli-" + kind + ".log"));
-  return cli.wait_exit(millis(70000));
-}
-
 std::uint64_t prefetch_now(const node_process& n) {
   auto s = n.stats();
   return s ? (*s)["queue"]["prefetch"].get<std::uint64_t>() : 0;
@@ -150,14 +137,16 @@ TEST_CASE("under --prefetch auto, the default, a node claims 4 tasks ahead "
   spec.extra_args = {"--slots", "1"};
   auto& n = c.start(spec);
   CHECK(prefetch_now(n) == 1);
-  auto noop = submit_and_wait(c, n, "echo", "", 100);
-  INFO("node logs:\n" << c.logs());
-  REQUIRE(noop);
-  REQUIRE(*noop == 0);
+  auto noop = dice_cli(c, n, {"submit", "echo", "", "--count", "100", "--wait",
+                              "--timeout", "60"},
+                       "cli-echo.log", millis(70000));
+  INFO("dice submit:\n" << noop.output << "\nnode logs:\n" << c.logs());
+  REQUIRE(noop.code == 0);
   CHECK(prefetch_now(n) == 4);
-  auto slow = submit_and_wait(c, n, "sleep", "150", 3);
-  REQUIRE(slow);
-  REQUIRE(*slow == 0);
+  auto slow = dice_cli(c, n, {"submit", "sleep", "150", "--count", "3",
+                              "--wait", "--timeout", "60"},
+                       "cli-sleep.log", millis(70000));
+  REQUIRE(slow.code == 0);
   CHECK(prefetch_now(n) == 1);
   auto stats = n.stats();
   REQUIRE(stats);
