@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/hashes.hpp"
+
 namespace dice {
 
 causal_machine::causal_machine(std::string self_id, causal_config cfg)
@@ -152,11 +154,33 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
   // origins that sort early would be sent those again and again, and never
   // the event of a later origin they all wait for.
   std::vector<std::pair<std::uint64_t, const wire::CausalEvent*>> lacked;
+  auto before = peer_digest_.find(from);
+  auto round = std::to_string(now / cfg_.sync_ms);
+  // Whether this node is one of the few that resend `origin`'s events to
+  // `from` now: each picks itself from its own hash, no view to agree on.
+  // The log is sorted by origin: the hashes are taken once per origin.
+  std::string picked_for;
+  bool picked = false, picked_wider = false;
+  auto resends = [&](const std::string& origin, std::uint64_t seq) {
+    if (cfg_.resenders == 0 || origin == self_)
+      return true;
+    if (picked_for != origin) {
+      picked_for = origin;
+      auto key = from + '\n' + origin + '\n' + round;
+      picked = picks_itself(key, self_, live_.size(), cfg_.resenders);
+      picked_wider = picks_itself(key, self_, live_.size(), 4 * cfg_.resenders);
+    }
+    bool lacked_before = before != peer_digest_.end()
+                         && delivered_in(before->second, origin) < seq;
+    return lacked_before ? picked_wider : picked;
+  };
   auto t = theirs.cbegin(); // both sorted by origin: walked side by side
   for (const auto& [k, e] : log_) {
     while (t != theirs.cend() && t->first < k.first)
       ++t;
     if (t != theirs.cend() && t->first == k.first && k.second <= t->second)
+      continue;
+    if (!resends(k.first, k.second))
       continue;
     std::uint64_t sum = 0;
     for (const auto& v : e.clock())

@@ -36,6 +36,13 @@ struct causal_config {
   std::size_t log_limit = 10'000;
   /// Events resent to one peer per digest: a datagram's worth or two.
   std::size_t resend_limit = 64;
+  /// Besides an event's origin, about this many of the nodes holding it
+  /// resend it to a peer whose digest lacks it, a different few each
+  /// sync_ms, and four times as many once the peer's digest before lacked
+  /// it too (0: every holder, every time). With every holder answering
+  /// every digest, one lost event cost its receiver N resends: at 32
+  /// simulated nodes and 20% loss, 85% of all datagrams were resent events.
+  std::size_t resenders = 2;
   /// Events held back waiting for their causes, at most.
   std::size_t held_limit = 10'000;
   /// Delivered events GET /events can list (per node).

@@ -56,14 +56,21 @@ std::string node_at(const std::string& addr) {
 }
 
 /// Counts what a node sends, by reading the envelopes it hands on, and
-/// loses what the test's message filter names.
+/// what it receives, and loses what the test's message filter names.
 class counting_transport : public transport {
 public:
   counting_transport(std::shared_ptr<transport> inner, sent_traffic* t,
-                     std::string id, const actor_cluster::message_filter* drop)
-    : inner_(std::move(inner)), t_(t), id_(std::move(id)), drop_(drop) {
+                     std::string id, const actor_cluster::message_filter* drop,
+                     bool multicast)
+    : inner_(std::move(inner)), t_(t), id_(std::move(id)), drop_(drop),
+      multicast_(multicast) {
   }
-  void start(receive_handler h) override { inner_->start(std::move(h)); }
+  void start(receive_handler h) override {
+    inner_->start([h = std::move(h), t = t_, id = id_](std::vector<datagram> got) {
+      t->sums.received_by_node[id] += got.size();
+      h(std::move(got));
+    });
+  }
   void stop() override { inner_->stop(); }
   bool send_to(const std::string& addr, const std::string& bytes) override {
     count(bytes, 1);
@@ -74,7 +81,8 @@ public:
   }
   std::size_t broadcast(const std::vector<std::string>& targets,
                         const std::string& bytes) override {
-    count(bytes, targets.size());
+    // A multicast datagram leaves once, whoever receives it.
+    count(bytes, multicast_ ? 1 : targets.size());
     if (!*drop_)
       return inner_->broadcast(targets, bytes);
     std::size_t sent = 0;
@@ -120,6 +128,7 @@ private:
 
   void count(const std::string& bytes, std::size_t copies) {
     t_->datagrams += copies;
+    t_->sums.sent_by_node[id_] += copies;
     wire::Envelope env;
     wire::Message outer;
     if (!env.ParseFromString(bytes) || !outer.ParseFromString(env.message()))
@@ -151,6 +160,7 @@ private:
   sent_traffic* t_;
   std::string id_;
   const actor_cluster::message_filter* drop_;
+  bool multicast_;
   keyring sealer_{sim_cluster_key}; // reseals what the filter cut
 };
 
@@ -195,6 +205,7 @@ struct actor_cluster::impl {
       sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
       opts(std::move(o)),
       rng(opts.seed ^ 0x5eed'c0de'0000'0001ULL) {
+    hub.multicast = opts.multicast;
     // The syncer of `batch` runs on a thread of its own, in wall time.
     if (opts.journal && opts.sync == journal_sync::batch)
       throw std::invalid_argument("a simulated journal syncs always or none");
@@ -290,6 +301,8 @@ void actor_cluster::start(const std::string& id) {
   cfg.mutex_algorithm = m.opts.mutex;
   cfg.mutex = m.opts.mutex_timing;
   cfg.timing.super_peers = m.opts.super_peers;
+  if (m.opts.multicast) // any group: the hub delivers it to every node
+    cfg.multicast = parse_endpoint("239.255.0.1:7400");
   cfg.tester.work_dir = m.root + "/work-" + id;
   if (m.opts.journal) {
     cfg.data_dir = m.root + "/data-" + id;
@@ -300,7 +313,8 @@ void actor_cluster::start(const std::string& id) {
     return disk->open(path);
   };
   world.net = std::make_shared<counting_transport>(m.hub.make_transport(slot.addr),
-                                                   &m.sent, id, &m.drop);
+                                                   &m.sent, id, &m.drop,
+                                                   m.opts.multicast);
   world.clock = clock;
   world.spawn_executor = [log = &m.runs, id, clock](caf::actor_system& sys,
                                                     std::size_t slots, task_kinds) {

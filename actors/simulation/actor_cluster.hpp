@@ -50,6 +50,9 @@ struct actor_cluster_options {
   mutex_config mutex_timing;
   /// --super-peers on every node.
   super_peer_config super_peers;
+  /// Broadcasts go to an IPv4 multicast group, one datagram each (every
+  /// node runs with dice-node's --multicast); off, one per target.
+  bool multicast = false;
   /// Each execution fails with this probability, but never on the last
   /// attempt queue.max_attempts allows, so every task can end DONE.
   double fail_probability = 0;

@@ -292,6 +292,7 @@ sim_report run_node_scenario(const sim_options& o) {
   co.clock_skew_ms = o.clock_skew_ms;
   co.fail_probability = o.fail_probability;
   co.super_peers = o.super_peers;
+  co.multicast = o.multicast;
   actor_cluster c(co);
   record rec;
   std::mt19937_64 rng(o.seed);
@@ -516,6 +517,22 @@ sim_report run_node_scenario(const sim_options& o) {
     r.median_node_datagrams_per_task =
       per_task(static_cast<double>(by_node[by_node.size() / 2]));
   }
+  // What every node spent on traffic in all: the mean and the busiest.
+  auto mean_and_most = [&](const std::map<std::string, std::uint64_t>& of,
+                           double& mean, double& most) {
+    std::uint64_t all = 0, top = 0;
+    for (const auto& id : ids)
+      if (auto it = of.find(id); it != of.end()) {
+        all += it->second;
+        top = std::max(top, it->second);
+      }
+    if (!ids.empty())
+      mean = per_task(static_cast<double>(all) / static_cast<double>(ids.size()));
+    most = per_task(static_cast<double>(top));
+  };
+  mean_and_most(r.sent_by_node, r.node_sent_per_task, r.busiest_node_sent_per_task);
+  mean_and_most(r.received_by_node, r.node_received_per_task,
+                r.busiest_node_received_per_task);
   return r;
 }
 

@@ -41,6 +41,8 @@ std::string sim_report::summary() const {
       << " node_datagrams/task=" << node_datagrams_per_task
       << " busiest_node_datagrams/task=" << busiest_node_datagrams_per_task
       << " median_node_datagrams/task=" << median_node_datagrams_per_task
+      << " node_sent/task=" << node_sent_per_task
+      << " node_received/task=" << node_received_per_task
       << " crashes=" << crashes
       << " snapshots=" << snapshots << " canceled=" << canceled
       << " requeues=" << requeues << " reclaims=" << reclaims
@@ -81,6 +83,8 @@ void sim_report::take_traffic(const sim_report& t) {
   membership_heartbeats = t.membership_heartbeats;
   queue_bytes = t.queue_bytes;
   queue_datagrams_by_node = t.queue_datagrams_by_node;
+  sent_by_node = t.sent_by_node;
+  received_by_node = t.received_by_node;
   bundles = t.bundles;
   bundles_with_claims = t.bundles_with_claims;
   by_kind = t.by_kind;

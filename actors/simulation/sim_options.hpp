@@ -63,6 +63,10 @@ struct sim_options {
   /// The super-peer election every node runs (--super-peers); on, queue
   /// broadcasts go through the super-peers.
   super_peer_config super_peers;
+  /// Broadcasts go to an IPv4 multicast group, one datagram each, every
+  /// node's copy drawn on its own link (--multicast; needs super-peers off,
+  /// as dice-node does).
+  bool multicast = false;
   /// Faults happen before this; afterwards the cluster must converge alone.
   millis faults_until_ms = 6000;
   /// Once converged, run this much longer (time for retention to pass).
@@ -140,6 +144,15 @@ struct sim_report {
   double node_datagrams_per_task = 0;
   double busiest_node_datagrams_per_task = 0;
   double median_node_datagrams_per_task = 0;
+  /// Every datagram a node handed to the network (any kind, heartbeats
+  /// included; a multicast one counts once) and every one the network
+  /// handed it, by node: what a node spends on traffic in all.
+  std::map<std::string, std::uint64_t> sent_by_node, received_by_node;
+  /// Their means over the nodes, per task, and the busiest node's.
+  double node_sent_per_task = 0;
+  double node_received_per_task = 0;
+  double busiest_node_sent_per_task = 0;
+  double busiest_node_received_per_task = 0;
   std::uint64_t crashes = 0;
   /// Death verdicts given a node whose process ran:
   /// with any, two nodes may hold one lock, so locks go unchecked.

@@ -76,6 +76,10 @@ bool sim_transport::send_to(const std::string& addr, const std::string& bytes) {
 
 std::size_t sim_transport::broadcast(const std::vector<std::string>& targets,
                                      const std::string& bytes) {
+  if (hub_.multicast) {
+    hub_.net_.broadcast(hub_.now, addr_, bytes);
+    return 1;
+  }
   std::size_t sent = 0;
   for (const auto& t : targets)
     sent += send_to(t, bytes) ? 1 : 0;

@@ -40,6 +40,12 @@ public:
   /// The simulated time that transports stamp their sends with.
   millis now = 0;
 
+  /// An IPv4 multicast group (dice-node's --multicast): a broadcast leaves
+  /// its sender as one datagram, and every other node's copy is lost,
+  /// duplicated and delayed on its own link, as a LAN switch delivers it.
+  /// Off: a broadcast is one unicast datagram per target, as without one.
+  bool multicast = false;
+
   sim_network& network() { return net_; }
   const sim_network& network() const { return net_; }
 
@@ -83,6 +89,8 @@ public:
 
   /// UDP fan-out: one datagram per target, each link drawn independently.
   /// Returns how many targets were attached (and so handed a datagram).
+  /// With the hub's multicast, one datagram to the group (every attached
+  /// node, whatever the targets): returns 1.
   std::size_t broadcast(const std::vector<std::string>& targets,
                         const std::string& bytes) override;
 

@@ -57,6 +57,11 @@ nlohmann::json to_json(const dice::sim_options& o, const dice::sim_report& r,
   j["node_datagrams_per_task"] = r.node_datagrams_per_task;
   j["busiest_node_datagrams_per_task"] = r.busiest_node_datagrams_per_task;
   j["median_node_datagrams_per_task"] = r.median_node_datagrams_per_task;
+  // Every datagram, heartbeats included, a multicast one sent once.
+  j["node_sent_per_task"] = r.node_sent_per_task;
+  j["node_received_per_task"] = r.node_received_per_task;
+  j["busiest_node_sent_per_task"] = r.busiest_node_sent_per_task;
+  j["busiest_node_received_per_task"] = r.busiest_node_received_per_task;
   j["sync_messages"] = r.sync_messages;
   // Datagrams carrying several queue messages, and two or more claims.
   j["bundles"] = r.bundles;

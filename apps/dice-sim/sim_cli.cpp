@@ -78,6 +78,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("clock-skew-ms", po::value(&o.clock_skew_ms)->default_value(0), "each node's clock runs ahead of virtual time by a random 0..this, drawn again at each restart")
     ("heartbeat-ms", po::value(&heartbeat_ms)->default_value(heartbeat_ms), "membership and RUNNING heartbeat interval; every silence judged from them (suspect, dead, running timeout, restore hold) scales with it, as an operator of a large cluster would set dice-node's timings")
     ("super-peers", po::value(&super_peers)->default_value("off"), "super-peer election on every node: auto (ceil(sqrt(N))), off, or a count; on, queue broadcasts go through the super-peers")
+    ("multicast", po::bool_switch(&o.multicast), "broadcasts go to an IPv4 multicast group, as with dice-node's --multicast: one datagram leaves the sender, each node's copy is lost, duplicated and delayed on its own link (needs --super-peers off)")
     ("locks", po::bool_switch(&o.locks), "every third task names one cluster-wide lock; the run checks that no two of them ran at once, unless a node was declared dead while it ran")
     ("remove", po::value(&removes)->default_value(0), "tasks removed (removeByID) during the run")
     ("fail", po::value(&o.fail_probability)->default_value(0.0, "0"), "probability that an execution fails transiently (never the last attempt)")
@@ -159,6 +160,9 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(e.what());
   }
+  if (o.multicast && o.super_peers.mode != super_peer_mode::off)
+    throw std::runtime_error("--multicast needs --super-peers off: the group "
+                             "reaches every node without relays");
   if (o.faults.loss >= 1.0)
     throw std::runtime_error("--loss must be below 1 (nothing would arrive)");
 

@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <random>
+#include <vector>
 
 #include "simulation/sim_network.hpp"
 #include "causal/causal_machine.hpp"
@@ -132,8 +134,11 @@ TEST_CASE("a peer holding back many events behind one it lacks is resent "
           "that one first, whatever its origin's name", "[causal]") {
   // "z" publishes one event, "b" delivers it and publishes 70 after it. r
   // got b's 70 (held back) but not z's; the resends per digest are fewer
-  // than 70, and b's events sort first by origin.
-  causal_machine z("z"), b("b"), r("r");
+  // than 70, and b's events sort first by origin. Every holder resends
+  // here (resenders 0): what is checked is the order, not who sends.
+  causal_config every_holder;
+  every_holder.resenders = 0;
+  causal_machine z("z"), b("b", every_holder), r("r");
   for (auto* m : {&z, &b, &r})
     m->on_view({"b", "r", "z"});
   z.publish("t", "first", 0);
@@ -153,6 +158,65 @@ TEST_CASE("a peer holding back many events behind one it lacks is resent "
   REQUIRE(got.size() == 71);
   CHECK(got[0].data == "first");
   CHECK(r.held_back() == 0);
+}
+
+TEST_CASE("an event a peer lacks is resent by its origin and a few holders, "
+          "more once its digest lacked it before, not by every holder",
+          "[causal]") {
+  // 40 nodes; n1 publishes, every node but n0 delivers it.
+  constexpr int nodes = 40;
+  std::vector<std::string> ids;
+  for (int i = 0; i < nodes; ++i)
+    ids.push_back("n" + std::to_string(i));
+  auto run = [&](causal_config cfg, bool origin_answers) {
+    std::vector<std::unique_ptr<causal_machine>> m;
+    for (const auto& id : ids) {
+      m.push_back(std::make_unique<causal_machine>(id, cfg));
+      m.back()->on_view(ids);
+    }
+    m[1]->publish("t", "e", 0);
+    auto event = m[1]->take_outbox().at(0).msg.causal_event();
+    for (int i = 2; i < nodes; ++i)
+      m[static_cast<std::size_t>(i)]->on_event("n1", event, 1);
+    // n0's digests, one per sync_ms, reach every holder (the origin only
+    // if it answers); resends are counted, not delivered (all lost).
+    std::vector<int> per_round;
+    for (millis round = 1; round <= 3; ++round) {
+      auto now = round * cfg.sync_ms;
+      // A holder's digest tells n0 it lacks n1#1: its next says so.
+      wire::CausalDigest holders;
+      auto* held = holders.add_delivered();
+      held->set_origin("n1");
+      held->set_seq(1);
+      m[0]->on_digest("n2", holders, now - 1);
+      m[0]->tick(now);
+      auto digest = m[0]->take_outbox().at(0).msg.causal_digest();
+      int resends = 0;
+      for (int i = origin_answers ? 1 : 2; i < nodes; ++i) {
+        auto& holder = *m[static_cast<std::size_t>(i)];
+        holder.on_digest("n0", digest, now + 1);
+        for (auto& s : holder.take_outbox())
+          resends += s.to == "n0" && s.msg.has_causal_event() ? 1 : 0;
+      }
+      per_round.push_back(resends);
+    }
+    return per_round;
+  };
+  causal_config cfg;
+  REQUIRE(cfg.resenders == 2);
+  auto few = run(cfg, true);
+  INFO("resends per round: " << few[0] << " " << few[1] << " " << few[2]);
+  CHECK(few[0] >= 1); // the origin at least
+  CHECK(few[0] <= 8);  // about 1 + 2, not 39
+  CHECK(few[1] > few[0]); // lacked before: about 1 + 8
+  CHECK(few[1] <= 20);
+  // With the origin gone, holders still answer within the rounds.
+  auto without_origin = run(cfg, false);
+  CHECK(without_origin[0] + without_origin[1] + without_origin[2] >= 1);
+  // resenders 0: every holder, every round.
+  causal_config all;
+  all.resenders = 0;
+  CHECK(run(all, true) == std::vector<int>{39, 39, 39});
 }
 
 TEST_CASE("a peer cut off by a partition, and declared dead meanwhile, gets "

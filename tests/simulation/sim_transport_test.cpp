@@ -221,3 +221,27 @@ TEST_CASE("the same seed gives the same deliveries", "[bridge][sim_transport]") 
   CHECK(run(5) == first);
   CHECK(run(6) != first);
 }
+
+TEST_CASE("with the hub's multicast a broadcast leaves once and reaches "
+          "every other node, each copy on its own link",
+          "[bridge][sim_transport]") {
+  sim_hub hub{1};
+  hub.multicast = true;
+  endpoint_under_test ea{hub, a};
+  endpoint_under_test eb{hub, b};
+  endpoint_under_test ec{hub, c};
+  // The targets do not matter: the group reaches every attached node.
+  CHECK(ea.net->broadcast({b}, "to the group") == 1);
+  hub.deliver_due(1000);
+  REQUIRE(eb.got.size() == 1);
+  REQUIRE(ec.got.size() == 1);
+  CHECK(ec.got[0].bytes == "to the group");
+  CHECK(ec.got[0].from == a);
+  CHECK(ea.got.empty()); // not back to the sender
+  // Losing b's copy loses only b's.
+  hub.network().set_link_faults(a, b, {1.0, 0, 1, 1});
+  CHECK(ea.net->broadcast({}, "again") == 1);
+  hub.deliver_due(2000);
+  CHECK(eb.got.size() == 1);
+  CHECK(ec.got.size() == 2);
+}
