@@ -301,6 +301,7 @@ void actor_cluster::start(const std::string& id) {
   cfg.mutex_algorithm = m.opts.mutex;
   cfg.mutex = m.opts.mutex_timing;
   cfg.timing.super_peers = m.opts.super_peers;
+  cfg.causal.resenders = m.opts.event_resenders;
   if (m.opts.multicast) // any group: the hub delivers it to every node
     cfg.multicast = parse_endpoint("239.255.0.1:7400");
   cfg.tester.work_dir = m.root + "/work-" + id;

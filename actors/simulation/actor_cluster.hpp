@@ -53,6 +53,8 @@ struct actor_cluster_options {
   /// Broadcasts go to an IPv4 multicast group, one datagram each (every
   /// node runs with dice-node's --multicast); off, one per target.
   bool multicast = false;
+  /// causal_config::resenders on every node (0: every holder resends).
+  std::size_t event_resenders = causal_config{}.resenders;
   /// Each execution fails with this probability, but never on the last
   /// attempt queue.max_attempts allows, so every task can end DONE.
   double fail_probability = 0;

@@ -293,6 +293,7 @@ sim_report run_node_scenario(const sim_options& o) {
   co.fail_probability = o.fail_probability;
   co.super_peers = o.super_peers;
   co.multicast = o.multicast;
+  co.event_resenders = o.event_resenders;
   actor_cluster c(co);
   record rec;
   std::mt19937_64 rng(o.seed);

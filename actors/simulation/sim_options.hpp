@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "causal/causal_machine.hpp"
 #include "dice.pb.h"
 #include "simulation/sim_network.hpp"
 #include "common/time.hpp"
@@ -67,6 +68,9 @@ struct sim_options {
   /// node's copy drawn on its own link (--multicast; needs super-peers off,
   /// as dice-node does).
   bool multicast = false;
+  /// Holders that resend a causal event a digest lacks, besides its origin
+  /// (--event-resenders; 0: every holder, as before there were few).
+  std::size_t event_resenders = causal_config{}.resenders;
   /// Faults happen before this; afterwards the cluster must converge alone.
   millis faults_until_ms = 6000;
   /// Once converged, run this much longer (time for retention to pass).

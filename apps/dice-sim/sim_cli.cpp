@@ -79,6 +79,7 @@ sim_cli parse_sim_cli(int argc, const char* const* argv) {
     ("heartbeat-ms", po::value(&heartbeat_ms)->default_value(heartbeat_ms), "membership and RUNNING heartbeat interval; every silence judged from them (suspect, dead, running timeout, restore hold) scales with it, as an operator of a large cluster would set dice-node's timings")
     ("super-peers", po::value(&super_peers)->default_value("off"), "super-peer election on every node: auto (ceil(sqrt(N))), off, or a count; on, queue broadcasts go through the super-peers")
     ("multicast", po::bool_switch(&o.multicast), "broadcasts go to an IPv4 multicast group, as with dice-node's --multicast: one datagram leaves the sender, each node's copy is lost, duplicated and delayed on its own link (needs --super-peers off)")
+    ("event-resenders", po::value(&o.event_resenders)->default_value(o.event_resenders), "holders besides the origin that resend a causal event to a node whose digest lacks it, a different few each sync (0: every holder, every time)")
     ("locks", po::bool_switch(&o.locks), "every third task names one cluster-wide lock; the run checks that no two of them ran at once, unless a node was declared dead while it ran")
     ("remove", po::value(&removes)->default_value(0), "tasks removed (removeByID) during the run")
     ("fail", po::value(&o.fail_probability)->default_value(0.0, "0"), "probability that an execution fails transiently (never the last attempt)")
