@@ -79,7 +79,10 @@ void causal_machine::deliver(const wire::CausalEvent& e) {
   while (recent_.size() > cfg_.delivered_keep)
     recent_.pop_front();
   fresh_.push_back(std::move(d));
-  log_.emplace(key{e.origin(), seq}, e);
+  std::uint64_t sum = 0;
+  for (const auto& v : e.clock())
+    sum += v.seq();
+  log_.emplace(key{e.origin(), seq}, logged_event{e.SerializeAsString(), sum});
   while (log_.size() > cfg_.log_limit)
     log_.erase(log_.begin()); // a peer that far behind cannot catch up
 }
@@ -153,7 +156,7 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
   // In the log's (origin, seq) order, a peer holding back many events of
   // origins that sort early would be sent those again and again, and never
   // the event of a later origin they all wait for.
-  std::vector<std::pair<std::uint64_t, const wire::CausalEvent*>> lacked;
+  std::vector<std::pair<std::uint64_t, const std::string*>> lacked;
   auto before = peer_digest_.find(from);
   auto round = std::to_string(now / cfg_.sync_ms);
   // Whether this node is one of the few that resend `origin`'s events to
@@ -182,10 +185,7 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
       continue;
     if (!resends(k.first, k.second))
       continue;
-    std::uint64_t sum = 0;
-    for (const auto& v : e.clock())
-      sum += v.seq();
-    lacked.emplace_back(sum, &e);
+    lacked.emplace_back(e.clock_sum, &e.bytes);
   }
   auto n = std::min(lacked.size(), cfg_.resend_limit);
   std::partial_sort(lacked.begin(), lacked.begin() + static_cast<std::ptrdiff_t>(n),
@@ -194,7 +194,7 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
                     });
   for (std::size_t i = 0; i < n; ++i) {
     wire::Message m;
-    *m.mutable_causal_event() = *lacked[i].second;
+    m.mutable_causal_event()->ParseFromString(*lacked[i].second);
     outbox_.push_back({from, std::move(m)});
     ++resent_;
   }
