@@ -12,12 +12,43 @@ causal_machine::causal_machine(std::string self_id, causal_config cfg)
 }
 
 void causal_machine::on_view(std::vector<std::string> live) {
-  live_ = std::set<std::string>(live.begin(), live.end());
-  live_.insert(self_);
+  std::set<std::string> now(live.begin(), live.end());
+  now.insert(self_);
   // A peer that went silent is still owed what it lacks: it may be on the
   // other side of a partition and come back (log_limit bounds what waits).
-  known_.insert(live_.begin(), live_.end());
+  // What it had delivered is known at least from the last complete round
+  // it was in; a peer that left before one completed is owed everything.
+  for (const auto& id : live_)
+    if (!now.count(id))
+      departed_.emplace(id, stable_members_.count(id) ? stable_ : digest{});
+  live_ = std::move(now);
+  complete_round(); // a peer that left may have been the last one awaited
   prune();
+}
+
+causal_machine::digest causal_machine::lower_of(const digest& a, const digest& b) {
+  digest out;
+  auto j = b.begin();
+  for (const auto& [origin, seq] : a) {
+    while (j != b.end() && j->first < origin)
+      ++j;
+    if (j != b.end() && j->first == origin)
+      out.emplace_back(origin, std::min(seq, j->second));
+  }
+  return out;
+}
+
+void causal_machine::complete_round() {
+  for (const auto& id : live_)
+    if (id != self_ && !round_heard_.count(id))
+      return;
+  if (round_heard_.empty())
+    return; // alone: prune() needs no round
+  stable_ = std::move(round_min_);
+  stable_members_ = std::move(round_heard_);
+  round_min_.clear();
+  round_heard_.clear();
+  prune_due_ = true;
 }
 
 std::uint64_t causal_machine::stamp_of(const wire::CausalEvent& e) {
@@ -157,7 +188,8 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
   // origins that sort early would be sent those again and again, and never
   // the event of a later origin they all wait for.
   std::vector<std::pair<std::uint64_t, const std::string*>> lacked;
-  auto before = peer_digest_.find(from);
+  auto before = lacked_last_.find(from);
+  digest lacks_now; // what of this log they lack, per origin: their entry
   auto round = std::to_string(now / cfg_.sync_ms);
   // Whether this node is one of the few that resend `origin`'s events to
   // `from` now: each picks itself from its own hash, no view to agree on.
@@ -173,16 +205,27 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
       picked = picks_itself(key, self_, live_.size(), cfg_.resenders);
       picked_wider = picks_itself(key, self_, live_.size(), 4 * cfg_.resenders);
     }
-    bool lacked_before = before != peer_digest_.end()
-                         && delivered_in(before->second, origin) < seq;
+    // Named in their last digest's lacks, and still lacked: seen twice.
+    bool lacked_before = false;
+    if (before != lacked_last_.end()) {
+      auto& was = before->second;
+      auto i = std::lower_bound(was.begin(), was.end(), origin,
+                                [](const auto& e, const std::string& o) {
+                                  return e.first < o;
+                                });
+      lacked_before = i != was.end() && i->first == origin && i->second < seq;
+    }
     return lacked_before ? picked_wider : picked;
   };
   auto t = theirs.cbegin(); // both sorted by origin: walked side by side
   for (const auto& [k, e] : log_) {
     while (t != theirs.cend() && t->first < k.first)
       ++t;
-    if (t != theirs.cend() && t->first == k.first && k.second <= t->second)
+    bool named = t != theirs.cend() && t->first == k.first;
+    if (named && k.second <= t->second)
       continue;
+    if (lacks_now.empty() || lacks_now.back().first != k.first)
+      lacks_now.emplace_back(k.first, named ? t->second : 0);
     if (!resends(k.first, k.second))
       continue;
     lacked.emplace_back(e.clock_sum, &e.bytes);
@@ -198,27 +241,50 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
     outbox_.push_back({from, std::move(m)});
     ++resent_;
   }
-  peer_digest_[from] = std::move(theirs);
-  // Pruned at the next tick, once for all the digests heard by then: a
-  // prune walks the log against every peer, and every peer sends a digest.
-  prune_due_ = true;
+  if (lacks_now.empty())
+    lacked_last_.erase(from);
+  else
+    lacked_last_[from] = std::move(lacks_now);
+  if (from == self_ || !live_.count(from))
+    return; // in no round until the view has it
+  if (departed_.erase(from) > 0) {
+    // Back: what it has now counts, not what it had in the last round.
+    stable_members_.erase(from);
+    prune_due_ = true;
+  }
+  round_min_ = round_heard_.empty() ? std::move(theirs) : lower_of(round_min_, theirs);
+  round_heard_.insert(from);
+  complete_round(); // pruned at the next tick, once for all digests by then
 }
 
 void causal_machine::prune() {
-  // An event every peer ever seen live has delivered (by its last digest)
-  // will never be asked for again.
-  auto lacks = [&](const std::string& id, const key& k) {
-    if (id == self_)
-      return false;
-    auto d = peer_digest_.find(id);
-    return d == peer_digest_.end() || delivered_in(d->second, k.first) < k.second;
-  };
-  for (auto it = log_.begin(); it != log_.end();) {
-    bool everywhere = true;
-    for (const auto& id : known_)
-      everywhere = everywhere && !lacks(id, it->first);
-    it = everywhere ? log_.erase(it) : std::next(it);
+  // An event every live peer has delivered (by the last complete round)
+  // and every departed one had will never be asked for again. Alone,
+  // nobody is owed anything but what the departed lack.
+  digest floor;
+  if (live_.size() == 1)
+    for (const auto& [origin, seq] : vc_.entries())
+      floor.emplace_back(origin, seq);
+  else
+    floor = stable_;
+  // A live peer the last round did not hear (it joined or came back
+  // since) counts by its digest in this round, and before it sent one
+  // it may lack anything.
+  for (const auto& id : live_) {
+    if (id == self_ || stable_members_.count(id))
+      continue;
+    if (!round_heard_.count(id)) {
+      floor.clear();
+      break;
+    }
+    floor = lower_of(floor, round_min_);
+    break; // round_min_ covers every peer heard in the round at once
   }
+  for (const auto& [id, had] : departed_)
+    floor = lower_of(floor, had);
+  for (auto it = log_.begin(); it != log_.end();)
+    it = it->first.second <= delivered_in(floor, it->first.first) ? log_.erase(it)
+                                                                 : std::next(it);
 }
 
 void causal_machine::tick(millis now) {

@@ -106,6 +106,8 @@ public:
   const vector_clock& delivered_clock() const { return vc_; }
 
   std::size_t held_back() const { return held_.size(); }
+  /// Delivered events still kept for peers that may lack them.
+  std::size_t logged() const { return log_.size(); }
   causal_stats stats() const {
     return {published_, index_, held_.size(), duplicates_, resent_, overflowed_};
   }
@@ -121,13 +123,14 @@ private:
   bool deliverable(const wire::CausalEvent& e) const;
   void deliver(const wire::CausalEvent& e);
   void prune();
+  /// Ends the round of digests once every live peer was heard in it.
+  void complete_round();
 
   std::string self_;
   causal_config cfg_;
   vector_clock vc_;
   std::set<std::string> live_;
-  std::set<std::string> known_; // every peer ever live: owed the log
-  bool prune_due_ = false;       // a digest came since the last prune
+  bool prune_due_ = false; // what the log may drop changed since the last prune
   std::map<key, wire::CausalEvent> held_;
   /// A delivered event as kept for resends: serialized, for a parsed one
   /// holds an object per entry of its stamp (at 64 simulated nodes, where
@@ -138,11 +141,29 @@ private:
     std::uint64_t clock_sum = 0;
   };
   std::map<key, logged_event> log_; // delivered, kept for resends
-  // What a peer's last digest said it delivered, sorted by origin: flat,
-  // since every node reads every peer's digest each sync_ms.
+  // Per origin the seq delivered up to, sorted by origin: flat, since
+  // every node reads every peer's digest each sync_ms.
   using digest = std::vector<std::pair<std::string, std::uint64_t>>;
   static std::uint64_t delivered_in(const digest& d, const std::string& origin);
-  std::map<std::string, digest> peer_digest_;
+  /// Per origin the lower of the two (an origin one lacks: 0, left out).
+  static digest lower_of(const digest& a, const digest& b);
+  // Nothing is kept of each peer's whole digest: that was an entry per
+  // peer and origin, O(N^2) per node once every node publishes. Instead:
+  // - what every live peer has delivered, as the last complete round of
+  //   digests (one from each) said, and who was in that round;
+  digest stable_;
+  std::set<std::string> stable_members_;
+  // - the round under way: per origin the lowest seq heard, and from whom;
+  digest round_min_;
+  std::set<std::string> round_heard_;
+  // - a peer that left the view is still owed what it lacks (it may be
+  //   across a partition and come back; log_limit bounds what waits): what
+  //   it had delivered at least when it left, until its first digest once
+  //   it is back;
+  std::map<std::string, digest> departed_;
+  // - per peer, its last digest's entries for the origins of which it
+  //   lacked events this log held: a lack seen twice widens the resenders.
+  std::map<std::string, digest> lacked_last_;
   std::deque<causal_delivery> recent_;
   std::vector<causal_delivery> fresh_;
   std::vector<causal_send> outbox_;

@@ -219,6 +219,72 @@ TEST_CASE("an event a peer lacks is resent by its origin and a few holders, "
   CHECK(run(all, true) == std::vector<int>{39, 39, 39});
 }
 
+TEST_CASE("the log keeps an event until a round of digests from every live "
+          "peer covers it, and while a peer that left may lack it",
+          "[causal]") {
+  causal_machine a("a");
+  a.on_view({"a", "b", "c"});
+  // A digest saying the sender delivered a's events up to `seq`.
+  auto upto = [](std::uint64_t seq) {
+    wire::CausalDigest d;
+    auto* e = d.add_delivered();
+    e->set_origin("a");
+    e->set_seq(seq);
+    return d;
+  };
+  a.publish("t", "1", 0);
+  a.take_outbox();
+  // b's digest alone is half a round: a keeps the event for c.
+  a.on_digest("b", upto(1), 600);
+  a.tick(601);
+  CHECK(a.logged() == 1);
+  // c's completes the round: nobody lacks it any more.
+  a.on_digest("c", upto(1), 602);
+  a.tick(603);
+  CHECK(a.logged() == 0);
+
+  // A second event, which c never gets; c leaves the view.
+  a.publish("t", "2", 1000);
+  a.take_outbox();
+  a.on_view({"a", "b"});
+  a.on_digest("b", upto(2), 1100);
+  a.tick(1101);
+  CHECK(a.logged() == 1); // c left lacking it: still owed
+  // c is back, and its digest lacks the event: resent to it.
+  a.on_view({"a", "b", "c"});
+  a.on_digest("c", upto(1), 8000);
+  std::vector<causal_send> resent;
+  for (auto& out : a.take_outbox())
+    if (out.msg.has_causal_event())
+      resent.push_back(std::move(out));
+  REQUIRE(resent.size() == 1);
+  CHECK(resent[0].to == "c");
+  CHECK(resent[0].msg.causal_event().data() == "2");
+  a.tick(8001);
+  CHECK(a.logged() == 1);
+  // A round with c's old digest in it still keeps it; once a whole round
+  // says everyone has it, it goes.
+  a.on_digest("b", upto(2), 8500);
+  a.tick(8501);
+  CHECK(a.logged() == 1);
+  a.on_digest("c", upto(2), 9000);
+  a.on_digest("b", upto(2), 9001);
+  a.tick(9002);
+  CHECK(a.logged() == 0);
+
+  // A third event, and d joins: owed it until it says it has it.
+  a.publish("t", "3", 9500);
+  a.take_outbox();
+  a.on_view({"a", "b", "c", "d"});
+  a.on_digest("b", upto(3), 10000);
+  a.on_digest("c", upto(3), 10001);
+  a.tick(10002);
+  CHECK(a.logged() == 1);
+  a.on_digest("d", upto(3), 10003);
+  a.tick(10004);
+  CHECK(a.logged() == 0);
+}
+
 TEST_CASE("a peer cut off by a partition, and declared dead meanwhile, gets "
           "the events published on the other side once it is back",
           "[causal]") {
