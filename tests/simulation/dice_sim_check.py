@@ -8,8 +8,10 @@ import subprocess
 import sys
 
 
-def main():
-    cmd = sys.argv[1:] + ["--json"]
+def checked_run(args):
+    """Runs dice-sim `args` with --json; exits naming every problem, else
+    returns the report and its line."""
+    cmd = args + ["--json"]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     lines = run.stdout.strip().splitlines()
     if not lines:
@@ -30,9 +32,12 @@ def main():
     if report.get("violations"):
         problems.append(f"{report.get('violation_count')} violations, first: "
                         f"{report['violations'][:3]}")
-    print(lines[-1])
     if problems:
-        sys.exit("FAILED (seed %s): %s" % (report.get("seed"), "; ".join(problems)))
+        print(lines[-1])
+        sys.exit("FAILED (seed %s, %s): %s" % (report.get("seed"), " ".join(args[1:]),
+                                              "; ".join(problems)))
+    return report, lines[-1]
 
 
-main()
+if __name__ == "__main__":
+    print(checked_run(sys.argv[1:])[1])
