@@ -1,6 +1,7 @@
 #include "causal/causal_machine.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "common/hashes.hpp"
 
@@ -196,6 +197,7 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
   // The log is sorted by origin: the hashes are taken once per origin.
   std::string picked_for;
   bool picked = false, picked_wider = false;
+  std::optional<std::uint64_t> had_before; // their seq, if they lacked then
   auto resends = [&](const std::string& origin, std::uint64_t seq) {
     if (cfg_.resenders == 0 || origin == self_)
       return true;
@@ -204,17 +206,19 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
       auto key = from + '\n' + origin + '\n' + round;
       picked = picks_itself(key, self_, live_.size(), cfg_.resenders);
       picked_wider = picks_itself(key, self_, live_.size(), 4 * cfg_.resenders);
+      had_before.reset();
+      if (before != lacked_last_.end()) {
+        const auto& was = before->second;
+        auto i = std::lower_bound(was.begin(), was.end(), origin,
+                                  [](const auto& e, const std::string& o) {
+                                    return e.first < o;
+                                  });
+        if (i != was.end() && i->first == origin)
+          had_before = i->second;
+      }
     }
     // Named in their last digest's lacks, and still lacked: seen twice.
-    bool lacked_before = false;
-    if (before != lacked_last_.end()) {
-      auto& was = before->second;
-      auto i = std::lower_bound(was.begin(), was.end(), origin,
-                                [](const auto& e, const std::string& o) {
-                                  return e.first < o;
-                                });
-      lacked_before = i != was.end() && i->first == origin && i->second < seq;
-    }
+    bool lacked_before = had_before && *had_before < seq;
     return lacked_before ? picked_wider : picked;
   };
   auto t = theirs.cbegin(); // both sorted by origin: walked side by side

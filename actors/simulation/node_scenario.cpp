@@ -503,37 +503,38 @@ sim_report run_node_scenario(const sim_options& o) {
   r.messages_per_task = per_task(static_cast<double>(r.queue_messages));
   r.heartbeats_per_task = per_task(static_cast<double>(r.running_heartbeats));
   r.bytes_per_task = per_task(static_cast<double>(r.queue_bytes));
-  // Every node, a silent one at 0.
-  std::vector<std::uint64_t> by_node;
-  for (const auto& id : ids) {
-    auto it = r.queue_datagrams_by_node.find(id);
-    by_node.push_back(it == r.queue_datagrams_by_node.end() ? 0 : it->second);
-  }
-  std::sort(by_node.begin(), by_node.end());
-  if (!by_node.empty()) {
-    auto all = std::accumulate(by_node.begin(), by_node.end(), std::uint64_t{0});
-    r.node_datagrams_per_task =
-      per_task(static_cast<double>(all) / static_cast<double>(by_node.size()));
-    r.busiest_node_datagrams_per_task = per_task(static_cast<double>(by_node.back()));
-    r.median_node_datagrams_per_task =
-      per_task(static_cast<double>(by_node[by_node.size() / 2]));
-  }
-  // What every node spent on traffic in all: the mean and the busiest.
-  auto mean_and_most = [&](const std::map<std::string, std::uint64_t>& of,
-                           double& mean, double& most) {
-    std::uint64_t all = 0, top = 0;
-    for (const auto& id : ids)
-      if (auto it = of.find(id); it != of.end()) {
-        all += it->second;
-        top = std::max(top, it->second);
-      }
-    if (!ids.empty())
-      mean = per_task(static_cast<double>(all) / static_cast<double>(ids.size()));
-    most = per_task(static_cast<double>(top));
+  // Per node, every node (a silent one at 0): the mean, the busiest and
+  // the median, per task.
+  struct spread {
+    double mean = 0, most = 0, median = 0;
   };
-  mean_and_most(r.sent_by_node, r.node_sent_per_task, r.busiest_node_sent_per_task);
-  mean_and_most(r.received_by_node, r.node_received_per_task,
-                r.busiest_node_received_per_task);
+  auto over_nodes = [&](const std::map<std::string, std::uint64_t>& of) {
+    std::vector<std::uint64_t> v;
+    for (const auto& id : ids) {
+      auto it = of.find(id);
+      v.push_back(it == of.end() ? 0 : it->second);
+    }
+    spread out;
+    if (v.empty())
+      return out;
+    std::sort(v.begin(), v.end());
+    auto all = std::accumulate(v.begin(), v.end(), std::uint64_t{0});
+    out.mean = per_task(static_cast<double>(all) / static_cast<double>(v.size()));
+    out.most = per_task(static_cast<double>(v.back()));
+    out.median = per_task(static_cast<double>(v[v.size() / 2]));
+    return out;
+  };
+  auto queue = over_nodes(r.queue_datagrams_by_node);
+  r.node_datagrams_per_task = queue.mean;
+  r.busiest_node_datagrams_per_task = queue.most;
+  r.median_node_datagrams_per_task = queue.median;
+  // What every node spent on traffic in all.
+  auto sent = over_nodes(r.sent_by_node);
+  r.node_sent_per_task = sent.mean;
+  r.busiest_node_sent_per_task = sent.most;
+  auto received = over_nodes(r.received_by_node);
+  r.node_received_per_task = received.mean;
+  r.busiest_node_received_per_task = received.most;
   return r;
 }
 
