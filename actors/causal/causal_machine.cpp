@@ -258,6 +258,8 @@ void causal_machine::on_digest(const std::string& from, const wire::CausalDigest
   }
   round_min_ = round_heard_.empty() ? std::move(theirs) : lower_of(round_min_, theirs);
   round_heard_.insert(from);
+  if (!stable_members_.count(from))
+    prune_due_ = true; // a newcomer's digest may be the one awaited
   complete_round(); // pruned at the next tick, once for all digests by then
 }
 
@@ -274,16 +276,16 @@ void causal_machine::prune() {
   // A live peer the last round did not hear (it joined or came back
   // since) counts by its digest in this round, and before it sent one
   // it may lack anything.
-  for (const auto& id : live_) {
-    if (id == self_ || stable_members_.count(id))
-      continue;
-    if (!round_heard_.count(id)) {
-      floor.clear();
-      break;
+  bool newcomer = false, unheard = false;
+  for (const auto& id : live_)
+    if (id != self_ && !stable_members_.count(id)) {
+      newcomer = true;
+      unheard = unheard || !round_heard_.count(id);
     }
+  if (unheard)
+    floor.clear();
+  else if (newcomer) // round_min_ covers every peer heard in the round
     floor = lower_of(floor, round_min_);
-    break; // round_min_ covers every peer heard in the round at once
-  }
   for (const auto& [id, had] : departed_)
     floor = lower_of(floor, had);
   for (auto it = log_.begin(); it != log_.end();)

@@ -283,6 +283,20 @@ TEST_CASE("the log keeps an event until a round of digests from every live "
   a.on_digest("d", upto(3), 10003);
   a.tick(10004);
   CHECK(a.logged() == 0);
+
+  // A round covers a fourth event, then two join at once before the log
+  // is pruned: one's digest does not stand for the other's.
+  a.publish("t", "4", 10500);
+  a.take_outbox();
+  for (const char* id : {"b", "c", "d"})
+    a.on_digest(id, upto(4), 11000);
+  a.on_view({"a", "b", "c", "d", "e", "f"});
+  a.on_digest("e", upto(4), 11001);
+  a.tick(11002);
+  CHECK(a.logged() == 1); // f has said nothing yet
+  a.on_digest("f", upto(4), 11003);
+  a.tick(11004);
+  CHECK(a.logged() == 0);
 }
 
 TEST_CASE("a peer cut off by a partition, and declared dead meanwhile, gets "
